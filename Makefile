@@ -1,0 +1,49 @@
+# Two commands matter (see README): `make run` and `make test`.
+# Both create and use the virtual environment at .venv/ in the repository root.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP_APP := $(VENV)/.stamp-app
+STAMP_TEST := $(VENV)/.stamp-test
+# torch for the benchmark tests: pinned to what the build machines hold (never newer than 2.14.1).
+TORCH_PINS := torch==2.14.1 torchvision==0.29.1
+
+.PHONY: run test lint venv clean screenshots bench-doctor
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP_APP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[telemetry]'
+	touch $@
+
+$(STAMP_TEST): pyproject.toml $(STAMP_APP)
+	$(BIN)/python -m pip install --quiet $(TORCH_PINS)
+	$(BIN)/python -m pip install --quiet -e '.[telemetry,test,bench]' $(TORCH_PINS)
+	touch $@
+
+venv: $(STAMP_APP)
+
+## Install rocmate into .venv and start it (the machine check in the terminal).
+run: $(STAMP_APP)
+	$(BIN)/rocmate $(ARGS)
+
+## Install what the tests need into .venv, then run lint, types, import contracts and pytest.
+test: $(STAMP_TEST)
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+	$(BIN)/lint-imports
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: $(STAMP_TEST)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check . || true
+	$(BIN)/mypy
+	$(BIN)/lint-imports
+
+bench-doctor: $(STAMP_APP)
+	$(BIN)/python benchmarks/doctor_speed.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,449 @@
+"""The one door to the machine.
+
+Every probe reads files, lists folders, starts commands and asks for the user, the environment and
+device-node access through a :class:`System`. Two implementations exist:
+
+* :class:`LiveSystem` reads the machine rocmate runs on;
+* :class:`SnapshotSystem` replays a folder in the "machine snapshot v1" layout (DESIGN.md), so any
+  machine that someone recorded can be checked anywhere.
+
+:class:`RecordingSystem` wraps a live system and remembers what the probes read, so that
+``rocmate snapshot DIR`` records exactly what the doctor looked at (see :mod:`core.snapshot`).
+"""
+
+from __future__ import annotations
+
+import grp
+import json
+import os
+import pwd
+import shutil
+import stat
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+MAX_READ = 4 << 20
+"""Largest file a probe reads (sysfs files are tiny; dpkg status can be a few MiB)."""
+
+DEFAULT_TIMEOUT = 10.0
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """What a command printed and how it ended."""
+
+    argv: tuple[str, ...]
+    output: str = ""
+    returncode: int | None = None
+    """Exit status; None when the command was not found or timed out."""
+    found: bool = True
+    timed_out: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.found and not self.timed_out and self.returncode == 0
+
+
+@dataclass(frozen=True)
+class UserInfo:
+    """The user rocmate runs for."""
+
+    name: str
+    uid: int
+    home: str
+    groups: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class DeviceAccess:
+    """Whether a device node exists and what this user may do with it."""
+
+    path: str
+    exists: bool
+    mode: str | None = None
+    group: str | None = None
+    readable: bool = False
+    writable: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "exists": self.exists,
+            "mode": self.mode,
+            "group": self.group,
+            "readable": self.readable,
+            "writable": self.writable,
+        }
+
+
+class System(Protocol):
+    """Everything a probe may ask of a machine."""
+
+    def read_bytes(self, path: str, limit: int = MAX_READ) -> bytes | None:
+        """The file's first ``limit`` bytes, or None when it cannot be read."""
+
+    def read_text(self, path: str, limit: int = MAX_READ) -> str | None:
+        """The file decoded as UTF-8 (bad bytes replaced), or None."""
+
+    def list_dir(self, path: str) -> list[str] | None:
+        """Sorted entry names, or None when ``path`` is not a readable folder."""
+
+    def exists(self, path: str) -> bool: ...
+
+    def is_dir(self, path: str) -> bool: ...
+
+    def readlink(self, path: str) -> str | None:
+        """The target of a symbolic link as written, or None."""
+
+    def resolve(self, path: str) -> str:
+        """``path`` with every symbolic link followed, as a path on that machine."""
+
+    def run(self, argv: Sequence[str], timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
+        """Run a command (argv list, never a shell) and collect stdout and stderr together."""
+
+    def env(self) -> Mapping[str, str]: ...
+
+    def user(self) -> UserInfo: ...
+
+    def device(self, path: str) -> DeviceAccess: ...
+
+    def device_nodes(self, folder: str) -> list[str]:
+        """Device node paths under ``folder`` (e.g. /dev/dri), sorted."""
+
+    def torch_facts(self, python: str | None, timeout: float) -> dict[str, Any] | None:
+        """The torch probe's answer for ``python`` (see core.probe.torch), or None if not probed."""
+
+
+def command_name(argv: Sequence[str]) -> str:
+    """The snapshot file stem for a command: argv joined by "_" with "/" replaced by "_"."""
+    return "_".join(argv).replace("/", "_")
+
+
+def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment to hand to a subprocess.
+
+    When rocmate runs frozen (PyInstaller, AppImage) the bootloader points LD_LIBRARY_PATH at the
+    bundle; a child program must get the user's original value back, or none at all.
+    """
+    env = dict(os.environ)
+    if getattr(sys, "frozen", False) or "LD_LIBRARY_PATH_ORIG" in env:
+        original = env.pop("LD_LIBRARY_PATH_ORIG", None)
+        if original:
+            env["LD_LIBRARY_PATH"] = original
+        else:
+            env.pop("LD_LIBRARY_PATH", None)
+    env.setdefault("LC_ALL", "C.UTF-8")
+    if extra:
+        env.update(extra)
+    return env
+
+
+# ROCm's tools live in /opt/rocm/bin, which is often not on PATH.
+_EXTRA_TOOL_DIRS = ("/opt/rocm/bin", "/usr/sbin", "/sbin")
+
+
+class LiveSystem:
+    """The machine rocmate runs on."""
+
+    def read_bytes(self, path: str, limit: int = MAX_READ) -> bytes | None:
+        try:
+            with open(path, "rb") as handle:
+                return handle.read(limit)
+        except (OSError, ValueError):
+            return None
+
+    def read_text(self, path: str, limit: int = MAX_READ) -> str | None:
+        data = self.read_bytes(path, limit)
+        return None if data is None else data.decode("utf-8", errors="replace")
+
+    def list_dir(self, path: str) -> list[str] | None:
+        try:
+            return sorted(os.listdir(path))
+        except (OSError, ValueError):
+            return None
+
+    def exists(self, path: str) -> bool:
+        return os.path.lexists(path)
+
+    def is_dir(self, path: str) -> bool:
+        return os.path.isdir(path)
+
+    def readlink(self, path: str) -> str | None:
+        try:
+            return os.readlink(path)
+        except (OSError, ValueError):
+            return None
+
+    def resolve(self, path: str) -> str:
+        return os.path.realpath(path)
+
+    def which(self, name: str) -> str | None:
+        if "/" in name:
+            return name if os.access(name, os.X_OK) else None
+        found = shutil.which(name)
+        if found:
+            return found
+        path = os.pathsep.join(_EXTRA_TOOL_DIRS)
+        return shutil.which(name, path=path)
+
+    def run(self, argv: Sequence[str], timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
+        args = tuple(argv)
+        exe = self.which(args[0]) if args else None
+        if exe is None:
+            return CommandResult(args, found=False)
+        try:
+            proc = subprocess.run(
+                [exe, *args[1:]],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                timeout=timeout,
+                env=clean_env(),
+                check=False,
+            )
+        except subprocess.TimeoutExpired as exc:
+            text = _decode(exc.output)
+            return CommandResult(args, output=text, timed_out=True)
+        except OSError as exc:
+            return CommandResult(args, output=str(exc), found=False)
+        return CommandResult(args, output=_decode(proc.stdout), returncode=proc.returncode)
+
+    def env(self) -> Mapping[str, str]:
+        return dict(os.environ)
+
+    def user(self) -> UserInfo:
+        uid = os.getuid()
+        try:
+            entry = pwd.getpwuid(uid)
+            name, home = entry.pw_name, entry.pw_dir
+        except KeyError:
+            name, home = str(uid), os.environ.get("HOME", "/")
+        groups = []
+        for gid in sorted(set(os.getgroups()) | {os.getgid()}):
+            try:
+                groups.append(grp.getgrgid(gid).gr_name)
+            except KeyError:
+                groups.append(str(gid))
+        return UserInfo(name=name, uid=uid, home=home, groups=tuple(groups))
+
+    def device(self, path: str) -> DeviceAccess:
+        try:
+            info = os.stat(path)
+        except OSError:
+            return DeviceAccess(path, exists=False)
+        try:
+            group = grp.getgrgid(info.st_gid).gr_name
+        except KeyError:
+            group = str(info.st_gid)
+        return DeviceAccess(
+            path,
+            exists=True,
+            mode=f"{stat.S_IMODE(info.st_mode):04o}",
+            group=group,
+            readable=os.access(path, os.R_OK),
+            writable=os.access(path, os.W_OK),
+        )
+
+    def device_nodes(self, folder: str) -> list[str]:
+        names = self.list_dir(folder) or []
+        return [f"{folder.rstrip('/')}/{name}" for name in names]
+
+    def torch_facts(self, python: str | None, timeout: float) -> dict[str, Any] | None:
+        from core.probe.torch import run_torch_probe  # local: the probe module uses System
+
+        return run_torch_probe(self, python, timeout)
+
+
+def _decode(data: bytes | str | None) -> str:
+    if data is None:
+        return ""
+    if isinstance(data, str):
+        return data
+    return data.decode("utf-8", errors="replace")
+
+
+@dataclass
+class SnapshotSystem:
+    """A machine replayed from a snapshot folder (DESIGN.md, "Machine snapshot v1")."""
+
+    root: Path
+    _env: dict[str, str] | None = field(default=None, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.root = Path(self.root)
+        self.files = self.root / "files"
+
+    # -- paths -------------------------------------------------------------------------------
+    def _host(self, path: str) -> Path | None:
+        """The folder-side path for a machine path, with links resolved inside the snapshot."""
+        resolved = self.resolve(path)
+        return self.files / resolved.lstrip("/")
+
+    def resolve(self, path: str) -> str:
+        parts = [p for p in _normalise(path).split("/") if p]
+        done: list[str] = []
+        hops = 0
+        while parts:
+            part = parts.pop(0)
+            if part == "..":
+                if done:
+                    done.pop()
+                continue
+            candidate = self.files.joinpath(*done, part)
+            if candidate.is_symlink() and hops < 40:
+                hops += 1
+                target = os.readlink(candidate)
+                if target.startswith("/"):
+                    done = []
+                parts = [p for p in target.split("/") if p and p != "."] + parts
+                continue
+            done.append(part)
+        return "/" + "/".join(done)
+
+    # -- files -------------------------------------------------------------------------------
+    def read_bytes(self, path: str, limit: int = MAX_READ) -> bytes | None:
+        host = self._host(path)
+        if host is None:
+            return None
+        try:
+            with open(host, "rb") as handle:
+                return handle.read(limit)
+        except (OSError, ValueError):
+            return None
+
+    def read_text(self, path: str, limit: int = MAX_READ) -> str | None:
+        data = self.read_bytes(path, limit)
+        return None if data is None else data.decode("utf-8", errors="replace")
+
+    def list_dir(self, path: str) -> list[str] | None:
+        host = self._host(path)
+        if host is None:
+            return None
+        try:
+            return sorted(os.listdir(host))
+        except (OSError, ValueError):
+            return None
+
+    def exists(self, path: str) -> bool:
+        host = self.files / _normalise(path).lstrip("/")
+        if host.is_symlink():
+            return True
+        resolved = self._host(path)
+        return resolved is not None and resolved.exists()
+
+    def is_dir(self, path: str) -> bool:
+        host = self._host(path)
+        return host is not None and host.is_dir()
+
+    def readlink(self, path: str) -> str | None:
+        parent = self.resolve(os.path.dirname(_normalise(path)) or "/")
+        host = self.files / parent.lstrip("/") / os.path.basename(_normalise(path))
+        try:
+            return os.readlink(host)
+        except (OSError, ValueError):
+            return None
+
+    # -- commands ----------------------------------------------------------------------------
+    def run(self, argv: Sequence[str], timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
+        args = tuple(argv)
+        stem = self.root / "commands" / command_name(args)
+        text_path = stem.with_name(stem.name + ".txt")
+        rc_path = stem.with_name(stem.name + ".rc")
+        try:
+            output = text_path.read_bytes().decode("utf-8", errors="replace")
+        except OSError:
+            return CommandResult(args, found=False)
+        rc_text = _read_small(rc_path)
+        if rc_text is None:
+            return CommandResult(args, output=output, returncode=0)
+        rc_text = rc_text.strip().lower()
+        if rc_text in {"timeout", "timed out"}:
+            return CommandResult(args, output=output, timed_out=True)
+        try:
+            return CommandResult(args, output=output, returncode=int(rc_text))
+        except ValueError:
+            return CommandResult(args, output=output, returncode=1)
+
+    # -- the rest ----------------------------------------------------------------------------
+    def env(self) -> Mapping[str, str]:
+        if self._env is None:
+            data = _load_json(self.root / "env.json")
+            self._env = (
+                {str(k): str(v) for k, v in data.items() if v is not None}
+                if isinstance(data, dict)
+                else {}
+            )
+        return self._env
+
+    def user(self) -> UserInfo:
+        data = _load_json(self.root / "user.json")
+        if not isinstance(data, dict):
+            data = {}
+        name = str(data.get("name") or "user")
+        uid = data.get("uid")
+        home = data.get("home") or self.env().get("HOME") or f"/home/{name}"
+        groups = data.get("groups") if isinstance(data.get("groups"), list) else []
+        return UserInfo(
+            name=name,
+            uid=uid if isinstance(uid, int) else 1000,
+            home=str(home),
+            groups=tuple(str(g) for g in groups or []),
+        )
+
+    def _devices(self) -> dict[str, Any]:
+        data = _load_json(self.root / "devices.json")
+        return data if isinstance(data, dict) else {}
+
+    def device(self, path: str) -> DeviceAccess:
+        entry = self._devices().get(path)
+        if not isinstance(entry, dict) or not entry.get("exists", True):
+            return DeviceAccess(path, exists=False)
+        mode = entry.get("mode")
+        group = entry.get("group")
+        return DeviceAccess(
+            path,
+            exists=True,
+            mode=str(mode) if mode is not None else None,
+            group=str(group) if group is not None else None,
+            readable=bool(entry.get("readable", False)),
+            writable=bool(entry.get("writable", False)),
+        )
+
+    def device_nodes(self, folder: str) -> list[str]:
+        prefix = folder.rstrip("/") + "/"
+        return sorted(p for p in self._devices() if p.startswith(prefix) and "/" not in p[len(prefix):])
+
+    def torch_facts(self, python: str | None, timeout: float) -> dict[str, Any] | None:
+        data = _load_json(self.root / "torch.json")
+        return data if isinstance(data, dict) else None
+
+
+def _normalise(path: str) -> str:
+    return os.path.normpath("/" + path.lstrip("/")) if path else "/"
+
+
+def _read_small(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def _load_json(path: Path) -> Any:
+    text = _read_small(path)
+    if text is None:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def open_system(root: str | os.PathLike[str] | None) -> System:
+    """The live machine, or the snapshot folder ``root`` when one is given."""
+    if root is None:
+        return LiveSystem()
+    return SnapshotSystem(Path(root))
