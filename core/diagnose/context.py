@@ -1,0 +1,154 @@
+"""What every rule needs besides the facts: each GPU's support, the card to use, the override in force."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from core.facts import Facts
+from core.knowledge.base import Knowledge
+from core.probe.gpus import Gpu
+from core.probe.parse.kfd import override_to_gfx, parse_gfx_override
+
+STATUS_RANK = {"official": 0, "override": 1, "unsupported": 2, "not-amd": 3}
+
+
+@dataclass(frozen=True)
+class Support:
+    status: str
+    override: str | None
+    rocm: tuple[str, ...]
+    note: str
+    therock: str | None = None
+    confidence: str | None = None
+    caveat: str | None = None
+
+    @property
+    def usable(self) -> bool:
+        return self.status in ("official", "override")
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "status": self.status,
+            "override": self.override,
+            "rocm": list(self.rocm),
+            "note": self.note,
+            "therock": self.therock,
+        }
+
+
+def support_for(gpu: Gpu, kb: Knowledge) -> Support:
+    """How (and whether) ROCm PyTorch runs on ``gpu``, from the knowledge base."""
+    if not gpu.is_amd:
+        return Support("not-amd", None, (), "Not an AMD GPU: ROCm does not drive it.")
+    if gpu.gfx is None:
+        return Support(
+            "unsupported",
+            None,
+            (),
+            "ROCm's kernel driver (KFD) does not know this chip, so no ROCm release can use it.",
+        )
+    row = kb.support_for(gpu.gfx)
+    if row is None:
+        return Support("unsupported", None, (), f"{gpu.gfx} is not in rocmate's knowledge base.")
+    rule = kb.override_rule(gpu.gfx) if row.status == "override" else None
+    return Support(
+        status=row.status,
+        override=row.override,
+        rocm=tuple(row.rocm),
+        note=row.note,
+        therock=row.therock,
+        confidence=rule.confidence if rule else None,
+        caveat=rule.caveat if rule else None,
+    )
+
+
+@dataclass(frozen=True)
+class OverrideSetting:
+    """The HSA_OVERRIDE_GFX_VERSION value that applies to one GPU, and where it came from."""
+
+    value: str
+    variable: str
+    gfx: str | None
+    """The target the value poses as, None when the value is malformed."""
+
+    @property
+    def valid(self) -> bool:
+        return self.gfx is not None
+
+
+@dataclass
+class Context:
+    facts: Facts
+    kb: Knowledge
+
+    @cached_property
+    def supports(self) -> list[Support]:
+        return [support_for(g, self.kb) for g in self.facts.gpus.gpus]
+
+    @cached_property
+    def amd(self) -> list[tuple[Gpu, Support]]:
+        return [(g, s) for g, s in zip(self.facts.gpus.gpus, self.supports) if g.is_amd]
+
+    @cached_property
+    def primary(self) -> tuple[Gpu, Support] | None:
+        """The AMD GPU a user would train on: usable first, discrete first, then the most VRAM."""
+        if not self.amd:
+            return None
+
+        def key(item: tuple[Gpu, Support]) -> tuple[int, int, int]:
+            gpu, support = item
+            return (STATUS_RANK[support.status], int(gpu.integrated), -(gpu.vram_bytes or 0))
+
+        return min(self.amd, key=key)
+
+    @property
+    def usable_amd(self) -> list[tuple[Gpu, Support]]:
+        return [(g, s) for g, s in self.amd if s.usable]
+
+    @property
+    def native(self) -> bool:
+        return self.facts.platform.wsl is None
+
+    def override_for(self, gpu: Gpu) -> OverrideSetting | None:
+        """The override the ROCm runtime would apply to ``gpu`` (per-node form first)."""
+        env = self.facts.environment
+        if gpu.kfd_node is not None:
+            per_node = env.per_node_overrides().get(gpu.kfd_node)
+            if per_node is not None:
+                return make_setting(per_node, f"HSA_OVERRIDE_GFX_VERSION_{gpu.kfd_node}")
+        value = env.get("HSA_OVERRIDE_GFX_VERSION")
+        if value is None:
+            return None
+        return make_setting(value, "HSA_OVERRIDE_GFX_VERSION")
+
+    def effective_gfx(self, gpu: Gpu) -> str | None:
+        """The target the runtime picks code for: the override when set and valid, else the card's."""
+        setting = self.override_for(gpu)
+        if setting is not None and setting.valid:
+            return setting.gfx
+        return gpu.gfx
+
+    def rocm_index(self, gpu: Gpu) -> int | None:
+        """The device index ROCm/PyTorch gives ``gpu`` (KFD GPU nodes in node order)."""
+        nodes = [n.node for n in self.facts.gpus.kfd_nodes]
+        if gpu.kfd_node is not None and gpu.kfd_node in nodes:
+            return nodes.index(gpu.kfd_node)
+        amd = [g for g, _ in self.amd]
+        return amd.index(gpu) if gpu in amd else None
+
+
+def make_setting(value: str, variable: str) -> OverrideSetting:
+    gfx = override_to_gfx(value) if parse_gfx_override(value) is not None else None
+    return OverrideSetting(value=value, variable=variable, gfx=gfx)
+
+
+def fits(setting: OverrideSetting, support: Support, gpu: Gpu) -> bool:
+    """Whether an override value suits a GPU: its recommended value, or the card posing as itself."""
+    if not setting.valid:
+        return False
+    if support.status == "override":
+        return setting.gfx == override_to_gfx(support.override or "") or setting.gfx == gpu.gfx
+    if support.status == "official":
+        return setting.gfx == gpu.gfx
+    return False

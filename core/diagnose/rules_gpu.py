@@ -1,0 +1,313 @@
+"""Rules about the GPUs themselves: none at all, none from AMD, support, overrides, order."""
+
+from __future__ import annotations
+
+from core.diagnose.context import Context, OverrideSetting, Support, fits, make_setting
+from core.diagnose.finding import Finding
+from core.probe.gpus import Gpu
+from core.probe.parse.kfd import override_to_gfx
+
+GIB = 1 << 30
+
+
+def no_gpu(ctx: Context) -> list[Finding]:
+    facts = ctx.facts
+    if facts.gpus.gpus or facts.platform.wsl == 1:
+        return []
+    if facts.platform.wsl == 2 and facts.platform.dxg:
+        return [
+            Finding(
+                "wsl-gpu-unknown",
+                "warning",
+                "WSL 2 passes a GPU through, but rocmate cannot tell which one",
+                "/dev/dxg exists, so Windows shares a GPU with this WSL distribution, but neither "
+                "the ROCm WSL runtime (rocminfo) nor Windows interop (powershell.exe) answered.",
+                "Install AMD's WSL runtime (rocmate install --strategy wsl) or enable interop "
+                "(/etc/wsl.conf: [interop] enabled=true), then run rocmate doctor again.",
+            )
+        ]
+    return [
+        Finding(
+            "no-gpu",
+            "error",
+            "No GPU found",
+            "Neither the PCI bus nor the ROCm driver shows a graphics or compute device "
+            "(a server's BMC display adapter does not count). In a container or VM, the GPU "
+            "must be passed through first.",
+            "Check that the card is seated and powered (lspci -nn | grep -Ei 'vga|display|3d'); "
+            "in Docker add --device=/dev/kfd --device=/dev/dri; in a VM pass the card through.",
+        )
+    ]
+
+
+def no_amd_gpu(ctx: Context) -> list[Finding]:
+    gpus = ctx.facts.gpus.gpus
+    if not gpus or ctx.amd:
+        return []
+    names = ", ".join(g.name for g in gpus)
+    has_nvidia = any(g.vendor == "nvidia" for g in gpus)
+    detail = (
+        f"This machine has {names}. ROCm runs only on AMD GPUs (Radeon RX 6000 and newer, "
+        "Radeon PRO, Instinct)."
+    )
+    fix = "To use ROCm, fit an AMD GPU that ROCm supports (for example a Radeon RX 7900 XTX)."
+    if has_nvidia:
+        detail += " rocmate's benchmarks still run on this NVIDIA GPU through a CUDA build of PyTorch."
+        fix += " To benchmark this card: rocmate bench resnet50-train --device cuda:0"
+    return [Finding("no-amd-gpu", "error", "No AMD GPU: ROCm cannot be used here", detail, fix)]
+
+
+def support(ctx: Context) -> list[Finding]:
+    """gfx-unsupported when no AMD GPU is usable; a note for each unusable extra one."""
+    if not ctx.amd:
+        return []
+    findings = []
+    if not ctx.usable_amd:
+        gpu, sup = ctx.amd[0] if ctx.primary is None else ctx.primary
+        findings.append(
+            Finding(
+                "gfx-unsupported",
+                "error",
+                f"{gpu.name} ({gpu.gfx or 'unknown target'}) is not supported by ROCm",
+                f"{sup.note} No HSA_OVERRIDE_GFX_VERSION value is known to make PyTorch run on it.",
+                "Use a supported card (RX 6800/6900 series, RX 7000 series, RX 9000 series, "
+                "Radeon PRO W6800/W7000, Instinct), or run PyTorch on the CPU.",
+            )
+        )
+        return findings
+    for gpu, sup in ctx.amd:
+        if not sup.usable:
+            findings.append(
+                Finding(
+                    "gpu-not-usable",
+                    "info",
+                    f"{gpu.name} ({gpu.gfx or 'unknown target'}) will not be used",
+                    sup.note,
+                    "Nothing to do unless it gets in the way; see igpu-first.",
+                )
+            )
+    return findings
+
+
+def gpus_found(ctx: Context) -> list[Finding]:
+    if not ctx.usable_amd:
+        return []
+    parts = []
+    for gpu, sup in ctx.usable_amd:
+        vram = f", {gpu.vram_bytes / GIB:.0f} GiB" if gpu.vram_bytes and not gpu.integrated else ""
+        parts.append(f"{gpu.name} ({gpu.gfx}{vram}, {sup.status})")
+    return [Finding("gpu-found", "ok", "AMD GPU found: " + "; ".join(parts))]
+
+
+def override_needed(ctx: Context) -> list[Finding]:
+    if ctx.primary is None:
+        return []
+    gpu, sup = ctx.primary
+    if sup.status != "override" or not sup.override:
+        return []
+    setting = ctx.override_for(gpu)
+    if setting is not None and setting.valid and setting.gfx != gpu.gfx:
+        if fits(setting, sup, gpu):
+            return [
+                Finding(
+                    "override-ok",
+                    "ok",
+                    f"{setting.variable}={setting.value} is set for {gpu.name}",
+                    sup.caveat or "",
+                )
+            ]
+        return []  # a wrong value: override-wrong says so
+    if _torch_has_native_code(ctx, gpu):
+        return []
+    caveat = f" {sup.caveat}" if sup.caveat else ""
+    return [
+        Finding(
+            "gfx-needs-override",
+            "warning",
+            f"{gpu.name} needs HSA_OVERRIDE_GFX_VERSION={sup.override}",
+            f"Its own target {gpu.gfx} is not on AMD's list and PyTorch's wheels carry no code "
+            f"for it; posing as {_gfx_of(sup.override)} (a close relative) makes PyTorch run.{caveat}",
+            f"export HSA_OVERRIDE_GFX_VERSION={sup.override}   "
+            "(rocmate install writes it into the managed environment; see rocmate env)",
+        )
+    ]
+
+
+def override_wrong(ctx: Context) -> list[Finding]:
+    findings = []
+    seen: set[str] = set()
+    for gpu, sup in ctx.amd:
+        setting = ctx.override_for(gpu)
+        if setting is None or setting.variable in seen:
+            continue
+        problem = _override_problem(ctx, gpu, sup, setting)
+        if problem is None:
+            continue
+        seen.add(setting.variable)
+        origins = ctx.facts.environment.origins(setting.variable)
+        where = (
+            " It is set in " + ", ".join(f"{o.path} line {o.line}" for o in origins) + "."
+            if origins
+            else ""
+        )
+        right = (
+            f"export {setting.variable}={sup.override}"
+            if sup.status == "override" and sup.override
+            else f"unset {setting.variable}"
+        )
+        findings.append(
+            Finding(
+                "override-wrong",
+                "error" if sup.status == "official" or not setting.valid else "warning",
+                f"{setting.variable}={setting.value} does not fit {gpu.name}",
+                problem + where,
+                f"{right}; remove the stale line from the file that sets it, then open a new shell.",
+            )
+        )
+    findings += _stale_file_overrides(ctx, seen)
+    return findings
+
+
+def _override_problem(
+    ctx: Context, gpu: Gpu, sup: Support, setting: OverrideSetting
+) -> str | None:
+    if not setting.valid:
+        return (
+            f"'{setting.value}' is not a valid value (the ROCm runtime wants exactly "
+            "major.minor.stepping, e.g. 10.3.0) and refuses to start."
+        )
+    if fits(setting, sup, gpu):
+        return None
+    if sup.status == "official":
+        return (
+            f"{gpu.name} is {gpu.gfx}, which ROCm supports as it is; the override makes it pose "
+            f"as {setting.gfx}, whose code does not run correctly on it (crashes, wrong results, "
+            "'invalid device function')."
+        )
+    if sup.status == "override":
+        return (
+            f"{gpu.name} is {gpu.gfx}; the value that works for it is {sup.override} "
+            f"({_gfx_of(sup.override)}), not {setting.value} ({setting.gfx})."
+        )
+    others = len(ctx.amd) > 1 and setting.variable == "HSA_OVERRIDE_GFX_VERSION"
+    if others and any(s.usable for _, s in ctx.amd):
+        return (
+            f"The global variable also applies to {gpu.name} ({gpu.gfx}), which cannot pose as "
+            f"{setting.gfx}; use the per-node form HSA_OVERRIDE_GFX_VERSION_<node> for the card "
+            "that needs it, or hide this GPU with HIP_VISIBLE_DEVICES."
+        )
+    return (
+        f"{gpu.name} ({gpu.gfx}) cannot run code built for {setting.gfx}; no override is known to "
+        "work for it (expect HSA_STATUS_ERROR_INVALID_ISA, page faults or hangs)."
+    )
+
+
+def _stale_file_overrides(ctx: Context, already: set[str]) -> list[Finding]:
+    """An override in a start-up file that the next login would apply, and that does not fit."""
+    if ctx.primary is None:
+        return []
+    gpu, sup = ctx.primary
+    findings = []
+    env = ctx.facts.environment
+    for origin in env.origins("HSA_OVERRIDE_GFX_VERSION"):
+        if origin.name in already or env.get(origin.name) == origin.value:
+            continue
+        setting = make_setting(origin.value, origin.name)
+        if fits(setting, sup, gpu):
+            continue
+        already.add(origin.name)
+        findings.append(
+            Finding(
+                "override-wrong",
+                "warning",
+                f"{origin.path} sets {origin.name}={origin.value}, which does not fit {gpu.name}",
+                f"Line {origin.line} of {origin.path} applies from the next login on. "
+                + (_override_problem(ctx, gpu, sup, setting) or ""),
+                f"Remove line {origin.line} from {origin.path}.",
+            )
+        )
+    return findings
+
+
+def igpu_first(ctx: Context) -> list[Finding]:
+    amd = [g for g, _ in ctx.amd if g.kfd_node is not None]
+    amd.sort(key=lambda g: g.kfd_node or 0)
+    discrete = [g for g in amd if not g.integrated]
+    if not discrete:
+        return []
+    first_dgpu = discrete[0]
+    before = [g for g in amd if g.integrated and (g.kfd_node or 0) < (first_dgpu.kfd_node or 0)]
+    if not before:
+        return []
+    env = ctx.facts.environment
+    if env.get("HIP_VISIBLE_DEVICES") or env.get("ROCR_VISIBLE_DEVICES"):
+        return []
+    indexes = ",".join(str(ctx.rocm_index(g)) for g in discrete)
+    return [
+        Finding(
+            "igpu-first",
+            "warning",
+            f"The integrated {before[0].name} comes before {first_dgpu.name}",
+            "ROCm numbers GPUs in KFD order, so device 0 (what most programs use) is the "
+            "integrated GPU, which is slow, shares system memory and may not be supported.",
+            f"export HIP_VISIBLE_DEVICES={indexes}   (or disable the iGPU in the BIOS)",
+        )
+    ]
+
+
+def hidden_by_env(ctx: Context) -> list[Finding]:
+    if not ctx.usable_amd:
+        return []
+    count = len(ctx.facts.gpus.kfd_nodes) or len(ctx.amd)
+    usable_indexes = {ctx.rocm_index(g) for g, _ in ctx.usable_amd}
+    env = ctx.facts.environment
+    for name in ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"):
+        value = env.get(name)
+        if value is None:
+            continue
+        visible = _visible_indexes(value, count)
+        if visible is None or visible & usable_indexes:
+            continue
+        return [
+            Finding(
+                "hip-visible-devices-hides",
+                "error",
+                f"{name}={value!s} hides every usable AMD GPU",
+                f"ROCm numbers this machine's GPUs 0..{count - 1}; the usable ones are "
+                f"{', '.join(str(i) for i in sorted(i for i in usable_indexes if i is not None))}. "
+                f"With {name} set like this, PyTorch sees none of them.",
+                f"unset {name}   (or set it to one of the usable indexes)",
+            )
+        ]
+    return []
+
+
+def _visible_indexes(value: str, count: int) -> set[int] | None:
+    """The device indexes a *_VISIBLE_DEVICES value leaves visible; None when it cannot be told."""
+    tokens = [t.strip() for t in value.split(",")]
+    if value.strip() == "":
+        return set()
+    visible: set[int] = set()
+    for token in tokens:
+        if token.lstrip("-").isdigit():
+            index = int(token)
+            if index < 0:
+                break  # the runtime stops at the first invalid index
+            if index < count:
+                visible.add(index)
+            else:
+                break
+        else:
+            return None  # UUIDs: cannot be matched without the runtime
+    return visible
+
+
+def _torch_has_native_code(ctx: Context, gpu: Gpu) -> bool:
+    torch = ctx.facts.torch
+    if torch is None or torch.build != "rocm" or not gpu.gfx:
+        return False
+    return gpu.gfx in {a.split(":")[0] for a in torch.arch_list}
+
+
+def _gfx_of(override: str | None) -> str:
+    return (override_to_gfx(override) or "?") if override else "?"

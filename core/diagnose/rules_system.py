@@ -1,0 +1,303 @@
+"""Rules about the system around the GPU: WSL, distribution, kernel, driver, device access, ROCm."""
+
+from __future__ import annotations
+
+from core.diagnose.context import Context
+from core.diagnose.finding import Finding
+from core.knowledge.base import RocmRelease
+
+
+def wsl1(ctx: Context) -> list[Finding]:
+    if ctx.facts.platform.wsl != 1:
+        return []
+    return [
+        Finding(
+            "wsl1",
+            "error",
+            "This is WSL 1, which cannot reach the GPU",
+            "WSL 1 translates Linux calls and has no GPU access at all; ROCm needs WSL 2 "
+            "(a real Linux kernel with the /dev/dxg GPU bridge).",
+            "In Windows PowerShell: wsl --set-version <your distribution> 2  "
+            "(list them with wsl -l -v), then start it again and re-run rocmate doctor.",
+        )
+    ]
+
+
+def kfd(ctx: Context) -> list[Finding]:
+    """kfd-missing: no /dev/kfd on native Linux, or no ROCm WSL runtime on WSL 2."""
+    facts = ctx.facts
+    if not ctx.amd and not (facts.platform.wsl == 2 and facts.platform.dxg):
+        return []
+    if facts.platform.wsl == 1:
+        return []
+    if facts.platform.wsl == 2:
+        return _wsl_runtime(ctx)
+    if facts.permissions.kfd.exists:
+        return [Finding("kfd-ok", "ok", "/dev/kfd is present (the amdgpu driver is loaded)")]
+    return [_kfd_missing(ctx)]
+
+
+def _kfd_missing(ctx: Context) -> Finding:
+    facts = ctx.facts
+    drivers = {g.driver for g, _ in ctx.amd if g.driver}
+    if "radeon" in drivers and not facts.driver.amdgpu_loaded:
+        detail = (
+            "The card is driven by the old 'radeon' kernel driver, which has no compute "
+            "interface. ROCm needs amdgpu (and a card amdgpu's KFD supports)."
+        )
+        fix = "Nothing for ROCm on this card; see the support finding."
+    elif "vfio-pci" in drivers:
+        detail = "The card is bound to vfio-pci (reserved for a virtual machine), not to amdgpu."
+        fix = "Unbind it from vfio-pci (remove it from vfio-pci.ids) and reboot, or use it in the VM."
+    elif not facts.driver.amdgpu_loaded:
+        detail = (
+            "The amdgpu kernel module is not loaded, so the GPU has no compute device node. "
+            "On Ubuntu the module ships in linux-modules-extra; a failed DKMS build or "
+            "'nomodeset' on the kernel command line also stops it."
+        )
+        fix = (
+            "sudo apt install linux-modules-extra-$(uname -r) && sudo modprobe amdgpu  "
+            "(then check: dmesg | grep -i -E 'amdgpu|kfd'; remove nomodeset from GRUB)"
+        )
+    else:
+        detail = (
+            "amdgpu is loaded but did not create /dev/kfd: KFD rejected the GPU (unsupported chip, "
+            "or PCIe atomics missing: 'PCI rejects atomics' in dmesg), or this is a container "
+            "started without the device."
+        )
+        fix = (
+            "dmesg | grep -i kfd; in Docker: --device=/dev/kfd --device=/dev/dri "
+            "--group-add video --group-add render"
+        )
+    return Finding("kfd-missing", "error", "/dev/kfd does not exist", detail, fix)
+
+
+def _wsl_runtime(ctx: Context) -> list[Finding]:
+    rocm = ctx.facts.rocm
+    run = rocm.rocminfo_run
+    agents = [a for a in (rocm.rocminfo.agents if rocm.rocminfo else ()) if a.device_type == "GPU"]
+    if run is not None and run.found and agents:
+        return [Finding("wsl-runtime-ok", "ok", "The ROCm WSL runtime sees the GPU")]
+    why = (
+        "rocminfo is not installed"
+        if run is None or not run.found
+        else "rocminfo ran but found no GPU agent"
+    )
+    return [
+        Finding(
+            "kfd-missing",
+            "error",
+            "No ROCm WSL runtime: WSL 2 has no /dev/kfd",
+            f"In WSL 2 the GPU is reached through /dev/dxg by AMD's WSL runtime; {why}. "
+            "It also needs the AMD Adrenalin driver with WSL support on Windows.",
+            "rocmate install --strategy wsl  (amdgpu-install -y --usecase=wsl,rocm --no-dkms), "
+            "and update the Windows AMD driver.",
+        )
+    ]
+
+
+def access(ctx: Context) -> list[Finding]:
+    """kfd-no-access and not-in-render-group."""
+    facts = ctx.facts
+    perms = facts.permissions
+    if not ctx.amd or not ctx.native or perms.is_root:
+        return []
+    findings = []
+    blocked = perms.blocked_nodes()
+    groups = perms.node_groups() or ["render"]
+    wanted = [g for g in dict.fromkeys([*groups, "render", "video"]) if g in ("render", "video")]
+    missing = [g for g in wanted if g not in perms.user.groups]
+    add = f"sudo usermod -aG {','.join(wanted)} $USER   then log out and back in (or reboot)"
+    if blocked:
+        names = ", ".join(n.path for n in blocked)
+        owners = ", ".join(sorted({f"{n.group}" for n in blocked if n.group}))
+        findings.append(
+            Finding(
+                "kfd-no-access",
+                "error",
+                f"You cannot open {names}",
+                f"The GPU device nodes belong to the group(s) {owners or 'render'}, and "
+                f"{perms.user.name} is not allowed to open them, so ROCm reports "
+                "HSA_STATUS_ERROR_OUT_OF_RESOURCES and PyTorch sees no GPU.",
+                add,
+            )
+        )
+    in_owner_group = any(g in perms.user.groups for g in groups)
+    if missing and not in_owner_group:
+        findings.append(
+            Finding(
+                "not-in-render-group",
+                "error" if blocked else "warning",
+                f"{perms.user.name} is not in the {' and '.join(missing)} group",
+                "AMD's instructions add every ROCm user to render and video; without them the "
+                "GPU is usable only while a desktop session grants access, and not over ssh, "
+                "from services or containers.",
+                add,
+            )
+        )
+    return findings
+
+
+def distro(ctx: Context) -> list[Finding]:
+    facts = ctx.facts
+    if not ctx.amd or facts.platform.wsl == 1:
+        return []
+    platform = facts.platform
+    release = _newest_for(ctx)
+    if release is None:
+        return []
+    if platform.is_ubuntu_family:
+        version = ctx.kb.ubuntu_version_for(platform.ubuntu_codename) or (
+            platform.distro_version if platform.distro_id == "ubuntu" else ""
+        )
+        if version in release.ubuntu:
+            return []
+        shown = f"Ubuntu {version or platform.ubuntu_codename or '?'}"
+        if platform.distro_id != "ubuntu":
+            shown = f"{platform.distro_name} (based on {shown})"
+    else:
+        major = platform.distro_version.split(".")[0]
+        candidates = {
+            f"{platform.distro_id}-{platform.distro_version}",
+            f"{platform.distro_id}-{major}",
+        }
+        if any(d in candidates for d in release.other_distros):
+            return []
+        if any(d.startswith(f"{platform.distro_id}-") and d.split("-", 1)[1].split(".")[0] == major
+               for d in release.other_distros):
+            return []
+        shown = f"{platform.distro_name} {platform.distro_version}".strip()
+    served = ", ".join(
+        [f"Ubuntu {v}" for v in release.ubuntu] + [d.replace("-", " ") for d in release.other_distros]
+    )
+    return [
+        Finding(
+            "distro-unsupported",
+            "info",
+            f"AMD's ROCm {release.version} packages are not made for {shown}",
+            f"AMD's repository serves {served}. PyTorch's ROCm wheels bring their own ROCm "
+            "libraries, so the pip-only set-up still works wherever the kernel's amdgpu "
+            "driver runs; only a system-wide ROCm install needs a listed distribution.",
+            "rocmate install --strategy pip-only",
+        )
+    ]
+
+
+def kernel(ctx: Context) -> list[Finding]:
+    facts = ctx.facts
+    version = facts.platform.kernel_version
+    if not ctx.amd or facts.platform.wsl or version is None:
+        return []
+    release = _newest_for(ctx)
+    if release is None or not release.min_kernel:
+        return []
+    needed = tuple(int(p) for p in release.min_kernel.split(".")[:2])
+    if version[:2] >= needed:
+        return []
+    return [
+        Finding(
+            "kernel-old",
+            "warning",
+            f"Kernel {facts.platform.kernel} is older than ROCm {release.version} supports",
+            f"ROCm {release.version} is tested with kernels {release.min_kernel} and newer; the "
+            "amdgpu driver of older kernels lacks fixes and support for newer cards.",
+            "Install a newer kernel (Ubuntu: sudo apt install linux-generic-hwe-$(lsb_release -rs)"
+            ") or upgrade the distribution, then reboot.",
+        )
+    ]
+
+
+def rocm_multiple(ctx: Context) -> list[Finding]:
+    installs = ctx.facts.rocm.installs
+    if len({i.version for i in installs}) < 2:
+        return []
+    listed = "; ".join(f"{i.version} ({i.where})" for i in installs)
+    return [
+        Finding(
+            "rocm-multiple",
+            "warning",
+            f"{len(installs)} ROCm versions are installed side by side",
+            f"Found {listed}. Old libraries on the search path mix with new ones and give odd "
+            "errors; PyTorch's ROCm wheels bring their own ROCm, so only one system ROCm (or "
+            "none) is needed.",
+            "Remove the ones you do not use: sudo amdgpu-install --uninstall --rocmrelease=<ver>"
+            " (or sudo apt autoremove rocm-core<ver>); rocmate install offers to do it.",
+        )
+    ]
+
+
+def dkms(ctx: Context) -> list[Finding]:
+    driver = ctx.facts.driver
+    findings = []
+    if driver.crash_files or (driver.dkms_trees and not driver.amdgpu_dkms_version):
+        findings.append(
+            Finding(
+                "dkms-leftovers",
+                "warning",
+                "A failed or stale amdgpu-dkms build was left behind",
+                "Found "
+                + ", ".join(
+                    [f"/var/lib/dkms/amdgpu/{t}" for t in driver.dkms_trees]
+                    + list(driver.crash_files)
+                )
+                + ". A half-built DKMS module breaks the next kernel update; the kernel's own "
+                "amdgpu driver serves consumer cards without DKMS.",
+                "sudo apt purge amdgpu-dkms && sudo rm -f /var/crash/amdgpu-dkms.*",
+            )
+        )
+    if driver.secure_boot and driver.amdgpu_dkms_version:
+        findings.append(
+            Finding(
+                "secure-boot-dkms",
+                "info",
+                "Secure Boot is on and amdgpu is a DKMS module",
+                "A DKMS module must be signed with a key enrolled in MOK, or it will not load.",
+                "sudo mokutil --import /var/lib/dkms/mok.pub  (then reboot and enrol the key)",
+            )
+        )
+    return findings
+
+
+def windows_side(ctx: Context) -> list[Finding]:
+    windows = ctx.facts.windows
+    if windows is None:
+        return []
+    if not windows.checked:
+        return [
+            Finding(
+                "wsl-windows-unchecked",
+                "info",
+                "The Windows side was not checked",
+                windows.problem or "",
+                "Make sure the AMD Adrenalin driver with WSL support is installed on Windows.",
+            )
+        ]
+    amd = [g for g in windows.gpus if "amd" in (g.vendor or "").lower() or "radeon" in g.name.lower()]
+    if not amd:
+        return [
+            Finding(
+                "wsl-windows-no-amd",
+                "warning",
+                "Windows reports no AMD GPU",
+                "Windows lists: " + ", ".join(g.name for g in windows.gpus),
+                "Install the AMD Adrenalin driver on Windows, then restart WSL (wsl --shutdown).",
+            )
+        ]
+    return [
+        Finding(
+            "wsl-windows-driver",
+            "ok",
+            "Windows: " + "; ".join(f"{g.name} driver {g.driver_version or '?'}" for g in amd),
+        )
+    ]
+
+
+def _newest_for(ctx: Context) -> RocmRelease | None:
+    """The newest current ROCm release that supports the card (or the newest current one)."""
+    releases = ctx.kb.current_releases()
+    if ctx.primary is not None:
+        _, sup = ctx.primary
+        for release in releases:
+            if release.version in sup.rocm:
+                return release
+    return releases[0] if releases else None

@@ -1,0 +1,123 @@
+"""Rules about PyTorch in the chosen Python: missing, wrong build, no GPU, no code for the card."""
+
+from __future__ import annotations
+
+from core.diagnose.context import Context
+from core.diagnose.finding import Finding
+
+INSTALL = "rocmate install   (a virtual environment with the matching ROCm build of PyTorch)"
+
+
+def torch_rules(ctx: Context, findings_so_far: list[Finding]) -> list[Finding]:
+    facts = ctx.facts
+    if not facts.torch_probed:
+        return []
+    torch = facts.torch
+    where = f" in {torch.python}" if torch and torch.python else ""
+    if torch is None or not torch.installed:
+        if not ctx.usable_amd:
+            return []
+        error = f" ({torch.error})" if torch and torch.error else ""
+        return [
+            Finding(
+                "torch-missing",
+                "warning",
+                f"PyTorch is not installed{where}",
+                f"No 'import torch' in the chosen Python{error}.",
+                INSTALL,
+            )
+        ]
+    if torch.build != "rocm":
+        return _not_rocm(ctx, where)
+    arch = _arch_missing(ctx)
+    if not torch.available:
+        return [*arch, _no_gpu(ctx, [*findings_so_far, *arch], where)]
+    if arch:
+        return arch
+    names = ", ".join(torch.devices) or "the GPU"
+    return [Finding("torch-ok", "ok", f"PyTorch {torch.version} sees {names}")]
+
+
+def _not_rocm(ctx: Context, where: str) -> list[Finding]:
+    torch = ctx.facts.torch
+    assert torch is not None
+    if not ctx.usable_amd:
+        if torch.build == "cuda" and torch.available:
+            return [Finding("torch-ok", "ok", f"PyTorch {torch.version} (CUDA) sees the GPU")]
+        return []
+    kind = "CUDA" if torch.build == "cuda" else "CPU-only"
+    return [
+        Finding(
+            "torch-not-rocm",
+            "warning",
+            f"PyTorch {torch.version}{where} is a {kind} build",
+            f"A {kind} build cannot use an AMD GPU; torch.cuda.is_available() stays False. "
+            "The ROCm build comes from a different index (download.pytorch.org/whl/rocmX.Y).",
+            INSTALL,
+        )
+    ]
+
+
+def _no_gpu(ctx: Context, findings: list[Finding], where: str) -> Finding:
+    torch = ctx.facts.torch
+    assert torch is not None
+    ids = {f.id for f in findings if f.needs_action}
+    causes = {
+        "wsl1": "WSL 1 has no GPU access",
+        "no-amd-gpu": "there is no AMD GPU",
+        "no-gpu": "there is no GPU",
+        "kfd-missing": "the ROCm device /dev/kfd (or the WSL runtime) is missing",
+        "kfd-no-access": "this user cannot open /dev/kfd",
+        "hip-visible-devices-hides": "a *_VISIBLE_DEVICES variable hides the GPU",
+        "gfx-unsupported": "the GPU is not supported",
+        "gfx-needs-override": "the card needs HSA_OVERRIDE_GFX_VERSION",
+        "override-wrong": "HSA_OVERRIDE_GFX_VERSION has a wrong value",
+        "torch-arch-missing": "the wheel has no code for this card",
+    }
+    found = [text for key, text in causes.items() if key in ids]
+    if not found and ctx.facts.platform.wsl == 2:
+        found.append(
+            "on WSL the wheel's bundled libhsa-runtime64.so cannot talk to /dev/dxg; "
+            "it must be replaced by the one from /opt/rocm/lib"
+        )
+        fix = (
+            "cd $(python -c 'import torch,os;print(os.path.dirname(torch.__file__))')/lib && "
+            "rm libhsa-runtime64.so* && cp /opt/rocm/lib/libhsa-runtime64.so.1.* "
+            "libhsa-runtime64.so   (rocmate install --strategy wsl does this)"
+        )
+    elif not found:
+        found.append(
+            "the cause is not visible from here: check that the wheel's ROCm "
+            f"({torch.wheel_rocm or '?'}) suits the driver, and run rocminfo"
+        )
+        fix = "rocminfo; dmesg | grep -i -E 'amdgpu|kfd'; rocmate explain '<the error>'"
+    else:
+        fix = "Fix the findings above, then check again: python -c 'import torch; print(torch.cuda.is_available())'"
+    return Finding(
+        "torch-no-gpu",
+        "error",
+        f"PyTorch {torch.version}{where} is a ROCm build but sees no GPU",
+        "torch.cuda.is_available() is False because " + "; ".join(found) + ".",
+        fix,
+    )
+
+
+def _arch_missing(ctx: Context) -> list[Finding]:
+    torch = ctx.facts.torch
+    if torch is None or ctx.primary is None or not torch.arch_list:
+        return []
+    gpu, _ = ctx.primary
+    wanted = ctx.effective_gfx(gpu)
+    have = {a.split(":")[0] for a in torch.arch_list}
+    if not wanted or wanted in have:
+        return []
+    return [
+        Finding(
+            "torch-arch-missing",
+            "error",
+            f"PyTorch {torch.version} has no code for {wanted}",
+            f"The wheel was built for {', '.join(sorted(have))}. Running on {gpu.name} ends in "
+            "hipErrorNoBinaryForGpu or 'invalid device function'.",
+            "Install a wheel built for this card: " + INSTALL,
+        )
+    ]

@@ -1,0 +1,82 @@
+"""The machine check: gather facts, diagnose, and produce the ``rocmate.doctor/1`` answer."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from core import __version__
+from core.diagnose.context import Context, Support
+from core.diagnose.engine import diagnose, verdict
+from core.diagnose.finding import Finding
+from core.facts import Facts, gather
+from core.knowledge.base import Knowledge, load_knowledge
+from core.probe.torch import DEFAULT_TIMEOUT
+from core.system import System
+
+SCHEMA = "rocmate.doctor/1"
+
+
+@dataclass(frozen=True)
+class DoctorReport:
+    facts: Facts
+    supports: tuple[Support, ...]
+    primary_index: int | None
+    findings: tuple[Finding, ...]
+    verdict: str
+    elapsed_s: float
+
+    def to_json(self) -> dict[str, Any]:
+        facts = self.facts
+        platform = facts.platform.to_json()
+        gpus = []
+        for gpu, support in zip(facts.gpus.gpus, self.supports):
+            entry = gpu.to_json()
+            entry["support"] = support.to_json()
+            gpus.append(entry)
+        return {
+            "schema": SCHEMA,
+            "rocmate": __version__,
+            "verdict": self.verdict,
+            "platform": platform,
+            "gpus": gpus,
+            "primary_gpu": self.primary_index,
+            "rocm": facts.rocm.to_json(),
+            "torch": facts.torch.to_json() if facts.torch is not None else None,
+            "permissions": facts.permissions.to_json(),
+            "environment": facts.environment.to_json(),
+            "driver": facts.driver.to_json(),
+            "windows": facts.windows.to_json() if facts.windows is not None else None,
+            "findings": [f.to_json() for f in self.findings],
+            "timings": {**facts.timings, "total_s": round(self.elapsed_s, 4)},
+            "problems": list(facts.gpus.problems),
+        }
+
+
+def run_doctor(
+    system: System,
+    *,
+    python: str | None = None,
+    probe_torch: bool = True,
+    torch_timeout: float = DEFAULT_TIMEOUT,
+    kb: Knowledge | None = None,
+) -> DoctorReport:
+    start = time.perf_counter()
+    kb = kb or load_knowledge()
+    facts = gather(
+        system, python=python, probe_torch=probe_torch, torch_timeout=torch_timeout, kb=kb
+    )
+    ctx = Context(facts, kb)
+    findings = diagnose(ctx)
+    primary = None
+    if ctx.primary is not None:
+        primary = list(facts.gpus.gpus).index(ctx.primary[0])
+    return DoctorReport(
+        facts=facts,
+        supports=tuple(ctx.supports),
+        primary_index=primary,
+        findings=tuple(findings),
+        verdict=verdict(findings),
+        elapsed_s=time.perf_counter() - start,
+    )

@@ -1,0 +1,72 @@
+"""``rocmate explain "<error text>"``: the likely cause of a pasted error on *this* machine.
+
+The error patterns are data (resources/data/explain.toml). Each pattern names the doctor findings
+that would confirm it; the doctor's answer for this machine decides which cause comes first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.diagnose.finding import Finding
+from core.doctor import DoctorReport
+from core.knowledge.base import ErrorPattern, Knowledge
+
+
+@dataclass(frozen=True)
+class Explanation:
+    pattern: ErrorPattern
+    confirmed_by: tuple[Finding, ...]
+    """Findings on this machine that point to this cause."""
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "id": self.pattern.id,
+            "title": self.pattern.title,
+            "cause": self.pattern.cause,
+            "fix": self.pattern.fix,
+            "source": self.pattern.source,
+            "on_this_machine": [f.to_json() for f in self.confirmed_by],
+        }
+
+
+def explain(text: str, kb: Knowledge, report: DoctorReport | None) -> list[Explanation]:
+    """Matching patterns, those confirmed by this machine's findings first."""
+    findings = [f for f in (report.findings if report else ()) if f.needs_action]
+    result = []
+    for pattern in kb.match_errors(text):
+        confirmed = tuple(f for f in findings if f.id in pattern.findings)
+        result.append(Explanation(pattern, confirmed))
+    return sorted(result, key=lambda e: 0 if e.confirmed_by else 1)
+
+
+def render_explanations(
+    text: str, explanations: list[Explanation], report: DoctorReport | None
+) -> str:
+    if not explanations:
+        lines = [
+            "rocmate does not recognise this error.",
+            "Run `rocmate doctor` for a full check of this machine, and include its output "
+            "(or a `rocmate snapshot`) when you ask for help.",
+        ]
+        if report is not None:
+            problems = [f for f in report.findings if f.needs_action]
+            if problems:
+                lines.append("")
+                lines.append("Meanwhile, the doctor sees these problems here:")
+                lines += [f"  - {f.title}" for f in problems]
+        return "\n".join(lines) + "\n"
+    lines = []
+    for number, item in enumerate(explanations, start=1):
+        lines.append(f"{number}. {item.pattern.title}")
+        lines.append(f"   Cause: {item.pattern.cause}")
+        if item.confirmed_by:
+            lines.append("   On this machine:")
+            for finding in item.confirmed_by:
+                lines.append(f"     - {finding.title}")
+                if finding.fix:
+                    lines.append(f"       Fix: {finding.fix}")
+        lines.append(f"   Fix: {item.pattern.fix}")
+        lines.append(f"   (source: {item.pattern.source})")
+        lines.append("")
+    return "\n".join(lines)

@@ -1,0 +1,78 @@
+"""All the facts about one machine, gathered by the probes through one :class:`System`."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from core.knowledge.base import Knowledge, load_knowledge
+from core.knowledge.vendors import load_vendors
+from core.probe.driver import DriverFacts, probe_driver
+from core.probe.environment import EnvironmentFacts, probe_environment
+from core.probe.gpus import GpuFacts, probe_gpus
+from core.probe.permissions import PermissionFacts, probe_permissions
+from core.probe.platform import PlatformFacts, probe_platform
+from core.probe.rocm import RocmFacts, probe_rocm
+from core.probe.torch import DEFAULT_TIMEOUT, TorchFacts, torch_facts_from_json
+from core.probe.wsl import WindowsFacts, probe_windows
+from core.system import System
+
+
+@dataclass(frozen=True)
+class Facts:
+    platform: PlatformFacts
+    gpus: GpuFacts
+    rocm: RocmFacts
+    permissions: PermissionFacts
+    environment: EnvironmentFacts
+    driver: DriverFacts
+    windows: WindowsFacts | None
+    torch: TorchFacts | None
+    torch_probed: bool
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def gather(
+    system: System,
+    *,
+    python: str | None = None,
+    probe_torch: bool = True,
+    torch_timeout: float = DEFAULT_TIMEOUT,
+    kb: Knowledge | None = None,
+) -> Facts:
+    """Run every probe against ``system``; never raises for what the machine says."""
+    kb = kb or load_knowledge()
+    timings: dict[str, float] = {}
+    start = time.perf_counter()
+    platform = probe_platform(system)
+    rocm = probe_rocm(system)
+    windows = probe_windows(system, platform.wsl, platform.wsl_interop)
+    gpus = probe_gpus(
+        system,
+        kb,
+        load_vendors(),
+        rocminfo=rocm.rocminfo,
+        smi=rocm.smi,
+        windows=windows.gpus if windows else (),
+    )
+    permissions = probe_permissions(system)
+    environment = probe_environment(system, permissions.user)
+    driver = probe_driver(system, platform.wsl)
+    timings["probes_s"] = time.perf_counter() - start
+    torch: TorchFacts | None = None
+    if probe_torch:
+        start = time.perf_counter()
+        torch = torch_facts_from_json(system.torch_facts(python, torch_timeout))
+        timings["torch_s"] = time.perf_counter() - start
+    return Facts(
+        platform=platform,
+        gpus=gpus,
+        rocm=rocm,
+        permissions=permissions,
+        environment=environment,
+        driver=driver,
+        windows=windows,
+        torch=torch,
+        torch_probed=probe_torch,
+        timings=timings,
+    )

@@ -1,0 +1,410 @@
+"""GPU facts: every graphics/compute device, its gfx target, VRAM and whether it is integrated.
+
+Sources, best first: the KFD topology in sysfs (what ROCm itself enumerates, no ROCm install needed),
+PCI sysfs (every GPU, whatever its driver), ``lspci -nn`` where sysfs is missing, ``rocminfo`` and
+the SMI tools where they run, and on WSL 2 the Windows side. Names come from the knowledge base.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from core.knowledge.base import GpuRow, Knowledge
+from core.knowledge.vendors import VendorTable
+from core.probe.parse.kfd import decode_gfx_target_version, parse_properties, pci_location
+from core.probe.parse.lspci import PciDevice, is_display_class, parse_lspci
+from core.probe.parse.rocminfo import RocminfoReport
+from core.probe.parse.smi import SmiReport
+from core.probe.parse.windows import WinGpu
+from core.system import System
+
+KFD_NODES = "/sys/class/kfd/kfd/topology/nodes"
+PCI_DEVICES = "/sys/bus/pci/devices"
+GIB = 1 << 30
+# A GPU that KFD reports with so little dedicated memory is an APU's carve-out.
+APU_CARVEOUT_MAX = 2 * GIB
+
+
+@dataclass(frozen=True)
+class Gpu:
+    vendor: str
+    """"amd", "nvidia", "intel" or "other"."""
+    name: str
+    pci_id: str | None = None
+    """"1002:744c" (vendor:device, lowercase hex)."""
+    slot: str | None = None
+    """PCI address "0000:03:00.0"."""
+    revision: str | None = None
+    gfx: str | None = None
+    kfd_node: int | None = None
+    vram_bytes: int | None = None
+    integrated: bool = False
+    driver: str | None = None
+    compute_units: int | None = None
+    render_minor: int | None = None
+    arch: str | None = None
+    sources: tuple[str, ...] = ()
+
+    @property
+    def is_amd(self) -> bool:
+        return self.vendor == "amd"
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "vendor": self.vendor,
+            "pci_id": self.pci_id,
+            "slot": self.slot,
+            "revision": self.revision,
+            "name": self.name,
+            "gfx": self.gfx,
+            "arch": self.arch,
+            "kfd_node": self.kfd_node,
+            "vram_bytes": self.vram_bytes,
+            "integrated": self.integrated,
+            "driver": self.driver,
+            "compute_units": self.compute_units,
+            "render_minor": self.render_minor,
+            "sources": list(self.sources),
+        }
+
+
+@dataclass(frozen=True)
+class KfdNode:
+    """One GPU node of the KFD topology."""
+
+    node: int
+    gfx: str | None
+    gfx_target_version: int
+    vendor_id: str
+    device_id: str
+    slot: str | None
+    render_minor: int | None
+    compute_units: int | None
+    vram_bytes: int | None
+    cpu_cores: int
+
+
+@dataclass(frozen=True)
+class GpuFacts:
+    gpus: tuple[Gpu, ...]
+    kfd_present: bool
+    kfd_nodes: tuple[KfdNode, ...] = ()
+    cpu_nodes: tuple[int, ...] = ()
+    problems: tuple[str, ...] = field(default=())
+
+    @property
+    def amd(self) -> list[Gpu]:
+        return [g for g in self.gpus if g.is_amd]
+
+
+def probe_gpus(
+    system: System,
+    kb: Knowledge,
+    vendors: VendorTable,
+    rocminfo: RocminfoReport | None = None,
+    smi: SmiReport | None = None,
+    windows: tuple[WinGpu, ...] = (),
+) -> GpuFacts:
+    """Every GPU of the machine, merged from all the sources that answered."""
+    problems: list[str] = []
+    kfd_present = system.is_dir(KFD_NODES)
+    nodes, cpu_nodes = read_kfd_nodes(system, problems) if kfd_present else ([], [])
+    pci = _pci_devices(system, vendors, problems)
+    gpus = _merge_pci_and_kfd(pci, nodes, vendors)
+    if rocminfo is not None and not nodes:
+        gpus = _add_rocminfo_agents(gpus, rocminfo)
+    if not gpus and windows:
+        gpus = [_from_windows(w, vendors) for w in windows]
+    gpus = [_name_and_classify(g, kb, smi, rocminfo) for g in gpus]
+    return GpuFacts(
+        gpus=tuple(_ordered(gpus)),
+        kfd_present=kfd_present,
+        kfd_nodes=tuple(nodes),
+        cpu_nodes=tuple(cpu_nodes),
+        problems=tuple(problems),
+    )
+
+
+# -- KFD ------------------------------------------------------------------------------------
+
+
+def read_kfd_nodes(system: System, problems: list[str]) -> tuple[list[KfdNode], list[int]]:
+    """GPU nodes and CPU node ids of the KFD topology, in node order."""
+    names = system.list_dir(KFD_NODES) or []
+    gpu_nodes: list[KfdNode] = []
+    cpu_nodes: list[int] = []
+    for name in sorted((n for n in names if n.isdigit()), key=int):
+        text = system.read_text(f"{KFD_NODES}/{name}/properties")
+        if text is None:
+            problems.append(f"KFD node {name}: properties unreadable")
+            continue
+        props = parse_properties(text)
+        if props.get("simd_count", 0) <= 0:
+            cpu_nodes.append(int(name))
+            continue
+        gpu_nodes.append(_kfd_node(system, int(name), props))
+    return gpu_nodes, cpu_nodes
+
+
+def _kfd_node(system: System, node: int, props: dict[str, int]) -> KfdNode:
+    version = props.get("gfx_target_version", 0)
+    location = props.get("location_id")
+    simd_per_cu = props.get("simd_per_cu", 0)
+    return KfdNode(
+        node=node,
+        gfx=decode_gfx_target_version(version),
+        gfx_target_version=version,
+        vendor_id=f"{props.get('vendor_id', 0):04x}",
+        device_id=f"{props.get('device_id', 0):04x}",
+        slot=pci_location(location, props.get("domain", 0)) if location else None,
+        render_minor=props.get("drm_render_minor"),
+        compute_units=props["simd_count"] // simd_per_cu if simd_per_cu else None,
+        vram_bytes=_kfd_vram(system, node),
+        cpu_cores=props.get("cpu_cores_count", 0),
+    )
+
+
+def _kfd_vram(system: System, node: int) -> int | None:
+    banks = system.list_dir(f"{KFD_NODES}/{node}/mem_banks") or []
+    total = 0
+    for bank in banks:
+        props = parse_properties(
+            system.read_text(f"{KFD_NODES}/{node}/mem_banks/{bank}/properties") or ""
+        )
+        # heap types 1 and 2 are the frame buffer (public / private); 0 is system memory.
+        if props.get("heap_type") in (1, 2):
+            total += props.get("size_in_bytes", 0)
+    return total or None
+
+
+# -- PCI ------------------------------------------------------------------------------------
+
+
+def _pci_devices(system: System, vendors: VendorTable, problems: list[str]) -> list[Gpu]:
+    slots = system.list_dir(PCI_DEVICES)
+    if slots:
+        found = [_pci_sysfs(system, slot) for slot in slots]
+        return [g for g in found if g is not None and vendors.is_compute(g.pci_id)]
+    result = system.run(["lspci", "-nn"], timeout=5)
+    if not result.found:
+        return []
+    if result.timed_out:
+        problems.append("lspci -nn timed out")
+    devices = [d for d in parse_lspci(result.output) if is_display_class(d)]
+    return [
+        _from_lspci(d, vendors)
+        for d in devices
+        if vendors.is_compute(f"{d.vendor_id}:{d.device_id}" if d.vendor_id else None)
+    ]
+
+
+def _pci_sysfs(system: System, slot: str) -> Gpu | None:
+    base = f"{PCI_DEVICES}/{slot}"
+    pci_class = _hex_value(system.read_text(f"{base}/class"))
+    # 0x03xxxx display controllers; 0x12xxxx processing accelerators (Instinct cards).
+    if pci_class is None or (pci_class >> 16) not in (0x03, 0x12):
+        return None
+    vendor = _hex_value(system.read_text(f"{base}/vendor"))
+    device = _hex_value(system.read_text(f"{base}/device"))
+    if vendor is None or device is None:
+        return None
+    if (pci_class >> 16) == 0x12 and vendor != 0x1002:
+        return None
+    revision = _hex_value(system.read_text(f"{base}/revision"))
+    driver_link = system.readlink(f"{base}/driver")
+    vram = _int_value(system.read_text(f"{base}/mem_info_vram_total"))
+    return Gpu(
+        vendor=_vendor_key(vendor),
+        name="",
+        pci_id=f"{vendor:04x}:{device:04x}",
+        slot=slot,
+        revision=f"{revision:02x}" if revision is not None else None,
+        driver=driver_link.rstrip("/").rsplit("/", 1)[-1] if driver_link else None,
+        vram_bytes=vram or None,
+        sources=("pci",),
+    )
+
+
+def _from_lspci(device: PciDevice, vendors: VendorTable) -> Gpu:
+    vendor_id = device.vendor_id or ""
+    pci_id = f"{vendor_id}:{device.device_id}" if device.vendor_id and device.device_id else None
+    return Gpu(
+        vendor=_vendor_key(int(vendor_id, 16)) if vendor_id else "other",
+        name=device.name,
+        pci_id=pci_id,
+        slot=device.slot,
+        revision=device.revision,
+        driver=device.driver,
+        sources=("lspci",),
+    )
+
+
+def _merge_pci_and_kfd(pci: list[Gpu], nodes: list[KfdNode], vendors: VendorTable) -> list[Gpu]:
+    """Attach each KFD node to its PCI device (by slot, else by device id)."""
+    merged = list(pci)
+    for node in nodes:
+        index = _matching_pci(merged, node)
+        if index is None:
+            merged.append(
+                Gpu(
+                    vendor=_vendor_key(int(node.vendor_id, 16)),
+                    name="",
+                    pci_id=f"{node.vendor_id}:{node.device_id}",
+                    slot=node.slot,
+                    sources=(),
+                )
+            )
+            index = len(merged) - 1
+        gpu = merged[index]
+        merged[index] = replace(
+            gpu,
+            gfx=node.gfx,
+            kfd_node=node.node,
+            slot=gpu.slot or node.slot,
+            render_minor=node.render_minor,
+            compute_units=node.compute_units,
+            vram_bytes=gpu.vram_bytes or node.vram_bytes,
+            integrated=gpu.integrated or node.cpu_cores > 0,
+            sources=(*gpu.sources, "kfd"),
+        )
+    return merged
+
+
+def _matching_pci(gpus: list[Gpu], node: KfdNode) -> int | None:
+    for i, gpu in enumerate(gpus):
+        if gpu.kfd_node is None and node.slot and gpu.slot == node.slot:
+            return i
+    for i, gpu in enumerate(gpus):
+        if gpu.kfd_node is None and gpu.pci_id == f"{node.vendor_id}:{node.device_id}":
+            return i
+    return None
+
+
+# -- ROCm runtime and Windows ---------------------------------------------------------------
+
+
+def _add_rocminfo_agents(gpus: list[Gpu], report: RocminfoReport) -> list[Gpu]:
+    """Without KFD sysfs (WSL 2, or a replay without it) rocminfo's GPU agents give the gfx."""
+    agents = [a for a in report.agents if (a.device_type or "").upper() == "GPU" and a.gfx]
+    amd = [i for i, g in enumerate(gpus) if g.is_amd and g.gfx is None]
+    result = list(gpus)
+    for position, agent in enumerate(agents):
+        if position < len(amd):
+            i = amd[position]
+            result[i] = replace(
+                result[i],
+                gfx=agent.gfx,
+                name=result[i].name or (agent.marketing_name or ""),
+                compute_units=agent.compute_units,
+                sources=(*result[i].sources, "rocminfo"),
+            )
+        else:
+            result.append(
+                Gpu(
+                    vendor="amd",
+                    name=agent.marketing_name or agent.name,
+                    gfx=agent.gfx,
+                    compute_units=agent.compute_units,
+                    sources=("rocminfo",),
+                )
+            )
+    return result
+
+
+def _from_windows(win: WinGpu, vendors: VendorTable) -> Gpu:
+    return Gpu(
+        vendor=vendors.key_for_name(" ".join(filter(None, [win.vendor, win.name]))),
+        name=win.name,
+        sources=("windows",),
+    )
+
+
+# -- naming ---------------------------------------------------------------------------------
+
+
+def _name_and_classify(
+    gpu: Gpu, kb: Knowledge, smi: SmiReport | None, rocminfo: RocminfoReport | None
+) -> Gpu:
+    row = kb.gpu_by_pci(gpu.pci_id, gpu.revision) if gpu.pci_id else None
+    if row is None and gpu.name and gpu.vendor == "amd":
+        row = _row_by_name(kb, gpu.name)
+    name = _best_name(gpu, row, smi, rocminfo)
+    gfx = gpu.gfx or (row.gfx if row is not None else None)
+    vram = gpu.vram_bytes
+    if vram is None and row is not None and row.vram_gib:
+        vram = int(row.vram_gib * GIB)
+    integrated = gpu.integrated or bool(row is not None and row.integrated)
+    if row is None and gpu.is_amd and vram is not None and vram <= APU_CARVEOUT_MAX:
+        integrated = True
+    return replace(
+        gpu,
+        name=name,
+        gfx=gfx,
+        vram_bytes=vram,
+        integrated=integrated,
+        arch=row.arch if row is not None else gpu.arch,
+    )
+
+
+def _row_by_name(kb: Knowledge, name: str) -> GpuRow | None:
+    wanted = _squash(name)
+    for row in kb.gpus:
+        if row.vendor == "amd" and _squash(row.name) and _squash(row.name) in wanted:
+            return row
+    return None
+
+
+def _squash(text: str) -> str:
+    return "".join(ch for ch in text.lower().replace("amd", "") if ch.isalnum())
+
+
+def _best_name(
+    gpu: Gpu, row: GpuRow | None, smi: SmiReport | None, rocminfo: RocminfoReport | None
+) -> str:
+    if row is not None:
+        return row.name
+    if gpu.name:
+        return gpu.name
+    if smi is not None and gpu.slot:
+        for card in smi.gpus:
+            if card.pci_bus == gpu.slot and card.name:
+                return card.name
+    if rocminfo is not None and gpu.gfx:
+        for agent in rocminfo.agents:
+            if agent.gfx == gpu.gfx and agent.marketing_name:
+                return agent.marketing_name
+    label = {"amd": "AMD GPU", "nvidia": "NVIDIA GPU", "intel": "Intel GPU"}.get(gpu.vendor, "GPU")
+    return f"{label} {gpu.pci_id}" if gpu.pci_id else label
+
+
+def _ordered(gpus: list[Gpu]) -> list[Gpu]:
+    """AMD GPUs in ROCm's order (KFD node), then the rest in PCI order."""
+
+    def key(gpu: Gpu) -> tuple[int, int, str]:
+        group = 0 if gpu.is_amd else 1
+        node = gpu.kfd_node if gpu.kfd_node is not None else 1 << 20
+        return (group, node, gpu.slot or "~")
+
+    return sorted(gpus, key=key)
+
+
+def _vendor_key(vendor: int) -> str:
+    return {0x1002: "amd", 0x10DE: "nvidia", 0x8086: "intel"}.get(vendor, "other")
+
+
+def _hex_value(text: str | None) -> int | None:
+    if not text:
+        return None
+    try:
+        return int(text.strip(), 16)
+    except ValueError:
+        return None
+
+
+def _int_value(text: str | None) -> int | None:
+    if not text:
+        return None
+    try:
+        return int(text.strip())
+    except ValueError:
+        return None

@@ -1,0 +1,194 @@
+"""ROCm facts: installed releases (side by side too) and what the ROCm tools print.
+
+Releases are found in /opt/rocm-*/.info/version, in dpkg's status file (AMD's packages and the
+distribution's own), in pacman's database and through rpm. ``rocminfo`` and ``rocm-smi`` (or
+``amd-smi`` where rocm-smi is gone) run concurrently, each with a timeout.
+"""
+
+from __future__ import annotations
+
+import re
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from core.probe.parse.oslike import DpkgPackage, parse_dpkg_status
+from core.probe.parse.rocminfo import RocminfoReport, parse_rocminfo
+from core.probe.parse.smi import SmiReport, parse_amd_smi, parse_rocm_smi
+from core.system import CommandResult, System
+
+TOOL_TIMEOUT = 10.0
+ROCMINFO = ("rocminfo",)
+ROCM_SMI = ("rocm-smi", "--showproductname")
+AMD_SMI = ("amd-smi", "static")
+RPM_QUERY = ("rpm", "-q", "rocm-core", "rocminfo", "hip-runtime-amd")
+# Packages whose version is the ROCm release they belong to.
+_CORE_PACKAGES = re.compile(r"^(rocm-core|rocm-hip-runtime|hip-runtime-amd|rocminfo)(\d[\d.]*)?$")
+_DISTRO_PACKAGES = re.compile(r"^(libamdhip64-\d+|libhsa-runtime64-\d+|libhsakmt\d+|rocminfo)$")
+_VERSION = re.compile(r"(\d+\.\d+(?:\.\d+)?)")
+
+
+@dataclass(frozen=True)
+class RocmInstall:
+    version: str
+    """"6.2.0" (major.minor.patch as far as known)."""
+    where: str
+    """"/opt/rocm-6.2.0", "dpkg:rocm-core", "pacman:rocm-core", "rpm:rocm-core", "distro:libamdhip64-5"."""
+
+
+@dataclass(frozen=True)
+class RocmFacts:
+    installs: tuple[RocmInstall, ...]
+    rocminfo: RocminfoReport | None
+    rocminfo_run: CommandResult | None
+    smi: SmiReport | None
+    smi_tool: str | None
+    dpkg_packages: tuple[DpkgPackage, ...]
+
+    @property
+    def versions(self) -> list[str]:
+        """Distinct releases, newest first."""
+        seen = {install.version for install in self.installs}
+        return sorted(seen, key=_version_key, reverse=True)
+
+    @property
+    def series(self) -> list[str]:
+        """Distinct major.minor series, newest first (6.2.0 and 6.2.4 are one series)."""
+        seen = {".".join(v.split(".")[:2]) for v in self.versions}
+        return sorted(seen, key=_version_key, reverse=True)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "versions": self.versions,
+            "installs": [{"version": i.version, "where": i.where} for i in self.installs],
+            "rocminfo": _tool_json(self.rocminfo_run, self.rocminfo),
+            "smi": None
+            if self.smi is None
+            else {
+                "tool": self.smi_tool,
+                "gpus": [g.name for g in self.smi.gpus],
+                "error": self.smi.error,
+            },
+        }
+
+
+def _tool_json(run: CommandResult | None, report: RocminfoReport | None) -> object:
+    if run is None or not run.found:
+        return None
+    return {
+        "ok": run.ok,
+        "timed_out": run.timed_out,
+        "returncode": run.returncode,
+        "error": report.error if report else None,
+        "gpu_agents": [a.gfx for a in report.agents if (a.device_type or "").upper() == "GPU"]
+        if report
+        else [],
+    }
+
+
+def probe_rocm(system: System) -> RocmFacts:
+    """Installed ROCm releases and the ROCm tools' answers."""
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        rocminfo_job = pool.submit(system.run, list(ROCMINFO), TOOL_TIMEOUT)
+        smi_job = pool.submit(system.run, list(ROCM_SMI), TOOL_TIMEOUT)
+        installs, packages = _installs(system)
+        rocminfo_run = rocminfo_job.result()
+        smi_run = smi_job.result()
+    smi_tool: str | None = "rocm-smi"
+    smi: SmiReport | None = parse_rocm_smi(smi_run.output) if smi_run.found else None
+    if not smi_run.found:
+        amd_run = system.run(list(AMD_SMI), TOOL_TIMEOUT)
+        smi_tool = "amd-smi" if amd_run.found else None
+        smi = parse_amd_smi(amd_run.output) if amd_run.found else None
+    return RocmFacts(
+        installs=tuple(installs),
+        rocminfo=parse_rocminfo(rocminfo_run.output) if rocminfo_run.found else None,
+        rocminfo_run=rocminfo_run,
+        smi=smi,
+        smi_tool=smi_tool,
+        dpkg_packages=tuple(packages),
+    )
+
+
+def _installs(system: System) -> tuple[list[RocmInstall], list[DpkgPackage]]:
+    installs = _opt_installs(system)
+    packages = [
+        p
+        for p in parse_dpkg_status(system.read_text("/var/lib/dpkg/status") or "")
+        if p.status.endswith("installed")
+    ]
+    installs += _dpkg_installs(packages)
+    installs += _pacman_installs(system)
+    installs += _rpm_installs(system)
+    return _dedupe(installs), packages
+
+
+def _opt_installs(system: System) -> list[RocmInstall]:
+    found = []
+    for name in system.list_dir("/opt") or []:
+        if not name.startswith("rocm"):
+            continue
+        path = f"/opt/{name}"
+        if system.readlink(path) is not None:
+            continue  # /opt/rocm -> rocm-6.2.0: the link is not a second install
+        text = system.read_text(f"{path}/.info/version") or ""
+        match = _VERSION.search(text) or _VERSION.search(name)
+        if match:
+            found.append(RocmInstall(_full(match.group(1)), path))
+    return found
+
+
+def _dpkg_installs(packages: list[DpkgPackage]) -> list[RocmInstall]:
+    found = []
+    for package in packages:
+        if _CORE_PACKAGES.match(package.name) and package.name != "rocminfo":
+            match = _VERSION.search(package.version)
+            if match:
+                found.append(RocmInstall(_full(match.group(1)), f"dpkg:{package.name}"))
+        elif _DISTRO_PACKAGES.match(package.name) and package.name.startswith("libamdhip64"):
+            # Ubuntu/Debian's own ROCm: versions like 5.7.1-3 (noble) or 5.2.3-3 (bookworm)
+            match = _VERSION.search(package.version)
+            if match:
+                found.append(RocmInstall(_full(match.group(1)), f"distro:{package.name}"))
+    return found
+
+
+def _pacman_installs(system: System) -> list[RocmInstall]:
+    found = []
+    for name in system.list_dir("/var/lib/pacman/local") or []:
+        if name.startswith("rocm-core-"):
+            match = _VERSION.search(name[len("rocm-core-") :])
+            if match:
+                found.append(RocmInstall(_full(match.group(1)), "pacman:rocm-core"))
+    return found
+
+
+def _rpm_installs(system: System) -> list[RocmInstall]:
+    if not system.exists("/var/lib/rpm") and not system.exists("/usr/lib/sysimage/rpm"):
+        return []
+    result = system.run(list(RPM_QUERY), timeout=5)
+    found = []
+    for line in result.output.splitlines() if result.ok or result.output else []:
+        if line.startswith("rocm-core-"):
+            match = _VERSION.search(line[len("rocm-core-") :])
+            if match:
+                found.append(RocmInstall(_full(match.group(1)), "rpm:rocm-core"))
+    return found
+
+
+def _dedupe(installs: list[RocmInstall]) -> list[RocmInstall]:
+    """One entry per release; /opt beats the package database as the place to name."""
+    by_version: dict[str, RocmInstall] = {}
+    for install in installs:
+        by_version.setdefault(install.version, install)
+    return list(by_version.values())
+
+
+def _full(version: str) -> str:
+    parts = version.split(".")
+    while len(parts) < 3:
+        parts.append("0")
+    return ".".join(parts[:3])
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(p) if p.isdigit() else 0 for p in version.split("."))

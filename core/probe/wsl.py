@@ -1,0 +1,55 @@
+"""The Windows side of WSL 2: the GPUs Windows sees and their driver versions.
+
+Only what Windows interop can tell from inside WSL: ``powershell.exe`` lists the video controllers
+(name, WDDM driver version, vendor). It runs with a timeout, since interop can hang.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.probe.parse.windows import WinGpu, parse_video_controllers
+from core.system import System
+
+POWERSHELL_GPUS = (
+    "powershell.exe",
+    "-NoProfile",
+    "-NonInteractive",
+    "-Command",
+    "Get-CimInstance Win32_VideoController | Select-Object Name,DriverVersion,"
+    "AdapterCompatibility | ConvertTo-Json",
+)
+TIMEOUT = 8.0
+
+
+@dataclass(frozen=True)
+class WindowsFacts:
+    checked: bool
+    """False when interop is off or powershell.exe is not reachable."""
+    gpus: tuple[WinGpu, ...]
+    problem: str | None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "checked": self.checked,
+            "gpus": [
+                {"name": g.name, "driver_version": g.driver_version, "vendor": g.vendor}
+                for g in self.gpus
+            ],
+            "problem": self.problem,
+        }
+
+
+def probe_windows(system: System, wsl: int | None, interop: bool) -> WindowsFacts | None:
+    """None outside WSL 2."""
+    if wsl != 2:
+        return None
+    if not interop:
+        return WindowsFacts(False, (), "Windows interop is off in this WSL distribution")
+    result = system.run(list(POWERSHELL_GPUS), timeout=TIMEOUT)
+    if not result.found:
+        return WindowsFacts(False, (), "powershell.exe is not reachable from WSL")
+    if result.timed_out:
+        return WindowsFacts(False, (), f"powershell.exe did not answer within {TIMEOUT:.0f} s")
+    gpus = parse_video_controllers(result.output)
+    return WindowsFacts(True, gpus, None if gpus else "Windows listed no video controller")

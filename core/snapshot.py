@@ -1,0 +1,230 @@
+"""``rocmate snapshot DIR``: record what the doctor reads from this machine, anonymised.
+
+A :class:`RecordingSystem` sits between the probes and the live machine and keeps a copy of every
+answer; :func:`write_snapshot` then runs the doctor through it. The folder follows DESIGN.md's
+"Machine snapshot v1" and can be replayed anywhere with ``--root DIR``. Serial numbers and unique
+ids are masked, shell start-up files keep only the lines that set GPU variables, and dpkg's status
+keeps only GPU-related packages, so the folder can be attached to a bug report.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from core.probe.environment import WATCHED, scan_file
+from core.system import (
+    DEFAULT_TIMEOUT,
+    MAX_READ,
+    CommandResult,
+    DeviceAccess,
+    LiveSystem,
+    UserInfo,
+    command_name,
+)
+
+ENV_KEPT = (*WATCHED, "HOME", "XDG_DATA_HOME", "WSL_DISTRO_NAME", "WSL_INTEROP", "DISPLAY",
+            "WAYLAND_DISPLAY", "VIRTUAL_ENV", "CONDA_PREFIX")
+_SERIALS = [
+    (re.compile(r"^(unique_id\s+)\d+", re.M), r"\g<1>0"),
+    (re.compile(r"(Uuid:\s+GPU-)[0-9A-Za-z]+"), r"\g<1>XX"),
+    (re.compile(r"(?i)(serial(?:[ _]number)?\s*[:=]\s*)\S+"), r"\g<1>REDACTED"),
+    (re.compile(r"(?i)(\"?(?:serial|unique_id|uuid|asic_serial)\"?\s*[:=]\s*\"?)[0-9A-Za-z-]+"),
+     r"\g<1>REDACTED"),
+    (re.compile(r"(?i)(Unique ID\s*:\s*)\S+"), r"\g<1>REDACTED"),
+]
+_DPKG_KEEP = re.compile(r"^(rocm|hip|amdgpu|libamdhip|libhsa|rocminfo|hsa-|miopen|rocblas|linux-headers)")
+_SHELL_FILES = re.compile(
+    r"(/\.(bashrc|bash_profile|bash_login|profile|zshrc|zshenv|zprofile|pam_environment)$"
+    r"|/\.config/fish/|/\.config/environment\.d/|^/etc/(environment|profile|bash\.bashrc)"
+    r"|^/etc/profile\.d/|^/etc/environment\.d/|^/etc/zsh/)"
+)
+
+
+class RecordingSystem:
+    """A live system that remembers what was read, for :func:`write_snapshot`."""
+
+    def __init__(self, out: Path, live: LiveSystem | None = None) -> None:
+        self.live = live or LiveSystem()
+        self.out = Path(out)
+        self.files = self.out / "files"
+        self.files.mkdir(parents=True, exist_ok=True)
+        (self.out / "commands").mkdir(exist_ok=True)
+        self.devices: dict[str, dict[str, Any]] = {}
+        self.torch: dict[str, Any] | None = None
+        self.user_info: UserInfo | None = None
+
+    # -- recording helpers ---------------------------------------------------------------------
+    def _mirror(self, path: str) -> Path:
+        """Recreate the symbolic links on the way to ``path``; the snapshot-side path."""
+        parts = [p for p in os.path.normpath("/" + path).split("/") if p]
+        done: list[str] = []
+        for index, part in enumerate(parts):
+            machine_path = "/" + "/".join([*done, part])
+            target = self.live.readlink(machine_path)
+            if target is None:
+                done.append(part)
+                continue
+            link = self.files.joinpath(*done, part)
+            link.parent.mkdir(parents=True, exist_ok=True)
+            if not link.is_symlink():
+                os.symlink(target, link)
+            resolved = os.path.normpath(os.path.join("/" + "/".join(done), target))
+            rest = "/".join(parts[index + 1 :])
+            return self._mirror(resolved + ("/" + rest if rest else ""))
+        return self.files.joinpath(*done)
+
+    def _store(self, path: str, data: bytes) -> None:
+        host = self._mirror(path)
+        host.parent.mkdir(parents=True, exist_ok=True)
+        host.write_bytes(anonymise_file(path, data))
+
+    # -- System --------------------------------------------------------------------------------
+    def read_bytes(self, path: str, limit: int = MAX_READ) -> bytes | None:
+        data = self.live.read_bytes(path, limit)
+        if data is not None:
+            self._store(path, data)
+        return data
+
+    def read_text(self, path: str, limit: int = MAX_READ) -> str | None:
+        data = self.read_bytes(path, limit)
+        return None if data is None else data.decode("utf-8", errors="replace")
+
+    def list_dir(self, path: str) -> list[str] | None:
+        names = self.live.list_dir(path)
+        if names is not None:
+            self._mirror(path).mkdir(parents=True, exist_ok=True)
+        return names
+
+    def exists(self, path: str) -> bool:
+        found = self.live.exists(path)
+        if found:
+            host = self._mirror(path)
+            if self.live.is_dir(path):
+                host.mkdir(parents=True, exist_ok=True)
+            elif not host.exists() and not host.is_symlink():
+                host.parent.mkdir(parents=True, exist_ok=True)
+                host.write_bytes(b"")
+        return found
+
+    def is_dir(self, path: str) -> bool:
+        found = self.live.is_dir(path)
+        if found:
+            self._mirror(path).mkdir(parents=True, exist_ok=True)
+        return found
+
+    def readlink(self, path: str) -> str | None:
+        target = self.live.readlink(path)
+        if target is not None:
+            self._mirror(os.path.dirname(path))
+            link = self._mirror(os.path.dirname(path)) / os.path.basename(path)
+            link.parent.mkdir(parents=True, exist_ok=True)
+            if not link.is_symlink():
+                os.symlink(target, link)
+        return target
+
+    def resolve(self, path: str) -> str:
+        self._mirror(path)
+        return self.live.resolve(path)
+
+    def run(self, argv: Sequence[str], timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
+        result = self.live.run(argv, timeout)
+        stem = self.out / "commands" / command_name(argv)
+        if result.found:
+            stem.with_name(stem.name + ".txt").write_text(
+                anonymise_text(result.output), encoding="utf-8"
+            )
+            if result.timed_out:
+                stem.with_name(stem.name + ".rc").write_text("timeout\n")
+            elif result.returncode:
+                stem.with_name(stem.name + ".rc").write_text(f"{result.returncode}\n")
+        return result
+
+    def env(self) -> Mapping[str, str]:
+        return self.live.env()
+
+    def user(self) -> UserInfo:
+        self.user_info = self.live.user()
+        return self.user_info
+
+    def device(self, path: str) -> DeviceAccess:
+        access = self.live.device(path)
+        if access.exists:
+            self.devices[path] = access.to_json()
+        return access
+
+    def device_nodes(self, folder: str) -> list[str]:
+        return self.live.device_nodes(folder)
+
+    def torch_facts(self, python: str | None, timeout: float) -> dict[str, Any] | None:
+        from core.probe.torch import run_torch_probe
+
+        self.torch = run_torch_probe(self.live, python, timeout)
+        return self.torch
+
+    # -- the end -------------------------------------------------------------------------------
+    def finish(self) -> None:
+        env = self.live.env()
+        kept = {
+            k: v for k, v in env.items() if k in ENV_KEPT or k.startswith("HSA_OVERRIDE_GFX_VERSION")
+        }
+        _write_json(self.out / "env.json", kept)
+        user = self.user_info or self.live.user()
+        _write_json(
+            self.out / "user.json",
+            {"name": user.name, "uid": user.uid, "home": user.home, "groups": list(user.groups)},
+        )
+        _write_json(self.out / "devices.json", self.devices)
+        if self.torch is not None:
+            _write_json(self.out / "torch.json", self.torch)
+
+
+def write_snapshot(
+    out: Path,
+    *,
+    python: str | None = None,
+    probe_torch: bool = True,
+    run: Callable[..., Any] | None = None,
+) -> RecordingSystem:
+    """Run the doctor against a recording of this machine and write the snapshot to ``out``."""
+    from core.doctor import run_doctor
+
+    recorder = RecordingSystem(out)
+    (run or run_doctor)(recorder, python=python, probe_torch=probe_torch)
+    recorder.finish()
+    return recorder
+
+
+def anonymise_text(text: str) -> str:
+    for pattern, replacement in _SERIALS:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def anonymise_file(path: str, data: bytes) -> bytes:
+    if path.startswith("/sys/firmware/efi/"):
+        return data
+    text = data.decode("utf-8", errors="replace")
+    if _SHELL_FILES.search(path):
+        keep = {s.line for s in scan_file(path, text)}
+        lines = text.splitlines()
+        text = "\n".join(line if i in keep else "" for i, line in enumerate(lines, 1)) + "\n"
+    elif path == "/var/lib/dpkg/status":
+        stanzas = text.split("\n\n")
+        text = "\n\n".join(s for s in stanzas if _DPKG_KEEP.match(_package_name(s))) + "\n"
+    return anonymise_text(text).encode("utf-8")
+
+
+def _package_name(stanza: str) -> str:
+    for line in stanza.splitlines():
+        if line.startswith("Package:"):
+            return line.split(":", 1)[1].strip()
+    return ""
+
+
+def _write_json(path: Path, data: object) -> None:
+    path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
