@@ -1,0 +1,58 @@
+"""`rocmate snapshot`: record this machine, replay it, get the same answer; nothing private kept."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+from core.doctor import run_doctor
+from core.snapshot import anonymise_file, anonymise_text, write_snapshot
+from core.system import LiveSystem, SnapshotSystem
+
+
+def _comparable(answer: dict) -> dict:
+    answer = dict(answer)
+    answer.pop("timings")
+    return answer
+
+
+def test_record_and_replay_give_the_same_answer(tmp_path: Path) -> None:
+    out = tmp_path / "snap"
+    write_snapshot(out, python=sys.executable)
+    live = run_doctor(LiveSystem(), python=sys.executable).to_json()
+    replayed = run_doctor(SnapshotSystem(out)).to_json()
+    assert _comparable(replayed) == _comparable(live)
+    assert json.loads((out / "torch.json").read_text())["version"]
+    assert (out / "user.json").is_file() and (out / "env.json").is_file()
+    assert (out / "files/etc/os-release").is_file()
+
+
+def test_snapshot_keeps_sysfs_links_as_links(tmp_path: Path) -> None:
+    out = tmp_path / "snap"
+    write_snapshot(out, probe_torch=False)
+    pci = out / "files/sys/bus/pci/devices"
+    if not pci.is_dir() or not any(pci.iterdir()):
+        return  # a machine without PCI sysfs (some containers)
+    entry = next(pci.iterdir())
+    assert entry.is_symlink()
+    assert not os.readlink(entry).startswith(str(tmp_path))
+
+
+def test_serials_and_unrelated_lines_are_removed() -> None:
+    props = anonymise_text("unique_id 11420932837461522459\nnum_xcc 1\n")
+    assert props == "unique_id 0\nnum_xcc 1\n"
+    assert "8a2c43f3" not in anonymise_text("  Uuid:                    GPU-8a2c43f3a1b2c3d4\n")
+    smi = anonymise_text("GPU[0]\t\t: Serial Number: 0x1234abcd\n")
+    assert "1234abcd" not in smi
+    bashrc = b"export OPENAI_API_KEY=sk-secret\nexport HSA_OVERRIDE_GFX_VERSION=10.3.0\n"
+    kept = anonymise_file("/home/ana/.bashrc", bashrc).decode()
+    assert "sk-secret" not in kept
+    assert kept.splitlines()[1] == "export HSA_OVERRIDE_GFX_VERSION=10.3.0"
+    status = (
+        b"Package: openssh-server\nStatus: install ok installed\nVersion: 1\n\n"
+        b"Package: rocm-core\nStatus: install ok installed\nVersion: 6.2.0.60200-66~22.04\n"
+    )
+    kept = anonymise_file("/var/lib/dpkg/status", status).decode()
+    assert "openssh" not in kept and "rocm-core" in kept
