@@ -39,14 +39,19 @@ def main() -> int:
         wall, out = _timed([*base, "--no-torch"])
         walls.append(wall)
         probes.append(json.loads(out)["timings"]["total_s"])
-    print(f"doctor --no-torch, whole command ({args.runs} runs): median {statistics.median(walls):.3f} s,"
-          f" min {min(walls):.3f} s, max {max(walls):.3f} s")
+    print(
+        f"doctor --no-torch, whole command ({args.runs} runs): "
+        f"median {statistics.median(walls):.3f} s,"
+        f" min {min(walls):.3f} s, max {max(walls):.3f} s"
+    )
     print(f"  of which probes + diagnosis in-process: median {statistics.median(probes):.3f} s")
     torch_args = [*base] + (["--python", args.python] if args.python else [])
     wall, out = _timed(torch_args)
     timings = json.loads(out)["timings"]
-    print(f"doctor with the torch probe: {wall:.2f} s whole command; "
-          f"torch probe alone {timings.get('torch_s', float('nan')):.2f} s")
+    print(
+        f"doctor with the torch probe: {wall:.2f} s whole command; "
+        f"torch probe alone {timings.get('torch_s', float('nan')):.2f} s"
+    )
     return 0
 
 

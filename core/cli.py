@@ -66,7 +66,7 @@ def _machine_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _add_doctor(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def _add_doctor(sub: argparse._SubParsersAction) -> None:
     doctor = sub.add_parser("doctor", help="check this machine for ROCm and PyTorch")
     _machine_options(doctor)
     doctor.add_argument("--json", action="store_true", help="print rocmate.doctor/1 JSON")
@@ -75,7 +75,7 @@ def _add_doctor(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     doctor.set_defaults(func=_doctor)
 
 
-def _add_snapshot(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def _add_snapshot(sub: argparse._SubParsersAction) -> None:
     snap = sub.add_parser("snapshot", help="record this machine (anonymised) into a folder")
     snap.add_argument("out", metavar="DIR")
     snap.add_argument("--python", metavar="PATH")
@@ -83,7 +83,7 @@ def _add_snapshot(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
     snap.set_defaults(func=_snapshot)
 
 
-def _add_explain(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def _add_explain(sub: argparse._SubParsersAction) -> None:
     exp = sub.add_parser("explain", help="explain an error message for this machine")
     exp.add_argument("text", nargs="?", default="-", help="the error text, or - to read stdin")
     _machine_options(exp)
@@ -91,7 +91,7 @@ def _add_explain(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
     exp.set_defaults(func=_explain)
 
 
-def _add_bench(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def _add_bench(sub: argparse._SubParsersAction) -> None:
     try:
         from core.bench import cli as bench_cli
     except ImportError:  # the benchmark engine is optional in a trimmed install
@@ -148,8 +148,12 @@ def _explain(args: argparse.Namespace) -> int:
     report = _run_doctor(args)
     explanations = explain(text, load_knowledge(), report)
     if args.json:
-        print(json.dumps({"schema": "rocmate.explain/1",
-                          "matches": [e.to_json() for e in explanations]}, indent=2))
+        print(
+            json.dumps(
+                {"schema": "rocmate.explain/1", "matches": [e.to_json() for e in explanations]},
+                indent=2,
+            )
+        )
     else:
         sys.stdout.write(render_explanations(text, explanations, report))
     return 0 if explanations else 1

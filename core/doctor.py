@@ -31,7 +31,7 @@ class DoctorReport:
         facts = self.facts
         platform = facts.platform.to_json()
         gpus = []
-        for gpu, support in zip(facts.gpus.gpus, self.supports):
+        for gpu, support in zip(facts.gpus.gpus, self.supports, strict=True):
             entry = gpu.to_json()
             entry["support"] = support.to_json()
             gpus.append(entry)

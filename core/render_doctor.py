@@ -49,7 +49,7 @@ def _machine(report: DoctorReport, style: Style) -> list[str]:
     lines = [f"  System   {system}, kernel {p.kernel or 'unknown'}"]
     if not facts.gpus.gpus:
         lines.append("  GPUs     none found")
-    for i, (gpu, support) in enumerate(zip(facts.gpus.gpus, report.supports)):
+    for i, (gpu, support) in enumerate(zip(facts.gpus.gpus, report.supports, strict=True)):
         label = "GPUs" if i == 0 else ""
         bits = [gpu.gfx or ("no gfx target" if gpu.is_amd else gpu.vendor.upper())]
         if gpu.vram_bytes and not gpu.integrated:
@@ -69,7 +69,9 @@ def _machine(report: DoctorReport, style: Style) -> list[str]:
         lines.append("  PyTorch  not installed")
     else:
         backend = {"rocm": f"ROCm {torch.hip}", "cuda": f"CUDA {torch.cuda}", "cpu": "CPU only"}
-        lines.append(f"  PyTorch  {torch.version} ({backend.get(torch.build, '')}) in {torch.python}")
+        lines.append(
+            f"  PyTorch  {torch.version} ({backend.get(torch.build, '')}) in {torch.python}"
+        )
     return lines
 
 

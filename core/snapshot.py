@@ -27,17 +27,30 @@ from core.system import (
     command_name,
 )
 
-ENV_KEPT = (*WATCHED, "HOME", "XDG_DATA_HOME", "WSL_DISTRO_NAME", "WSL_INTEROP", "DISPLAY",
-            "WAYLAND_DISPLAY", "VIRTUAL_ENV", "CONDA_PREFIX")
+ENV_KEPT = (
+    *WATCHED,
+    "HOME",
+    "XDG_DATA_HOME",
+    "WSL_DISTRO_NAME",
+    "WSL_INTEROP",
+    "DISPLAY",
+    "WAYLAND_DISPLAY",
+    "VIRTUAL_ENV",
+    "CONDA_PREFIX",
+)
 _SERIALS = [
     (re.compile(r"^(unique_id\s+)\d+", re.M), r"\g<1>0"),
     (re.compile(r"(Uuid:\s+GPU-)[0-9A-Za-z]+"), r"\g<1>XX"),
     (re.compile(r"(?i)(serial(?:[ _]number)?\s*[:=]\s*)\S+"), r"\g<1>REDACTED"),
-    (re.compile(r"(?i)(\"?(?:serial|unique_id|uuid|asic_serial)\"?\s*[:=]\s*\"?)[0-9A-Za-z-]+"),
-     r"\g<1>REDACTED"),
+    (
+        re.compile(r"(?i)(\"?(?:serial|unique_id|uuid|asic_serial)\"?\s*[:=]\s*\"?)[0-9A-Za-z-]+"),
+        r"\g<1>REDACTED",
+    ),
     (re.compile(r"(?i)(Unique ID\s*:\s*)\S+"), r"\g<1>REDACTED"),
 ]
-_DPKG_KEEP = re.compile(r"^(rocm|hip|amdgpu|libamdhip|libhsa|rocminfo|hsa-|miopen|rocblas|linux-headers)")
+_DPKG_KEEP = re.compile(
+    r"^(rocm|hip|amdgpu|libamdhip|libhsa|rocminfo|hsa-|miopen|rocblas|linux-headers)"
+)
 _SHELL_FILES = re.compile(
     r"(/\.(bashrc|bash_profile|bash_login|profile|zshrc|zshenv|zprofile|pam_environment)$"
     r"|/\.config/fish/|/\.config/environment\.d/|^/etc/(environment|profile|bash\.bashrc)"
@@ -170,7 +183,9 @@ class RecordingSystem:
     def finish(self) -> None:
         env = self.live.env()
         kept = {
-            k: v for k, v in env.items() if k in ENV_KEPT or k.startswith("HSA_OVERRIDE_GFX_VERSION")
+            k: v
+            for k, v in env.items()
+            if k in ENV_KEPT or k.startswith("HSA_OVERRIDE_GFX_VERSION")
         }
         _write_json(self.out / "env.json", kept)
         user = self.user_info or self.live.user()

@@ -414,7 +414,9 @@ class SnapshotSystem:
 
     def device_nodes(self, folder: str) -> list[str]:
         prefix = folder.rstrip("/") + "/"
-        return sorted(p for p in self._devices() if p.startswith(prefix) and "/" not in p[len(prefix):])
+        return sorted(
+            p for p in self._devices() if p.startswith(prefix) and "/" not in p[len(prefix) :]
+        )
 
     def torch_facts(self, python: str | None, timeout: float) -> dict[str, Any] | None:
         data = _load_json(self.root / "torch.json")

@@ -1,4 +1,4 @@
-"""What every rule needs besides the facts: each GPU's support, the card to use, the override in force."""
+"""What every rule needs besides the facts: each GPU's support, the card, the override in force."""
 
 from __future__ import annotations
 
@@ -88,7 +88,8 @@ class Context:
 
     @cached_property
     def amd(self) -> list[tuple[Gpu, Support]]:
-        return [(g, s) for g, s in zip(self.facts.gpus.gpus, self.supports) if g.is_amd]
+        pairs = zip(self.facts.gpus.gpus, self.supports, strict=True)
+        return [(g, s) for g, s in pairs if g.is_amd]
 
     @cached_property
     def primary(self) -> tuple[Gpu, Support] | None:
@@ -123,7 +124,7 @@ class Context:
         return make_setting(value, "HSA_OVERRIDE_GFX_VERSION")
 
     def effective_gfx(self, gpu: Gpu) -> str | None:
-        """The target the runtime picks code for: the override when set and valid, else the card's."""
+        """The target the runtime picks code for: a valid override, else the card's own."""
         setting = self.override_for(gpu)
         if setting is not None and setting.valid:
             return setting.gfx
@@ -144,7 +145,7 @@ def make_setting(value: str, variable: str) -> OverrideSetting:
 
 
 def fits(setting: OverrideSetting, support: Support, gpu: Gpu) -> bool:
-    """Whether an override value suits a GPU: its recommended value, or the card posing as itself."""
+    """Whether an override suits a GPU: its recommended value, or the card posing as itself."""
     if not setting.valid:
         return False
     if support.status == "override":

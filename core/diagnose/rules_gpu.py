@@ -52,7 +52,9 @@ def no_amd_gpu(ctx: Context) -> list[Finding]:
     )
     fix = "To use ROCm, fit an AMD GPU that ROCm supports (for example a Radeon RX 7900 XTX)."
     if has_nvidia:
-        detail += " rocmate's benchmarks still run on this NVIDIA GPU through a CUDA build of PyTorch."
+        detail += (
+            " rocmate's benchmarks still run on this NVIDIA GPU through a CUDA build of PyTorch."
+        )
         fix += " To benchmark this card: rocmate bench resnet50-train --device cuda:0"
     return [Finding("no-amd-gpu", "error", "No AMD GPU: ROCm cannot be used here", detail, fix)]
 
@@ -126,7 +128,8 @@ def override_needed(ctx: Context) -> list[Finding]:
             "warning",
             f"{gpu.name} needs HSA_OVERRIDE_GFX_VERSION={sup.override}",
             f"Its own target {gpu.gfx} is not on AMD's list and PyTorch's wheels carry no code "
-            f"for it; posing as {_gfx_of(sup.override)} (a close relative) makes PyTorch run.{caveat}",
+            f"for it; posing as {_gfx_of(sup.override)} (a close relative) makes PyTorch "
+            f"run.{caveat}",
             f"export HSA_OVERRIDE_GFX_VERSION={sup.override}   "
             "(rocmate install writes it into the managed environment; see rocmate env)",
         )
@@ -161,16 +164,15 @@ def override_wrong(ctx: Context) -> list[Finding]:
                 "error" if sup.status == "official" or not setting.valid else "warning",
                 f"{setting.variable}={setting.value} does not fit {gpu.name}",
                 problem + where,
-                f"{right}; remove the stale line from the file that sets it, then open a new shell.",
+                f"{right}; remove the stale line from the file that sets it, then open a new "
+                "shell.",
             )
         )
     findings += _stale_file_overrides(ctx, seen)
     return findings
 
 
-def _override_problem(
-    ctx: Context, gpu: Gpu, sup: Support, setting: OverrideSetting
-) -> str | None:
+def _override_problem(ctx: Context, gpu: Gpu, sup: Support, setting: OverrideSetting) -> str | None:
     if not setting.valid:
         return (
             f"'{setting.value}' is not a valid value (the ROCm runtime wants exactly "

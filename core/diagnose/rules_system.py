@@ -48,7 +48,9 @@ def _kfd_missing(ctx: Context) -> Finding:
         fix = "Nothing for ROCm on this card; see the support finding."
     elif "vfio-pci" in drivers:
         detail = "The card is bound to vfio-pci (reserved for a virtual machine), not to amdgpu."
-        fix = "Unbind it from vfio-pci (remove it from vfio-pci.ids) and reboot, or use it in the VM."
+        fix = (
+            "Unbind it from vfio-pci (remove it from vfio-pci.ids) and reboot, or use it in the VM."
+        )
     elif not facts.driver.amdgpu_loaded:
         detail = (
             "The amdgpu kernel module is not loaded, so the GPU has no compute device node. "
@@ -163,12 +165,15 @@ def distro(ctx: Context) -> list[Finding]:
         }
         if any(d in candidates for d in release.other_distros):
             return []
-        if any(d.startswith(f"{platform.distro_id}-") and d.split("-", 1)[1].split(".")[0] == major
-               for d in release.other_distros):
+        if any(
+            d.startswith(f"{platform.distro_id}-") and d.split("-", 1)[1].split(".")[0] == major
+            for d in release.other_distros
+        ):
             return []
         shown = f"{platform.distro_name} {platform.distro_version}".strip()
     served = ", ".join(
-        [f"Ubuntu {v}" for v in release.ubuntu] + [d.replace("-", " ") for d in release.other_distros]
+        [f"Ubuntu {v}" for v in release.ubuntu]
+        + [d.replace("-", " ") for d in release.other_distros]
     )
     return [
         Finding(
@@ -272,7 +277,9 @@ def windows_side(ctx: Context) -> list[Finding]:
                 "Make sure the AMD Adrenalin driver with WSL support is installed on Windows.",
             )
         ]
-    amd = [g for g in windows.gpus if "amd" in (g.vendor or "").lower() or "radeon" in g.name.lower()]
+    amd = [
+        g for g in windows.gpus if "amd" in (g.vendor or "").lower() or "radeon" in g.name.lower()
+    ]
     if not amd:
         return [
             Finding(

@@ -92,7 +92,10 @@ def _no_gpu(ctx: Context, findings: list[Finding], where: str) -> Finding:
         )
         fix = "rocminfo; dmesg | grep -i -E 'amdgpu|kfd'; rocmate explain '<the error>'"
     else:
-        fix = "Fix the findings above, then check again: python -c 'import torch; print(torch.cuda.is_available())'"
+        fix = (
+            "Fix the findings above, then check again: "
+            "python -c 'import torch; print(torch.cuda.is_available())'"
+        )
     return Finding(
         "torch-no-gpu",
         "error",

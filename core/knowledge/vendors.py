@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+
+import tomllib
 
 from core.resources import data_dir
 
@@ -35,7 +36,7 @@ class VendorTable:
         return vendor.compute if vendor is not None else True
 
     def key_for_name(self, text: str) -> str:
-        """"amd", "nvidia", "intel" or "other" for a vendor or product name."""
+        """ "amd", "nvidia", "intel" or "other" for a vendor or product name."""
         lowered = text.lower()
         for vendor in self.vendors:
             if vendor.compute and any(name.lower() in lowered for name in vendor.names):

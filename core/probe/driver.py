@@ -1,4 +1,4 @@
-"""Kernel-driver readiness: amdgpu loaded, kernels and their headers, DKMS leftovers, Secure Boot."""
+"""Kernel-driver readiness: amdgpu loaded, kernels and headers, DKMS leftovers, Secure Boot."""
 
 from __future__ import annotations
 
@@ -7,9 +7,7 @@ from dataclasses import dataclass
 from core.probe.parse.oslike import parse_mokutil_sb_state, parse_secure_boot_efivar
 from core.system import System
 
-SECURE_BOOT_VAR = (
-    "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c"
-)
+SECURE_BOOT_VAR = "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c"
 
 
 @dataclass(frozen=True)

@@ -145,9 +145,9 @@ def _assignment(line: str) -> tuple[str, str] | None:
 
 def _fish_universal(line: str) -> tuple[str, str] | None:
     match = _FISH_UNIVERSAL.match(line)
-    if not match or not (match.group("name") in WATCHED or _PER_NODE_OVERRIDE.match(
-        match.group("name")
-    )):
+    if not match or not (
+        match.group("name") in WATCHED or _PER_NODE_OVERRIDE.match(match.group("name"))
+    ):
         return None
     value = re.sub(r"\\x([0-9a-fA-F]{2})", lambda m: chr(int(m.group(1), 16)), match.group("value"))
     return match.group("name"), value

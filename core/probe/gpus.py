@@ -1,6 +1,6 @@
 """GPU facts: every graphics/compute device, its gfx target, VRAM and whether it is integrated.
 
-Sources, best first: the KFD topology in sysfs (what ROCm itself enumerates, no ROCm install needed),
+Sources, best first: the KFD topology in sysfs (what ROCm itself enumerates, no ROCm needed),
 PCI sysfs (every GPU, whatever its driver), ``lspci -nn`` where sysfs is missing, ``rocminfo`` and
 the SMI tools where they run, and on WSL 2 the Windows side. Names come from the knowledge base.
 """

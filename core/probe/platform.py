@@ -58,9 +58,7 @@ def probe_platform(system: System) -> PlatformFacts:
     lsb = parse_lsb_release(system.read_text("/etc/lsb-release") or "")
     distro_id = (fields.get("ID") or lsb.get("DISTRIB_ID", "") or "unknown").strip().lower()
     ubuntu_codename = fields.get("UBUNTU_CODENAME", "").strip().lower()
-    codename = (
-        fields.get("VERSION_CODENAME") or lsb.get("DISTRIB_CODENAME") or ""
-    ).strip().lower()
+    codename = (fields.get("VERSION_CODENAME") or lsb.get("DISTRIB_CODENAME") or "").strip().lower()
     if distro_id == "ubuntu" and not ubuntu_codename:
         ubuntu_codename = codename
     proc_version = system.read_text("/proc/version")

@@ -32,7 +32,7 @@ class RocmInstall:
     version: str
     """"6.2.0" (major.minor.patch as far as known)."""
     where: str
-    """"/opt/rocm-6.2.0", "dpkg:rocm-core", "pacman:rocm-core", "rpm:rocm-core", "distro:libamdhip64-5"."""
+    """Where: "/opt/rocm-6.2.0", "dpkg:rocm-core", "pacman:rocm-core", "distro:libamdhip64-5"."""
 
 
 @dataclass(frozen=True)
@@ -114,7 +114,7 @@ def _installs(system: System) -> tuple[list[RocmInstall], list[DpkgPackage]]:
     packages = [
         p
         for p in parse_dpkg_status(system.read_text("/var/lib/dpkg/status") or "")
-        if p.status.endswith("installed")
+        if (p.status or "").endswith("installed")
     ]
     installs += _dpkg_installs(packages)
     installs += _pacman_installs(system)
@@ -141,12 +141,12 @@ def _dpkg_installs(packages: list[DpkgPackage]) -> list[RocmInstall]:
     found = []
     for package in packages:
         if _CORE_PACKAGES.match(package.name) and package.name != "rocminfo":
-            match = _VERSION.search(package.version)
+            match = _VERSION.search(package.version or "")
             if match:
                 found.append(RocmInstall(_full(match.group(1)), f"dpkg:{package.name}"))
         elif _DISTRO_PACKAGES.match(package.name) and package.name.startswith("libamdhip64"):
             # Ubuntu/Debian's own ROCm: versions like 5.7.1-3 (noble) or 5.2.3-3 (bookworm)
-            match = _VERSION.search(package.version)
+            match = _VERSION.search(package.version or "")
             if match:
                 found.append(RocmInstall(_full(match.group(1)), f"distro:{package.name}"))
     return found

@@ -66,7 +66,7 @@ class TorchFacts:
 
     @property
     def build(self) -> str:
-        """"rocm", "cuda", "cpu" or "missing"."""
+        """ "rocm", "cuda", "cpu" or "missing"."""
         if not self.installed:
             return "missing"
         if self.hip:

@@ -28,14 +28,17 @@ def test_fish_forms() -> None:
     config = "set -gx HSA_OVERRIDE_GFX_VERSION 11.0.0\nset -x HIP_VISIBLE_DEVICES 0\n"
     found = [(s.name, s.value) for s in scan_file("config.fish", config)]
     assert found == [("HSA_OVERRIDE_GFX_VERSION", "11.0.0"), ("HIP_VISIBLE_DEVICES", "0")]
-    universal = "# This file contains fish universal variable definitions.\n" \
+    universal = (
+        "# This file contains fish universal variable definitions.\n"
         "SETUVAR --export HSA_OVERRIDE_GFX_VERSION:10\\x2e3\\x2e0\nSETUVAR fish_color_cwd:green\n"
+    )
     found = [(s.name, s.value) for s in scan_file("fish_variables", universal)]
     assert found == [("HSA_OVERRIDE_GFX_VERSION", "10.3.0")]
 
 
 def test_etc_environment_and_garbage() -> None:
-    assert [s.value for s in scan_file("/etc/environment", 'HSA_OVERRIDE_GFX_VERSION="9.0.0"\n')] \
-        == ["9.0.0"]
+    assert [
+        s.value for s in scan_file("/etc/environment", 'HSA_OVERRIDE_GFX_VERSION="9.0.0"\n')
+    ] == ["9.0.0"]
     assert scan_file("x", "\x00\xff HSA_OVERRIDE_GFX_VERSIONX=1\n") == []
     assert scan_file("x", "") == []

@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
+import tomllib
 
 from core.doctor import run_doctor
 from core.system import SnapshotSystem

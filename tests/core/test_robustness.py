@@ -36,16 +36,36 @@ BASE_FILES = {
     "commands/rocminfo.txt": "ROCk module is loaded\n*******\nAgent 2\n*******\n"
     "  Name:                    gfx1031\n  Device Type:             GPU\n",
     "commands/rocm-smi_--showproductname.txt": "GPU[0]\t\t: Card series: Navi 22\n",
-    "commands/lspci_-nn.txt": "03:00.0 VGA compatible controller [0300]: AMD [1002:73df] (rev c1)\n",
+    "commands/lspci_-nn.txt": "03:00.0 VGA compatible controller [0300]: AMD [1002:73df] "
+    "(rev c1)\n",
     "env.json": json.dumps({"HSA_OVERRIDE_GFX_VERSION": "10.3.0", "HOME": "/home/ana"}),
-    "user.json": json.dumps({"name": "ana", "uid": 1000, "home": "/home/ana",
-                             "groups": ["ana", "render", "video"]}),
-    "devices.json": json.dumps({"/dev/kfd": {"exists": True, "mode": "0660", "group": "render",
-                                             "readable": True, "writable": True}}),
-    "torch.json": json.dumps({"python": "/usr/bin/python3", "version": "2.5.1+rocm6.2",
-                              "hip": "6.2.41133", "cuda": None, "available": True,
-                              "device_count": 1, "devices": ["AMD Radeon RX 6700 XT"],
-                              "arch_list": ["gfx1030", "gfx1100"], "error": None}),
+    "user.json": json.dumps(
+        {"name": "ana", "uid": 1000, "home": "/home/ana", "groups": ["ana", "render", "video"]}
+    ),
+    "devices.json": json.dumps(
+        {
+            "/dev/kfd": {
+                "exists": True,
+                "mode": "0660",
+                "group": "render",
+                "readable": True,
+                "writable": True,
+            }
+        }
+    ),
+    "torch.json": json.dumps(
+        {
+            "python": "/usr/bin/python3",
+            "version": "2.5.1+rocm6.2",
+            "hip": "6.2.41133",
+            "cuda": None,
+            "available": True,
+            "device_count": 1,
+            "devices": ["AMD Radeon RX 6700 XT"],
+            "arch_list": ["gfx1030", "gfx1100"],
+            "error": None,
+        }
+    ),
 }
 
 
@@ -55,8 +75,10 @@ def _build(root: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
     (root / "files/sys/bus/pci/devices").mkdir(parents=True)
-    os.symlink("../../../devices/pci0000:00/0000:00:01.1/0000:03:00.0",
-               root / "files/sys/bus/pci/devices/0000:03:00.0")
+    os.symlink(
+        "../../../devices/pci0000:00/0000:00:01.1/0000:03:00.0",
+        root / "files/sys/bus/pci/devices/0000:03:00.0",
+    )
 
 
 def test_base_machine_is_understood(tmp_path: Path) -> None:
@@ -71,7 +93,9 @@ def test_base_machine_is_understood(tmp_path: Path) -> None:
 junk = st.one_of(
     st.binary(max_size=400),
     st.text(max_size=400),
-    st.sampled_from(["", "\x00" * 50, "{", "[]", "null", "9" * 40, "-1", "0x", "gfx_target_version"]),
+    st.sampled_from(
+        ["", "\x00" * 50, "{", "[]", "null", "9" * 40, "-1", "0x", "gfx_target_version"]
+    ),
 )
 
 

@@ -30,15 +30,26 @@ def _snapshot(tmp_path: Path) -> SnapshotSystem:
     (tmp_path / "devices.json").write_text(
         json.dumps(
             {
-                "/dev/kfd": {"exists": True, "mode": "0660", "group": "render",
-                             "readable": False, "writable": False},
-                "/dev/dri/renderD128": {"exists": True, "mode": "0660", "group": "render",
-                                        "readable": True, "writable": True},
+                "/dev/kfd": {
+                    "exists": True,
+                    "mode": "0660",
+                    "group": "render",
+                    "readable": False,
+                    "writable": False,
+                },
+                "/dev/dri/renderD128": {
+                    "exists": True,
+                    "mode": "0660",
+                    "group": "render",
+                    "readable": True,
+                    "writable": True,
+                },
             }
         )
     )
-    (tmp_path / "user.json").write_text(json.dumps({"name": "ana", "uid": 1000,
-                                                     "groups": ["ana", "video"]}))
+    (tmp_path / "user.json").write_text(
+        json.dumps({"name": "ana", "uid": 1000, "groups": ["ana", "video"]})
+    )
     (tmp_path / "env.json").write_text(json.dumps({"HSA_OVERRIDE_GFX_VERSION": "10.3.0"}))
     return SnapshotSystem(tmp_path)
 

@@ -1,0 +1,1 @@
+"""Facts about the machine: platform, GPUs, ROCm, PyTorch, permissions."""
