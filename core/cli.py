@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from core.doctor import DoctorReport
 
 
-COMMANDS = ("doctor", "snapshot", "explain", "bench")
+COMMANDS = ("doctor", "snapshot", "explain", "bench", "install", "env")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -50,6 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_snapshot(sub)
     _add_explain(sub)
     _add_bench(sub)
+    from core.install.cli import add_parsers as add_install
+
+    add_install(sub)
     return parser
 
 

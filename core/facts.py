@@ -29,6 +29,8 @@ class Facts:
     windows: WindowsFacts | None
     torch: TorchFacts | None
     torch_probed: bool
+    disk_free: dict[str, int] = field(default_factory=dict)
+    """Free bytes where a set-up writes (home, /opt), where known."""
     timings: dict[str, float] = field(default_factory=dict)
 
 
@@ -58,6 +60,7 @@ def gather(
     permissions = probe_permissions(system)
     environment = probe_environment(system, permissions.user)
     driver = probe_driver(system, platform.wsl)
+    disk_free = _disk_free(system, permissions.user.home)
     timings["probes_s"] = time.perf_counter() - start
     torch: TorchFacts | None = None
     if probe_torch:
@@ -74,5 +77,15 @@ def gather(
         windows=windows,
         torch=torch,
         torch_probed=probe_torch,
+        disk_free=disk_free,
         timings=timings,
     )
+
+
+def _disk_free(system: System, home: str) -> dict[str, int]:
+    found = {}
+    for path in (home, "/opt"):
+        free = system.disk_free(path)
+        if free is not None:
+            found[path] = free
+    return found

@@ -70,6 +70,7 @@ class RecordingSystem:
         self.devices: dict[str, dict[str, Any]] = {}
         self.torch: dict[str, Any] | None = None
         self.user_info: UserInfo | None = None
+        self.disk: dict[str, int] = {}
 
     # -- recording helpers ---------------------------------------------------------------------
     def _mirror(self, path: str) -> Path:
@@ -173,6 +174,12 @@ class RecordingSystem:
     def device_nodes(self, folder: str) -> list[str]:
         return self.live.device_nodes(folder)
 
+    def disk_free(self, path: str) -> int | None:
+        free = self.live.disk_free(path)
+        if free is not None:
+            self.disk[path] = free
+        return free
+
     def torch_facts(self, python: str | None, timeout: float) -> dict[str, Any] | None:
         from core.probe.torch import run_torch_probe
 
@@ -194,6 +201,8 @@ class RecordingSystem:
             {"name": user.name, "uid": user.uid, "home": user.home, "groups": list(user.groups)},
         )
         _write_json(self.out / "devices.json", self.devices)
+        if self.disk:
+            _write_json(self.out / "disk.json", self.disk)
         if self.torch is not None:
             _write_json(self.out / "torch.json", self.torch)
 

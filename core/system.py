@@ -116,6 +116,9 @@ class System(Protocol):
     def torch_facts(self, python: str | None, timeout: float) -> dict[str, Any] | None:
         """The torch probe's answer for ``python`` (see core.probe.torch), or None if not probed."""
 
+    def disk_free(self, path: str) -> int | None:
+        """Free bytes on the file system holding ``path`` (or its nearest existing parent)."""
+
 
 def command_name(argv: Sequence[str]) -> str:
     """The snapshot file stem for a command: argv joined by "_" with "/" replaced by "_"."""
@@ -255,6 +258,17 @@ class LiveSystem:
         from core.probe.torch import run_torch_probe  # local: the probe module uses System
 
         return run_torch_probe(self, python, timeout)
+
+    def disk_free(self, path: str) -> int | None:
+        probe = path
+        while probe and not os.path.exists(probe):
+            probe = os.path.dirname(probe.rstrip("/")) or "/"
+            if probe == "/":
+                break
+        try:
+            return shutil.disk_usage(probe or "/").free
+        except OSError:
+            return None
 
 
 def _decode(data: bytes | str | None) -> str:
@@ -421,6 +435,12 @@ class SnapshotSystem:
     def torch_facts(self, python: str | None, timeout: float) -> dict[str, Any] | None:
         data = _load_json(self.root / "torch.json")
         return data if isinstance(data, dict) else None
+
+    def disk_free(self, path: str) -> int | None:
+        """From the optional ``disk.json`` ({"/home/ana": bytes, ...}); None when not recorded."""
+        data = _load_json(self.root / "disk.json")
+        value = data.get(path) if isinstance(data, dict) else None
+        return value if isinstance(value, int) else None
 
 
 def _normalise(path: str) -> str:

@@ -5,6 +5,12 @@ from __future__ import annotations
 from core.diagnose.context import Context
 from core.diagnose.finding import Finding
 from core.knowledge.base import RocmRelease
+from core.knowledge.choose import (
+    describe_distro,
+    releases_for,
+    serving_releases,
+    ubuntu_version,
+)
 
 
 def wsl1(ctx: Context) -> list[Finding]:
@@ -145,44 +151,24 @@ def distro(ctx: Context) -> list[Finding]:
     if not ctx.amd or facts.platform.wsl == 1:
         return []
     platform = facts.platform
-    release = _newest_for(ctx)
-    if release is None:
+    rocm = ctx.primary[1].rocm if ctx.primary is not None else ()
+    candidates = releases_for(ctx.kb, rocm)
+    if not candidates or serving_releases(ctx.kb, platform, rocm):
         return []
-    if platform.is_ubuntu_family:
-        version = ctx.kb.ubuntu_version_for(platform.ubuntu_codename) or (
-            platform.distro_version if platform.distro_id == "ubuntu" else ""
-        )
-        if version in release.ubuntu:
-            return []
-        shown = f"Ubuntu {version or platform.ubuntu_codename or '?'}"
-        if platform.distro_id != "ubuntu":
-            shown = f"{platform.distro_name} (based on {shown})"
-    else:
-        major = platform.distro_version.split(".")[0]
-        candidates = {
-            f"{platform.distro_id}-{platform.distro_version}",
-            f"{platform.distro_id}-{major}",
-        }
-        if any(d in candidates for d in release.other_distros):
-            return []
-        if any(
-            d.startswith(f"{platform.distro_id}-") and d.split("-", 1)[1].split(".")[0] == major
-            for d in release.other_distros
-        ):
-            return []
-        shown = f"{platform.distro_name} {platform.distro_version}".strip()
-    served = ", ".join(
-        [f"Ubuntu {v}" for v in release.ubuntu]
-        + [d.replace("-", " ") for d in release.other_distros]
+    newest = candidates[0]
+    served = sorted(
+        {f"Ubuntu {v}" for r in candidates for v in r.ubuntu}
+        | {d.replace("-", " ") for r in candidates for d in r.other_distros}
     )
+    shown = describe_distro(platform, ubuntu_version(ctx.kb, platform))
     return [
         Finding(
             "distro-unsupported",
             "info",
-            f"AMD's ROCm {release.version} packages are not made for {shown}",
-            f"AMD's repository serves {served}. PyTorch's ROCm wheels bring their own ROCm "
-            "libraries, so the pip-only set-up still works wherever the kernel's amdgpu "
-            "driver runs; only a system-wide ROCm install needs a listed distribution.",
+            f"AMD's ROCm packages (up to {newest.version}) are not made for {shown}",
+            f"AMD's repository serves {', '.join(served)}. PyTorch's ROCm wheels bring their "
+            "own ROCm libraries, so the pip-only set-up still works wherever the kernel's "
+            "amdgpu driver runs; only a system-wide ROCm install needs a listed distribution.",
             "rocmate install --strategy pip-only",
         )
     ]
@@ -193,10 +179,10 @@ def kernel(ctx: Context) -> list[Finding]:
     version = facts.platform.kernel_version
     if not ctx.amd or facts.platform.wsl or version is None:
         return []
-    release = _newest_for(ctx)
+    release = _chosen(ctx)
     if release is None or not release.min_kernel:
         return []
-    needed = tuple(int(p) for p in release.min_kernel.split(".")[:2])
+    needed = tuple(int(p) for p in release.min_kernel.split(".")[:2] if p.isdigit())
     if version[:2] >= needed:
         return []
     return [
@@ -299,12 +285,10 @@ def windows_side(ctx: Context) -> list[Finding]:
     ]
 
 
-def _newest_for(ctx: Context) -> RocmRelease | None:
-    """The newest current ROCm release that supports the card (or the newest current one)."""
-    releases = ctx.kb.current_releases()
-    if ctx.primary is not None:
-        _, sup = ctx.primary
-        for release in releases:
-            if release.version in sup.rocm:
-                return release
-    return releases[0] if releases else None
+def _chosen(ctx: Context) -> RocmRelease | None:
+    """The release a set-up would pick: the newest serving this distro, else the newest one."""
+    rocm = ctx.primary[1].rocm if ctx.primary is not None else ()
+    serving = serving_releases(ctx.kb, ctx.facts.platform, rocm)
+    candidates = serving or releases_for(ctx.kb, rocm)
+    with_kernels = [r for r in candidates if r.min_kernel]
+    return with_kernels[0] if with_kernels else None

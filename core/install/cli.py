@@ -1,0 +1,159 @@
+"""``rocmate install`` and ``rocmate env``: show the plan for this machine, then carry it out."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from core.install.plan import Plan
+from core.install.planner import STRATEGIES, Choices, PlanError, make_plan
+from core.termstyle import Style, wants_colour
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    install = sub.add_parser("install", help="plan (and carry out) the ROCm + PyTorch set-up")
+    install.add_argument("--root", metavar="DIR", help="plan for a replayed machine snapshot")
+    install.add_argument("--dry-run", action="store_true", help="only show the plan")
+    install.add_argument("--json", action="store_true", help="print the rocmate.plan/1 JSON")
+    install.add_argument("--strategy", choices=STRATEGIES)
+    install.add_argument("--rocm", metavar="X.Y", help="ROCm release (default: the best fit)")
+    install.add_argument("--venv", metavar="DIR", help="where the Python environment goes")
+    install.add_argument("--packages", choices=["runtime", "sdk"], default="runtime")
+    install.add_argument("--remove-old", action="store_true", help="agree to remove other ROCm")
+    install.add_argument("--yes", "-y", action="store_true", help="do not ask before starting")
+    install.add_argument("--resume", action="store_true", help="continue an interrupted run")
+    install.set_defaults(func=run_install)
+    env = sub.add_parser("env", help="print the environment variables this GPU needs")
+    env.add_argument("--root", metavar="DIR")
+    env.add_argument("--shell", choices=["sh", "fish"], default="sh")
+    env.set_defaults(func=run_env)
+
+
+def _plan(args: argparse.Namespace) -> Plan:
+    from core.doctor import run_doctor
+    from core.knowledge.base import load_knowledge
+    from core.system import open_system
+
+    if args.root and not Path(args.root).is_dir():
+        raise SystemExit(f"rocmate: no snapshot folder at {args.root}")
+    report = run_doctor(open_system(args.root), probe_torch=False)
+    choices = Choices(
+        strategy=getattr(args, "strategy", None),
+        rocm=getattr(args, "rocm", None),
+        venv=getattr(args, "venv", None),
+        package_set=getattr(args, "packages", "runtime"),
+        remove_old=getattr(args, "remove_old", False),
+    )
+    return make_plan(report.facts, load_knowledge(), choices)
+
+
+def run_install(args: argparse.Namespace) -> int:
+    try:
+        plan = _plan(args)
+    except PlanError as exc:
+        print(f"rocmate: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(plan.to_json(), indent=2))
+    else:
+        sys.stdout.write(render_plan(plan, Style(wants_colour(sys.stdout))))
+    if args.dry_run or plan.blocked:
+        return 0 if not plan.blocked else 1
+    if args.root:
+        print("rocmate: a replayed machine can only be planned (--dry-run)", file=sys.stderr)
+        return 2
+    if not args.yes and not _confirm():
+        print("Nothing was changed.")
+        return 1
+    return _carry_out(plan, args.resume)
+
+
+def _confirm() -> bool:
+    if not sys.stdin.isatty():
+        print("rocmate: add --yes to run without a terminal", file=sys.stderr)
+        return False
+    answer = input("Carry out this plan? [y/N] ").strip().lower()
+    return answer in ("y", "yes")
+
+
+def _carry_out(plan: Plan, resume: bool) -> int:
+    from core.install.privilege import helper_command
+    from core.install.runner import Runner, state_dir
+
+    if not resume:
+        (state_dir() / "state.json").unlink(missing_ok=True)
+    via = "direct" if os.geteuid() == 0 else "sudo"
+    helper = helper_command(sys.executable, os.environ.get("APPIMAGE"), via)
+    runner = Runner(plan, _print_event, helper)
+    ok = asyncio.run(runner.run())
+    print(f"Log: {runner.log_path}")
+    return 0 if ok else 1
+
+
+def _print_event(event: dict[str, Any]) -> None:
+    kind = event.get("event")
+    if kind == "step":
+        print(f"[{event.get('status')}] {event.get('title') or event.get('id')}")
+    elif kind == "output":
+        print(f"    {event.get('line')}")
+    elif kind == "done":
+        if event.get("ok"):
+            needs = event.get("needs") or []
+            print("Done." + (" Log out and back in for the group change." if needs else ""))
+        else:
+            print(f"Stopped: {event.get('error')}")
+
+
+def render_plan(plan: Plan, style: Style) -> str:
+    if plan.blocked:
+        return style(f"No set-up possible: {plan.blocked}", "red", "bold") + "\n"
+    head = f"Set-up plan: {plan.strategy}"
+    if plan.rocm:
+        head += f", ROCm {plan.rocm}"
+    if plan.preview:
+        head += " (preview)"
+    lines = [style(head, "bold")]
+    if plan.torch_index:
+        lines.append(f"  PyTorch from {plan.torch_index}: {' '.join(plan.torch_packages)}")
+    if plan.venv:
+        lines.append(f"  Environment {plan.venv}")
+    if plan.env:
+        lines.append("  Variables   " + ", ".join(f"{k}={v}" for k, v in plan.env.items()))
+    lines.append("")
+    for check in plan.preflight:
+        mark = style("✓", "green") if check.ok else style("!", "yellow")
+        lines.append(f"  {mark} {check.title}" + (f" ({check.detail})" if check.detail else ""))
+    lines.append("")
+    for number, step in enumerate(plan.steps, start=1):
+        root = style(" [root]", "yellow") if step.privileged else ""
+        lines.append(f"  {number:2}. {step.title}{root}")
+        lines.append(style(f"      {step.explain}", "dim"))
+        if step.kind == "verify" and step.argv:
+            lines.append(f"      $ {step.argv[0]} -c <the check above>")
+        elif step.argv:
+            shown = " ".join(step.argv)
+            lines.append(f"      $ {shown if len(shown) < 160 else shown[:157] + '...'}")
+        elif step.file:
+            lines.append(f"      -> {step.file.path}")
+    for note in plan.notes:
+        lines.append(f"  Note: {note}")
+    return "\n".join(lines) + "\n"
+
+
+def run_env(args: argparse.Namespace) -> int:
+    try:
+        plan = _plan(args)
+    except PlanError as exc:
+        print(f"rocmate: {exc}", file=sys.stderr)
+        return 2
+    for key, value in sorted(plan.env.items()):
+        if args.shell == "fish":
+            print(f"set -gx {key} {value}")
+        else:
+            print(f'export {key}="{value}"')
+    return 0

@@ -1,0 +1,121 @@
+"""A set-up plan as data (``rocmate.plan/1``): steps for the runner and the helper."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+SCHEMA = "rocmate.plan/1"
+
+
+@dataclass(frozen=True)
+class FileSpec:
+    """A file a step writes; a keyring fetched at run time has ``source_url`` instead of content."""
+
+    path: str
+    content: str | None = None
+    mode: str = "0644"
+    append: bool = False
+    source_url: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"path": self.path, "mode": self.mode}
+        if self.content is not None:
+            data["content"] = self.content
+        if self.append:
+            data["append"] = True
+        if self.source_url:
+            data["source_url"] = self.source_url
+        return data
+
+
+@dataclass(frozen=True)
+class Step:
+    id: str
+    title: str
+    explain: str
+    privileged: bool = False
+    argv: tuple[str, ...] | None = None
+    file: FileSpec | None = None
+    key_fingerprint: str | None = None
+    consent: bool | None = None
+    """For removals: only run with the user's explicit yes."""
+    after: str | None = None
+    """"relogin" or "reboot" when the step takes effect only after that."""
+    kind: str = "command"
+    """"command", "file", "check" (the runner's own checks) or "verify"."""
+
+    def __post_init__(self) -> None:
+        if (self.argv is None) == (self.file is None):
+            raise ValueError(f"step {self.id}: exactly one of argv and file")
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "id": self.id,
+            "privileged": self.privileged,
+            "title": self.title,
+            "explain": self.explain,
+            "kind": self.kind,
+        }
+        if self.argv is not None:
+            data["argv"] = list(self.argv)
+        if self.file is not None:
+            data["file"] = self.file.to_json()
+        if self.key_fingerprint:
+            data["key_fingerprint"] = self.key_fingerprint
+        if self.consent is not None:
+            data["consent"] = self.consent
+        if self.after:
+            data["after"] = self.after
+        return data
+
+
+@dataclass(frozen=True)
+class Preflight:
+    """A check made before any step runs (kernel driver, headers, DKMS, Secure Boot, disk)."""
+
+    id: str
+    ok: bool
+    title: str
+    detail: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "ok": self.ok, "title": self.title, "detail": self.detail}
+
+
+@dataclass(frozen=True)
+class Plan:
+    strategy: str
+    rocm: str | None
+    torch_index: str | None
+    steps: tuple[Step, ...]
+    env: dict[str, str] = field(default_factory=dict)
+    venv: str | None = None
+    packages: tuple[str, ...] = ()
+    torch_packages: tuple[str, ...] = ()
+    preview: bool = False
+    preflight: tuple[Preflight, ...] = ()
+    notes: tuple[str, ...] = ()
+    blocked: str | None = None
+    """Why no plan can be made for this machine (the steps are then empty)."""
+
+    @property
+    def privileged_steps(self) -> list[Step]:
+        return [s for s in self.steps if s.privileged]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA,
+            "strategy": self.strategy,
+            "rocm": self.rocm,
+            "torch_index": self.torch_index,
+            "venv": self.venv,
+            "preview": self.preview,
+            "packages": list(self.packages),
+            "torch_packages": list(self.torch_packages),
+            "env": dict(self.env),
+            "preflight": [p.to_json() for p in self.preflight],
+            "notes": list(self.notes),
+            "blocked": self.blocked,
+            "steps": [s.to_json() for s in self.steps],
+        }

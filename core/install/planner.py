@@ -1,0 +1,610 @@
+"""The set-up planner: a machine's facts and the user's choices -> a plan (pure data).
+
+Strategies:
+* ``pip-only`` (default where it serves): PyTorch's ROCm wheels carry the ROCm user-space
+  libraries, so with the kernel's own amdgpu driver only the groups, a virtual environment and the
+  wheel from the matching index are needed. Works on any distribution.
+* ``rocm-apt``: AMD's apt repository for Ubuntu 22.04/24.04 and their derivatives (keyring checked
+  against the pinned fingerprint, a ``signed-by`` source line, an apt pin), then the wheel.
+* ``wsl``: AMD's WSL 2 route (amdgpu-install with the wsl and rocm use cases, no DKMS), the wheel,
+  then the wheel's bundled HSA runtime swapped for the system one that talks to /dev/dxg.
+* ``therock``: AMD's per-gfx-family nightly indexes (TheRock) for cards the stable wheels lack;
+  a preview.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+
+from core.diagnose.context import Context, Support
+from core.facts import Facts
+from core.install.plan import FileSpec, Plan, Preflight, Step
+from core.knowledge.base import Knowledge, RocmRelease, TorchIndex
+from core.knowledge.choose import serving_releases, ubuntu_version
+from core.probe.gpus import Gpu
+from core.probe.parse.kfd import override_to_gfx
+
+STRATEGIES = ("pip-only", "rocm-apt", "wsl", "therock")
+KEYRING = "/etc/apt/keyrings/rocm.gpg"
+SOURCES = "/etc/apt/sources.list.d/rocm.list"
+PIN = "/etc/apt/preferences.d/rocm-pin-600"
+PIN_CONTENT = "Package: *\nPin: release o=repo.radeon.com\nPin-Priority: 600\n"
+PACKAGE_SETS = {
+    "runtime": ("rocm-hip-runtime", "rocminfo"),
+    "sdk": ("rocm-hip-sdk", "rocminfo", "rocm-developer-tools"),
+}
+ALLOC_CONF = "expandable_segments:True"
+# Download and install sizes, for the disk check (a ROCm torch wheel set unpacks to ~10 GB).
+VENV_BYTES = 12 << 30
+APT_BYTES = {"runtime": 6 << 30, "sdk": 20 << 30}
+
+VERIFY_SCRIPT = (
+    "import torch, sys\n"
+    "print('torch', torch.__version__, 'hip', torch.version.hip)\n"
+    "ok = torch.cuda.is_available()\n"
+    "print('is_available', ok)\n"
+    "if not ok: sys.exit(1)\n"
+    "print('device', torch.cuda.get_device_name(0))\n"
+    "x = torch.randn(256, 256, device='cuda')\n"
+    "print('matmul ok', float((x @ x).sum().isfinite()))\n"
+)
+
+
+class PlanError(ValueError):
+    """A choice that cannot be honoured on this machine (the message says why)."""
+
+
+@dataclass(frozen=True)
+class Choices:
+    strategy: str | None = None
+    rocm: str | None = None
+    venv: str | None = None
+    package_set: str = "runtime"
+    remove_old: bool = False
+
+
+def make_plan(facts: Facts, kb: Knowledge, choices: Choices | None = None) -> Plan:
+    choices = choices or Choices()
+    ctx = Context(facts, kb)
+    blocked = _blocked(ctx)
+    strategy = _strategy(ctx, choices)
+    if blocked:
+        return Plan(strategy=strategy, rocm=None, torch_index=None, steps=(), blocked=blocked)
+    assert ctx.primary is not None
+    gpu, support = ctx.primary
+    venv = choices.venv or os.path.dirname(os.path.dirname(managed_python_for(facts)))
+    apt_release = None
+    if strategy == "rocm-apt":
+        apt_release = _apt_release(kb, facts, support, choices.rocm)
+    elif strategy == "wsl":
+        apt_release = _wsl_release(kb, gpu, support, choices.rocm)
+    wanted_rocm = apt_release.version if apt_release else choices.rocm
+    index = _pick_index(kb, gpu, support, strategy, wanted_rocm, strict=apt_release is None)
+    env = _environment(ctx, gpu, support, index)
+    builder = _Builder(ctx, choices, venv, env)
+    if strategy == "rocm-apt" and apt_release:
+        builder.rocm_apt(apt_release)
+    elif strategy == "wsl" and apt_release:
+        builder.wsl(apt_release)
+    builder.groups()
+    builder.python_env(index, gpu, strategy)
+    if strategy == "wsl":
+        builder.wsl_runtime_swap()
+    builder.env_file()
+    builder.verify()
+    rocm = (builder.apt_release.version if builder.apt_release else None) or (
+        index.rocm if index else None
+    )
+    return Plan(
+        strategy=strategy,
+        rocm=rocm,
+        torch_index=builder.torch_url,
+        steps=tuple(builder.steps),
+        env=env,
+        venv=venv,
+        packages=tuple(builder.packages),
+        torch_packages=tuple(builder.torch_packages),
+        preview=strategy == "therock",
+        preflight=tuple(_preflight(ctx, strategy, choices, venv)),
+        notes=tuple(builder.notes),
+    )
+
+
+def managed_python_for(facts: Facts) -> str:
+    """The managed environment's python for this machine's user (XDG data dir)."""
+    home = facts.permissions.user.home
+    data_home = facts.environment.values.get("XDG_DATA_HOME") or os.path.join(
+        home, ".local", "share"
+    )
+    return os.path.join(data_home, "rocmate", "venv", "bin", "python")
+
+
+# -- decisions ------------------------------------------------------------------------------
+
+
+def _blocked(ctx: Context) -> str | None:
+    facts = ctx.facts
+    if facts.platform.wsl == 1:
+        return "WSL 1 has no GPU access: convert the distribution to WSL 2 first."
+    if not ctx.amd and not (facts.platform.wsl == 2 and facts.platform.dxg):
+        return "There is no AMD GPU: rocmate sets up ROCm only for AMD GPUs."
+    if ctx.primary is None or not ctx.primary[1].usable:
+        return "No AMD GPU here is supported by ROCm, with or without an override."
+    return None
+
+
+def _strategy(ctx: Context, choices: Choices) -> str:
+    facts = ctx.facts
+    if choices.strategy:
+        if choices.strategy not in STRATEGIES:
+            raise PlanError(f"unknown strategy {choices.strategy!r}: one of {STRATEGIES}")
+        _check_strategy(ctx, choices.strategy)
+        return choices.strategy
+    if facts.platform.wsl == 2:
+        return "wsl"
+    if ctx.primary is not None:
+        gpu, support = ctx.primary
+        if _stable_indexes(ctx.kb, gpu, support) or support.status == "override":
+            return "pip-only"
+        if gpu.gfx and ctx.kb.therock_for(gpu.gfx):
+            return "therock"
+    return "pip-only"
+
+
+def _check_strategy(ctx: Context, strategy: str) -> None:
+    platform = ctx.facts.platform
+    if strategy == "wsl" and platform.wsl != 2:
+        raise PlanError("the wsl strategy is for WSL 2 only")
+    if strategy != "wsl" and platform.wsl == 2:
+        raise PlanError("in WSL 2 only the wsl strategy works (there is no /dev/kfd)")
+    if strategy == "rocm-apt" and not platform.is_ubuntu_family:
+        raise PlanError(
+            f"AMD's apt repository serves Ubuntu and its derivatives, not {platform.distro_name}"
+        )
+    if strategy == "therock" and ctx.primary is not None:
+        gfx = ctx.primary[0].gfx
+        if not gfx or ctx.kb.therock_for(gfx) is None:
+            raise PlanError(f"TheRock has no index for {gfx}")
+
+
+def _code_target(gpu: Gpu, support: Support) -> str | None:
+    """The target whose code will run: the card's own, or the one the override poses as."""
+    if support.status == "override" and support.override:
+        return override_to_gfx(support.override)
+    return gpu.gfx
+
+
+def _stable_indexes(kb: Knowledge, gpu: Gpu, support: Support) -> list[TorchIndex]:
+    """Stable wheel indexes with code for the card, best first (pytorch.org before AMD's)."""
+    target = _code_target(gpu, support)
+    if target is None:
+        return []
+    target_support = kb.support_for(target)
+    releases = set(target_support.rocm) if target_support else set()
+    current = {r.version for r in kb.current_releases()}
+    found = []
+    for index in kb.torch_indexes:
+        if not index.stable or index.rocm not in current:
+            continue
+        if index.arch_list and target not in index.arch_list:
+            continue
+        if not index.arch_list and index.rocm not in releases:
+            continue
+        found.append(index)
+
+    def key(index: TorchIndex) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
+        vendor_rank = 0 if index.vendor == "pytorch" else 1
+        newest = index.newest_torch or "0"
+        return (
+            vendor_rank,
+            tuple(-int(p) for p in index.rocm.split(".") if p.isdigit()),
+            tuple(-int(p) for p in newest.split(".") if p.isdigit()),
+        )
+
+    return sorted(found, key=key)
+
+
+def _pick_index(
+    kb: Knowledge, gpu: Gpu, support: Support, strategy: str, rocm: str | None, strict: bool
+) -> TorchIndex | None:
+    """The wheel index: for ``rocm`` when given (falling back when not ``strict``)."""
+    if strategy == "therock":
+        return None
+    indexes = _stable_indexes(kb, gpu, support)
+    if not indexes:
+        raise PlanError(f"no stable PyTorch wheel index has code for {gpu.gfx}")
+    matching = [i for i in indexes if i.rocm == rocm] if rocm else indexes
+    if not matching and strict:
+        raise PlanError(f"no stable PyTorch index for ROCm {rocm} has code for {gpu.gfx}")
+    return (matching or indexes)[0]
+
+
+def _apt_release(kb: Knowledge, facts: Facts, support: Support, rocm: str | None) -> RocmRelease:
+    """AMD's legacy repository (repo.radeon.com, pinned key) release that serves this Ubuntu."""
+    serving = [
+        r
+        for r in serving_releases(kb, facts.platform, support.rocm)
+        if r.stream == "legacy" and r.repo_dir
+    ]
+    if rocm:
+        serving = [r for r in serving if r.version == rocm]
+    if not serving:
+        version = ubuntu_version(kb, facts.platform) or facts.platform.distro_version
+        raise PlanError(
+            f"no ROCm release with a pinned signing key serves Ubuntu {version} for this card "
+            "(use --strategy pip-only)"
+        )
+    return serving[0]
+
+
+def _wsl_release(kb: Knowledge, gpu: Gpu, support: Support, rocm: str | None) -> RocmRelease:
+    releases = [
+        r
+        for r in kb.current_releases()
+        if r.stream == "legacy" and r.wsl and r.amdgpu_install_deb and r.repo_dir
+    ]
+    if rocm:
+        releases = [r for r in releases if r.version == rocm]
+    if not releases:
+        raise PlanError("no ROCm release with a known WSL route fits this choice")
+    return releases[0]
+
+
+def _environment(
+    ctx: Context, gpu: Gpu, support: Support, index: TorchIndex | None
+) -> dict[str, str]:
+    env = {"PYTORCH_HIP_ALLOC_CONF": ALLOC_CONF}
+    has_native = bool(index and gpu.gfx and gpu.gfx in index.arch_list)
+    if support.status == "override" and support.override and not has_native:
+        env["HSA_OVERRIDE_GFX_VERSION"] = support.override
+    discrete = [g for g, s in ctx.usable_amd if not g.integrated]
+    integrated_first = any(
+        g.integrated
+        and g.kfd_node is not None
+        and discrete
+        and discrete[0].kfd_node is not None
+        and g.kfd_node < discrete[0].kfd_node
+        for g, _ in ctx.amd
+    )
+    if integrated_first:
+        env["HIP_VISIBLE_DEVICES"] = ",".join(str(ctx.rocm_index(g)) for g in discrete)
+    return env
+
+
+# -- steps ----------------------------------------------------------------------------------
+
+
+class _Builder:
+    def __init__(self, ctx: Context, choices: Choices, venv: str, env: dict[str, str]) -> None:
+        self.ctx = ctx
+        self.facts = ctx.facts
+        self.choices = choices
+        self.venv = venv
+        self.env = env
+        self.steps: list[Step] = []
+        self.packages: list[str] = []
+        self.torch_packages: list[str] = []
+        self.notes: list[str] = []
+        self.torch_url: str | None = None
+        self.apt_release: RocmRelease | None = None
+
+    @property
+    def python(self) -> str:
+        return f"{self.venv}/bin/python"
+
+    def add(self, step: Step) -> None:
+        self.steps.append(step)
+
+    # privileged --------------------------------------------------------------------------
+    def remove_old(self) -> None:
+        """Offer to purge other ROCm releases (runs only with the user's consent)."""
+        chosen = self.apt_release.version if self.apt_release else ""
+        others = [i for i in self.facts.rocm.installs if not i.version.startswith(chosen + ".")]
+        if not others:
+            return
+        names = sorted(
+            {
+                p.name
+                for p in self.facts.rocm.dpkg_packages
+                if p.name.startswith(("rocm", "hip-runtime", "rocminfo", "hsa-rocr"))
+            }
+        )
+        if not names:
+            self.notes.append(
+                "Other ROCm versions are installed outside dpkg; remove them by hand."
+            )
+            return
+        self.add(
+            Step(
+                "remove-old-rocm",
+                "Remove the other ROCm versions",
+                "Old ROCm libraries on the search path mix with new ones. Runs only if you "
+                "agree (--remove-old).",
+                privileged=True,
+                argv=("apt-get", "purge", "-y", *names),
+                consent=self.choices.remove_old,
+            )
+        )
+
+    def apt_source(self, release: RocmRelease, codename: str) -> None:
+        repo = self.ctx.kb.repository
+        self.add(
+            Step(
+                "apt-keyring",
+                "Add AMD's signing key",
+                f"Downloads {repo.key_url} and writes it to {KEYRING} only if its fingerprint is "
+                f"{repo.key_fingerprint} (never apt-key).",
+                privileged=True,
+                file=FileSpec(KEYRING, source_url=repo.key_url),
+                key_fingerprint=repo.key_fingerprint,
+                kind="file",
+            )
+        )
+        line = (
+            f"deb [arch=amd64 signed-by={KEYRING}] https://repo.radeon.com/rocm/apt/"
+            f"{release.repo_dir} {codename} main\n"
+        )
+        self.add(
+            Step(
+                "apt-source",
+                f"Add AMD's ROCm {release.version} repository for {codename}",
+                "One source line, bound to AMD's key with signed-by.",
+                privileged=True,
+                file=FileSpec(SOURCES, content=line),
+                kind="file",
+            )
+        )
+        self.add(
+            Step(
+                "apt-pin",
+                "Prefer AMD's packages over the distribution's",
+                "An apt pin (priority 600), so Ubuntu's own older ROCm packages do not mix in.",
+                privileged=True,
+                file=FileSpec(PIN, content=PIN_CONTENT),
+                kind="file",
+            )
+        )
+        self.add(
+            Step(
+                "apt-update",
+                "Read AMD's package lists",
+                "apt-get update checks the repository's signature with the key above.",
+                privileged=True,
+                argv=("apt-get", "update"),
+            )
+        )
+
+    def rocm_apt(self, release: RocmRelease) -> None:
+        self.apt_release = release
+        self.remove_old()
+        codename = self.facts.platform.ubuntu_codename
+        self.apt_source(release, codename)
+        packages = PACKAGE_SETS.get(self.choices.package_set)
+        if packages is None:
+            raise PlanError(f"unknown package set {self.choices.package_set!r}: runtime or sdk")
+        self.packages = list(packages)
+        self.add(
+            Step(
+                "apt-install",
+                f"Install ROCm {release.version} ({self.choices.package_set})",
+                "The ROCm user-space libraries and tools. No kernel module (DKMS): the kernel's "
+                "own amdgpu driver serves.",
+                privileged=True,
+                argv=("apt-get", "install", "-y", "--no-install-recommends", *packages),
+            )
+        )
+
+    def wsl(self, release: RocmRelease) -> None:
+        self.apt_release = release
+        codename = self.facts.platform.ubuntu_codename or "jammy"
+        self.apt_source(release, codename)
+        self.packages = ["amdgpu-install"]
+        self.add(
+            Step(
+                "apt-install-amdgpu-install",
+                "Install AMD's installer (amdgpu-install)",
+                f"From AMD's ROCm {release.version} repository.",
+                privileged=True,
+                argv=("apt-get", "install", "-y", "amdgpu-install"),
+            )
+        )
+        self.add(
+            Step(
+                "amdgpu-install-wsl",
+                "Install ROCm for WSL",
+                "amdgpu-install with the wsl and rocm use cases and no kernel module: in WSL the "
+                "Windows driver does the kernel's work.",
+                privileged=True,
+                argv=("amdgpu-install", "-y", "--usecase=wsl,rocm", "--no-dkms"),
+            )
+        )
+        self.notes.append(
+            "WSL needs the AMD Adrenalin driver with WSL support on Windows; rocmate doctor "
+            "shows its version when Windows interop is on."
+        )
+
+    def groups(self) -> None:
+        perms = self.facts.permissions
+        if perms.is_root or self.facts.platform.wsl:
+            return
+        missing = [g for g in ("render", "video") if g not in perms.user.groups]
+        if not missing:
+            return
+        self.add(
+            Step(
+                "groups",
+                f"Add {perms.user.name} to the render and video groups",
+                "The GPU's device nodes belong to these groups. Takes effect after you log out "
+                "and back in.",
+                privileged=True,
+                argv=("usermod", "-aG", "render,video", perms.user.name),
+                after="relogin",
+            )
+        )
+
+    # as the user -------------------------------------------------------------------------
+    def python_env(self, index: TorchIndex | None, gpu: Gpu, strategy: str) -> None:
+        self.add(
+            Step(
+                "venv",
+                "Create rocmate's Python environment",
+                f"A virtual environment at {self.venv}, so nothing touches the system Python.",
+                argv=("python3", "-m", "venv", self.venv),
+            )
+        )
+        self.add(
+            Step(
+                "pip-upgrade",
+                "Update pip in it",
+                "An old pip may not understand the wheel index.",
+                argv=(self.python, "-m", "pip", "install", "--upgrade", "pip"),
+            )
+        )
+        if strategy == "therock":
+            family = self.ctx.kb.therock_for(gpu.gfx or "")
+            assert family is not None
+            self.torch_url = family.url
+            self.torch_packages = ["torch", "torchvision"]
+            self.notes.append(
+                f"TheRock's {family.family} index holds nightly preview builds of ROCm + PyTorch."
+            )
+        else:
+            assert index is not None
+            self.torch_url = index.url
+            if index.device_extra and gpu.gfx:
+                self.torch_packages = [f"torch[device-{gpu.gfx}]", f"torchvision[device-{gpu.gfx}]"]
+            else:
+                newest = index.newest_torch
+                pin = f"+{index.name}" if index.vendor == "pytorch" else ""
+                self.torch_packages = [
+                    f"torch=={newest}{pin}" if newest else "torch",
+                    "torchvision",
+                ]
+        self.add(
+            Step(
+                "pip-torch",
+                "Install PyTorch for ROCm",
+                f"From {self.torch_url}. The wheels bring their own ROCm libraries (several GB).",
+                argv=(
+                    self.python,
+                    "-m",
+                    "pip",
+                    "install",
+                    *self.torch_packages,
+                    "--index-url",
+                    self.torch_url,
+                ),
+            )
+        )
+
+    def wsl_runtime_swap(self) -> None:
+        self.add(
+            Step(
+                "wsl-hsa-swap",
+                "Use WSL's HSA runtime in PyTorch",
+                "The wheel's own libhsa-runtime64.so cannot talk to /dev/dxg; AMD's WSL steps "
+                "replace it with the one from /opt/rocm/lib.",
+                argv=(sys.executable, "-m", "core.install.wslfix", "--venv", self.venv),
+            )
+        )
+
+    def env_file(self) -> None:
+        lines = [f'export {k}="{v}"' for k, v in sorted(self.env.items())]
+        script = f"{self.venv}/bin/rocmate-env.sh"
+        self.add(
+            Step(
+                "env-file",
+                "Write the card's environment variables",
+                "Into the environment's own activation, not /etc/profile: "
+                + (", ".join(f"{k}={v}" for k, v in sorted(self.env.items())) or "none needed"),
+                file=FileSpec(
+                    script,
+                    content="# Written by rocmate: variables this GPU needs.\n"
+                    + "\n".join(lines)
+                    + "\n",
+                ),
+                kind="file",
+            )
+        )
+        self.add(
+            Step(
+                "env-activate",
+                "Load them when the environment is activated",
+                "One line at the end of bin/activate.",
+                file=FileSpec(f"{self.venv}/bin/activate", content=f'. "{script}"\n', append=True),
+                kind="file",
+            )
+        )
+
+    def verify(self) -> None:
+        self.add(
+            Step(
+                "verify",
+                "Check that PyTorch sees the GPU",
+                "torch version, is_available, the device name, a matrix multiply on the GPU, "
+                "torch.version.hip.",
+                argv=(self.python, "-c", VERIFY_SCRIPT),
+                kind="verify",
+            )
+        )
+
+
+# -- pre-flight -----------------------------------------------------------------------------
+
+
+def _preflight(ctx: Context, strategy: str, choices: Choices, venv: str) -> list[Preflight]:
+    facts = ctx.facts
+    driver = facts.driver
+    checks = []
+    if strategy != "wsl":
+        loaded = driver.amdgpu_loaded or facts.permissions.kfd.exists
+        checks.append(
+            Preflight(
+                "kernel-driver",
+                loaded,
+                "The kernel's amdgpu driver serves (no DKMS needed)"
+                if loaded
+                else "The amdgpu driver is not loaded",
+                "" if loaded else "See the doctor's kfd-missing finding before installing.",
+            )
+        )
+        missing = driver.kernels_without_headers()
+        checks.append(
+            Preflight(
+                "kernel-headers",
+                True,
+                "Kernel headers: only a DKMS module needs them, and none is planned",
+                ("No headers for " + ", ".join(missing)) if missing else "",
+            )
+        )
+        stale = bool(driver.dkms_trees or driver.crash_files)
+        checks.append(
+            Preflight(
+                "dkms-leftovers",
+                not stale,
+                "No stale amdgpu-dkms builds" if not stale else "Stale amdgpu-dkms builds found",
+                ", ".join([*driver.dkms_trees, *driver.crash_files]),
+            )
+        )
+        checks.append(
+            Preflight(
+                "secure-boot",
+                True,
+                f"Secure Boot is {'on' if driver.secure_boot else 'off or unknown'}",
+                "Only matters for DKMS modules, which this plan does not install.",
+            )
+        )
+    disk = facts.disk_free
+    needed = VENV_BYTES + (APT_BYTES.get(choices.package_set, 0) if strategy == "rocm-apt" else 0)
+    if isinstance(disk, dict) and disk:
+        free = min(disk.values())
+        checks.append(
+            Preflight(
+                "disk-space",
+                free >= needed,
+                f"{free / (1 << 30):.0f} GiB free, about {needed / (1 << 30):.0f} GiB needed",
+            )
+        )
+    return checks
