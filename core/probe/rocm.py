@@ -22,7 +22,7 @@ ROCM_SMI = ("rocm-smi", "--showproductname")
 AMD_SMI = ("amd-smi", "static")
 RPM_QUERY = ("rpm", "-q", "rocm-core", "rocminfo", "hip-runtime-amd")
 # Packages whose version is the ROCm release they belong to.
-_CORE_PACKAGES = re.compile(r"^(rocm-core|rocm-hip-runtime|hip-runtime-amd|rocminfo)(\d[\d.]*)?$")
+_CORE_PACKAGES = re.compile(r"^rocm-core(\d[\d.]*)?$")
 _DISTRO_PACKAGES = re.compile(r"^(libamdhip64-\d+|libhsa-runtime64-\d+|libhsakmt\d+|rocminfo)$")
 _VERSION = re.compile(r"(\d+\.\d+(?:\.\d+)?)")
 
@@ -140,7 +140,7 @@ def _opt_installs(system: System) -> list[RocmInstall]:
 def _dpkg_installs(packages: list[DpkgPackage]) -> list[RocmInstall]:
     found = []
     for package in packages:
-        if _CORE_PACKAGES.match(package.name) and package.name != "rocminfo":
+        if _CORE_PACKAGES.match(package.name):
             match = _VERSION.search(package.version or "")
             if match:
                 found.append(RocmInstall(_full(match.group(1)), f"dpkg:{package.name}"))
