@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from core.knowledge.base import Knowledge, load_knowledge
 from core.knowledge.vendors import load_vendors
@@ -67,6 +67,7 @@ def gather(
         start = time.perf_counter()
         torch = torch_facts_from_json(system.torch_facts(python, torch_timeout))
         timings["torch_s"] = time.perf_counter() - start
+        gpus = name_from_torch(gpus, torch)
     return Facts(
         platform=platform,
         gpus=gpus,
@@ -80,6 +81,24 @@ def gather(
         disk_free=disk_free,
         timings=timings,
     )
+
+
+def name_from_torch(gpus: GpuFacts, torch: TorchFacts | None) -> GpuFacts:
+    """Give GPUs that only have a placeholder name the names PyTorch reports, in order."""
+    if torch is None or not torch.devices or torch.build not in ("rocm", "cuda"):
+        return gpus
+    vendor = "amd" if torch.build == "rocm" else "nvidia"
+    same = [g for g in gpus.gpus if g.vendor == vendor]
+    if len(same) != len(torch.devices) or not any(g.name_is_placeholder for g in same):
+        return gpus
+    names = iter(torch.devices)
+    renamed = []
+    for gpu in gpus.gpus:
+        if gpu.vendor == vendor:
+            name = next(names)
+            gpu = replace(gpu, name=name) if gpu.name_is_placeholder else gpu
+        renamed.append(gpu)
+    return replace(gpus, gpus=tuple(renamed))
 
 
 def _disk_free(system: System, home: str) -> dict[str, int]:

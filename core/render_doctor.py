@@ -51,12 +51,16 @@ def _machine(report: DoctorReport, style: Style) -> list[str]:
         lines.append("  GPUs     none found")
     for i, (gpu, support) in enumerate(zip(facts.gpus.gpus, report.supports, strict=True)):
         label = "GPUs" if i == 0 else ""
-        bits = [gpu.gfx or ("no gfx target" if gpu.is_amd else gpu.vendor.upper())]
+        if not gpu.is_amd:
+            vendor = {"nvidia": "NVIDIA", "intel": "Intel"}.get(gpu.vendor, "other vendor")
+            lines.append(f"  {label:<8} {gpu.name} - {vendor}, not a ROCm GPU")
+            continue
+        bits = [gpu.gfx or "no gfx target"]
         if gpu.vram_bytes and not gpu.integrated:
             bits.append(f"{gpu.vram_bytes / GIB:.0f} GiB")
         if gpu.integrated:
             bits.append("integrated")
-        status = support.status if gpu.is_amd else "not AMD"
+        status = support.status
         if support.override:
             status += f" {support.override}"
         lines.append(f"  {label:<8} {gpu.name} ({', '.join(bits)}) - {status}")

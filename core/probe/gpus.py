@@ -21,6 +21,8 @@ from core.system import System
 KFD_NODES = "/sys/class/kfd/kfd/topology/nodes"
 PCI_DEVICES = "/sys/bus/pci/devices"
 GIB = 1 << 30
+PLACEHOLDER_LABELS = {"amd": "AMD GPU", "nvidia": "NVIDIA GPU", "intel": "Intel GPU"}
+PLACEHOLDER_PREFIXES = (*PLACEHOLDER_LABELS.values(), "GPU")
 # A GPU that KFD reports with so little dedicated memory is an APU's carve-out.
 APU_CARVEOUT_MAX = 2 * GIB
 
@@ -48,6 +50,11 @@ class Gpu:
     @property
     def is_amd(self) -> bool:
         return self.vendor == "amd"
+
+    @property
+    def name_is_placeholder(self) -> bool:
+        """True when no source named the card (the name is "<Vendor> GPU <pci id>")."""
+        return self.name.startswith(PLACEHOLDER_PREFIXES)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -373,7 +380,7 @@ def _best_name(
         for agent in rocminfo.agents:
             if agent.gfx == gpu.gfx and agent.marketing_name:
                 return agent.marketing_name
-    label = {"amd": "AMD GPU", "nvidia": "NVIDIA GPU", "intel": "Intel GPU"}.get(gpu.vendor, "GPU")
+    label = PLACEHOLDER_LABELS.get(gpu.vendor, "GPU")
     return f"{label} {gpu.pci_id}" if gpu.pci_id else label
 
 
