@@ -15,6 +15,7 @@ Strategies:
 from __future__ import annotations
 
 import os
+import re
 import sys
 from dataclasses import dataclass
 
@@ -29,6 +30,9 @@ from core.probe.parse.kfd import override_to_gfx
 STRATEGIES = ("pip-only", "rocm-apt", "wsl", "therock")
 KEYRING = "/etc/apt/keyrings/rocm.gpg"
 SOURCES = "/etc/apt/sources.list.d/rocm.list"
+AMDGPU_SOURCES = "/etc/apt/sources.list.d/amdgpu.list"
+ROCM_PACKAGE_PREFIXES = ("rocm", "hip", "hsa-", "rocminfo", "amd-smi", "miopen", "rocblas")
+_PACKAGE_RELEASE = re.compile(r"\.(\d)(\d\d)(\d\d)-")
 PIN = "/etc/apt/preferences.d/rocm-pin-600"
 PIN_CONTENT = "Package: *\nPin: release o=repo.radeon.com\nPin-Priority: 600\n"
 PACKAGE_SETS = {
@@ -88,6 +92,8 @@ def make_plan(facts: Facts, kb: Knowledge, choices: Choices | None = None) -> Pl
         builder.rocm_apt(apt_release)
     elif strategy == "wsl" and apt_release:
         builder.wsl(apt_release)
+    if strategy == "pip-only":
+        builder.remove_old()
     builder.groups()
     builder.python_env(index, gpu, strategy)
     if strategy == "wsl":
@@ -110,6 +116,14 @@ def make_plan(facts: Facts, kb: Knowledge, choices: Choices | None = None) -> Pl
         preflight=tuple(_preflight(ctx, strategy, choices, venv)),
         notes=tuple(builder.notes),
     )
+
+
+def release_of_package(version: str) -> str | None:
+    """The ROCm series an AMD package version belongs to: "6.2.41133.60200-66~22.04" -> "6.2"."""
+    match = _PACKAGE_RELEASE.search(version)
+    if not match:
+        return None
+    return f"{int(match.group(1))}.{int(match.group(2))}"
 
 
 def managed_python_for(facts: Facts) -> str:
@@ -299,27 +313,30 @@ class _Builder:
 
     # privileged --------------------------------------------------------------------------
     def remove_old(self) -> None:
-        """Offer to purge other ROCm releases (runs only with the user's consent)."""
-        chosen = self.apt_release.version if self.apt_release else ""
-        others = [i for i in self.facts.rocm.installs if not i.version.startswith(chosen + ".")]
-        if not others:
+        """Offer to purge ROCm packages of other releases (runs only with the user's consent)."""
+        installs = self.facts.rocm.installs
+        series = self.facts.rocm.series
+        newest = series[0] if series else ""
+        keep_series = self.apt_release.version if self.apt_release else newest
+        several = len({i.version for i in installs}) >= 2
+        if not installs or not (several or self.apt_release):
             return
         names = sorted(
-            {
-                p.name
-                for p in self.facts.rocm.dpkg_packages
-                if p.name.startswith(("rocm", "hip-runtime", "rocminfo", "hsa-rocr"))
-            }
+            p.name
+            for p in self.facts.rocm.dpkg_packages
+            if p.name.startswith(ROCM_PACKAGE_PREFIXES)
+            and (release_of_package(p.version or "") or keep_series) != keep_series
         )
         if not names:
-            self.notes.append(
-                "Other ROCm versions are installed outside dpkg; remove them by hand."
-            )
+            if several:
+                self.notes.append(
+                    "Several ROCm versions are installed outside dpkg; remove the old ones by hand."
+                )
             return
         self.add(
             Step(
                 "remove-old-rocm",
-                "Remove the other ROCm versions",
+                f"Remove ROCm packages of releases other than {keep_series or 'the chosen one'}",
                 "Old ROCm libraries on the search path mix with new ones. Runs only if you "
                 "agree (--remove-old).",
                 privileged=True,
@@ -328,7 +345,7 @@ class _Builder:
             )
         )
 
-    def apt_source(self, release: RocmRelease, codename: str) -> None:
+    def apt_source(self, release: RocmRelease, codename: str, amdgpu: bool = False) -> None:
         repo = self.ctx.kb.repository
         self.add(
             Step(
@@ -356,6 +373,23 @@ class _Builder:
                 kind="file",
             )
         )
+        if amdgpu:
+            self.add(
+                Step(
+                    "apt-source-amdgpu",
+                    f"Add AMD's amdgpu {release.version} repository for {codename}",
+                    "It holds amdgpu-install and the WSL runtime packages.",
+                    privileged=True,
+                    file=FileSpec(
+                        AMDGPU_SOURCES,
+                        content=(
+                            f"deb [arch=amd64 signed-by={KEYRING}] https://repo.radeon.com/amdgpu/"
+                            f"{release.repo_dir}/ubuntu {codename} main\n"
+                        ),
+                    ),
+                    kind="file",
+                )
+            )
         self.add(
             Step(
                 "apt-pin",
@@ -399,7 +433,7 @@ class _Builder:
     def wsl(self, release: RocmRelease) -> None:
         self.apt_release = release
         codename = self.facts.platform.ubuntu_codename or "jammy"
-        self.apt_source(release, codename)
+        self.apt_source(release, codename, amdgpu=True)
         self.packages = ["amdgpu-install"]
         self.add(
             Step(
