@@ -190,17 +190,22 @@ def _code_target(gpu: Gpu, support: Support) -> str | None:
     return gpu.gfx
 
 
-def _stable_indexes(kb: Knowledge, gpu: Gpu, support: Support) -> list[TorchIndex]:
-    """Stable wheel indexes with code for the card, best first (pytorch.org before AMD's)."""
+def _stable_indexes(
+    kb: Knowledge, gpu: Gpu, support: Support, rocm: str | None = None
+) -> list[TorchIndex]:
+    """Stable wheel indexes with code for the card, best first (pytorch.org before AMD's).
+
+    Only current releases, unless the user asked for a release (``rocm``) by name.
+    """
     target = _code_target(gpu, support)
     if target is None:
         return []
     target_support = kb.support_for(target)
     releases = set(target_support.rocm) if target_support else set()
-    current = {r.version for r in kb.current_releases()}
+    allowed = {rocm} if rocm else {r.version for r in kb.current_releases()}
     found = []
     for index in kb.torch_indexes:
-        if not index.stable or index.rocm not in current:
+        if not index.stable or index.rocm not in allowed:
             continue
         if index.arch_list and target not in index.arch_list:
             continue
@@ -229,7 +234,7 @@ def _pick_index(
     indexes = _stable_indexes(kb, gpu, support)
     if not indexes:
         raise PlanError(f"no stable PyTorch wheel index has code for {gpu.gfx}")
-    matching = [i for i in indexes if i.rocm == rocm] if rocm else indexes
+    matching = _stable_indexes(kb, gpu, support, rocm) if rocm else indexes
     if not matching and strict:
         raise PlanError(f"no stable PyTorch index for ROCm {rocm} has code for {gpu.gfx}")
     return (matching or indexes)[0]

@@ -1,0 +1,250 @@
+"""Dry-run plans for replayed machines: strategy, source line, key, packages, index, variables."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from core.doctor import run_doctor
+from core.install.plan import Plan
+from core.install.planner import (
+    KEYRING,
+    PIN_CONTENT,
+    Choices,
+    PlanError,
+    make_plan,
+    release_of_package,
+)
+from core.knowledge.base import load_knowledge
+from core.system import SnapshotSystem
+
+MACHINES = Path(__file__).resolve().parents[1] / "fixtures" / "machines"
+FINGERPRINT = "CA8BB4727A47B4D09B4EE8969386B48A1A693C5C"
+PYTORCH_72 = "https://download.pytorch.org/whl/rocm7.2"
+
+
+def plan_for(name: str, **choices: object) -> Plan:
+    facts = run_doctor(SnapshotSystem(MACHINES / name), probe_torch=False).facts
+    return make_plan(facts, load_knowledge(), Choices(**choices))  # type: ignore[arg-type]
+
+
+def step(plan: Plan, step_id: str) -> dict:
+    for s in plan.steps:
+        if s.id == step_id:
+            return s.to_json()
+    raise AssertionError(f"no step {step_id}: {[s.id for s in plan.steps]}")
+
+
+def ids(plan: Plan) -> list[str]:
+    return [s.id for s in plan.steps]
+
+
+# (machine, strategy, torch index, torch packages, env, first step ids)
+PIP_ONLY = [
+    ("rx7900xtx-ubuntu2404-ready", PYTORCH_72, ["torch==2.14.0+rocm7.2", "torchvision"], {}),
+    ("popos2204-rx6800-ready", PYTORCH_72, ["torch==2.14.0+rocm7.2", "torchvision"], {}),
+    (
+        "linuxmint21-rx6700xt",
+        PYTORCH_72,
+        ["torch==2.14.0+rocm7.2", "torchvision"],
+        {"HSA_OVERRIDE_GFX_VERSION": "10.3.0"},
+    ),
+    (
+        "rx6600xt-ubuntu2404-override-set",
+        PYTORCH_72,
+        ["torch==2.14.0+rocm7.2", "torchvision"],
+        {"HSA_OVERRIDE_GFX_VERSION": "10.3.0"},
+    ),
+    ("debian12-w7900-ready", PYTORCH_72, ["torch==2.14.0+rocm7.2", "torchvision"], {}),
+    ("fedora42-rx7900xtx", PYTORCH_72, ["torch==2.14.0+rocm7.2", "torchvision"], {}),
+    ("rx6800xt-5700g-arch", PYTORCH_72, ["torch==2.14.0+rocm7.2", "torchvision"], {}),
+    (
+        "phoenix-780m-arch-laptop",
+        "https://stable.repo.amd.com/rocm/whl-next/",
+        ["torch[device-gfx1103]", "torchvision[device-gfx1103]"],
+        {},
+    ),
+    (
+        "strix-halo-8060s-fedora43",
+        "https://download.pytorch.org/whl/rocm7.14",
+        ["torch==2.14.1+rocm7.14", "torchvision"],
+        {},
+    ),
+    (
+        "igpu-first-raphael-rx7900xtx",
+        PYTORCH_72,
+        ["torch==2.14.0+rocm7.2", "torchvision"],
+        {"HIP_VISIBLE_DEVICES": "1"},
+    ),
+    ("rx9070xt-x2-ubuntu2404-rocm711", PYTORCH_72, ["torch==2.14.0+rocm7.2", "torchvision"], {}),
+]
+
+
+@pytest.mark.parametrize(("machine", "index", "packages", "env"), PIP_ONLY, ids=lambda v: str(v))
+def test_pip_only_plans(machine: str, index: str, packages: list[str], env: dict) -> None:
+    plan = plan_for(machine)
+    assert plan.strategy == "pip-only"
+    assert plan.blocked is None
+    assert plan.torch_index == index
+    assert list(plan.torch_packages) == packages
+    assert plan.env == {"PYTORCH_HIP_ALLOC_CONF": "expandable_segments:True", **env}
+    assert not [s for s in plan.steps if s.privileged and s.id != "groups" and s.consent is None]
+    pip = step(plan, "pip-torch")["argv"]
+    assert pip[-2:] == ["--index-url", index] and pip[3] == "install"
+    assert ids(plan)[-3:] == ["env-file", "env-activate", "verify"]
+    env_file = step(plan, "env-file")["file"]
+    assert env_file["path"].endswith("/rocmate/venv/bin/rocmate-env.sh")
+    for key, value in plan.env.items():
+        assert f'export {key}="{value}"' in env_file["content"]
+    assert not any(s.file and s.file.path.startswith("/etc/") for s in plan.steps)
+
+
+@pytest.mark.parametrize(
+    ("machine", "codename"),
+    [
+        ("rx7900xtx-ubuntu2404-ready", "noble"),
+        ("popos2204-rx6800-ready", "jammy"),
+        ("linuxmint21-rx6700xt", "jammy"),
+        ("mi300x-x4-ubuntu2204", "jammy"),
+    ],
+)
+def test_rocm_apt_plans(machine: str, codename: str) -> None:
+    plan = plan_for(machine, strategy="rocm-apt")
+    assert plan.strategy == "rocm-apt" and plan.rocm == "7.2"
+    key = step(plan, "apt-keyring")
+    assert key["privileged"] and key["key_fingerprint"] == FINGERPRINT
+    assert key["file"] == {
+        "path": KEYRING,
+        "mode": "0644",
+        "source_url": "https://repo.radeon.com/rocm/rocm.gpg.key",
+    }
+    source = step(plan, "apt-source")["file"]
+    assert source["path"] == "/etc/apt/sources.list.d/rocm.list"
+    assert source["content"] == (
+        f"deb [arch=amd64 signed-by={KEYRING}] https://repo.radeon.com/rocm/apt/7.2 "
+        f"{codename} main\n"
+    )
+    assert step(plan, "apt-pin")["file"]["content"] == PIN_CONTENT
+    assert step(plan, "apt-update")["argv"] == ["apt-get", "update"]
+    install = step(plan, "apt-install")["argv"]
+    assert install == [
+        "apt-get",
+        "install",
+        "-y",
+        "--no-install-recommends",
+        "rocm-hip-runtime",
+        "rocminfo",
+    ]
+    order = ids(plan)
+    assert order.index("apt-keyring") < order.index("apt-source") < order.index("apt-update")
+    assert plan.torch_index == PYTORCH_72
+    commands = [s.argv for s in plan.steps if s.argv]
+    assert not [a for a in commands if a[0] in {"apt-key", "curl", "wget", "sh", "bash"}]
+
+
+def test_rocm_apt_sdk_package_set() -> None:
+    plan = plan_for("rx7900xtx-ubuntu2404-ready", strategy="rocm-apt", package_set="sdk")
+    assert step(plan, "apt-install")["argv"][-3:] == [
+        "rocm-hip-sdk",
+        "rocminfo",
+        "rocm-developer-tools",
+    ]
+
+
+def test_rocm_apt_refused_off_ubuntu() -> None:
+    with pytest.raises(PlanError, match="Ubuntu"):
+        plan_for("fedora42-rx7900xtx", strategy="rocm-apt")
+
+
+def test_rocm_apt_on_focal_has_no_serving_release() -> None:
+    with pytest.raises(PlanError, match="20.04"):
+        plan_for("ubuntu2004-kernel54-rx7900xtx", strategy="rocm-apt")
+
+
+def test_wsl_plan() -> None:
+    plan = plan_for("wsl2-ubuntu2204-rx7900xtx-ready")
+    assert plan.strategy == "wsl" and plan.rocm == "7.2"
+    assert step(plan, "apt-source-amdgpu")["file"]["content"] == (
+        f"deb [arch=amd64 signed-by={KEYRING}] https://repo.radeon.com/amdgpu/7.2/ubuntu jammy main\n"
+    )
+    assert step(plan, "amdgpu-install-wsl")["argv"] == [
+        "amdgpu-install",
+        "-y",
+        "--usecase=wsl,rocm",
+        "--no-dkms",
+    ]
+    order = ids(plan)
+    assert order.index("pip-torch") < order.index("wsl-hsa-swap") < order.index("verify")
+    assert "groups" not in order
+    assert step(plan, "wsl-hsa-swap")["argv"][-3:] == ["core.install.wslfix", "--venv", plan.venv]
+    assert plan.torch_index == PYTORCH_72
+
+
+def test_groups_step_for_a_user_outside_render() -> None:
+    plan = plan_for("not-in-render-group-ubuntu2204")
+    groups = step(plan, "groups")
+    assert groups["argv"][:3] == ["usermod", "-aG", "render,video"]
+    assert groups["privileged"] and groups["after"] == "relogin"
+
+
+def test_two_rocm_versions_removal_needs_consent() -> None:
+    plan = plan_for("rocm-multiple-2x-rx7900xtx")
+    removal = step(plan, "remove-old-rocm")
+    assert removal["consent"] is False
+    assert all("5.7" in name for name in removal["argv"][3:])
+    agreed = plan_for("rocm-multiple-2x-rx7900xtx", remove_old=True)
+    assert step(agreed, "remove-old-rocm")["consent"] is True
+
+
+@pytest.mark.parametrize(
+    "machine",
+    ["rx5700xt-gfx1010", "nvidia-only-desktop", "wsl1-ubuntu1604", "no-gpu-aspeed-server"],
+)
+def test_blocked_machines(machine: str) -> None:
+    plan = plan_for(machine)
+    assert plan.blocked and not plan.steps
+
+
+def test_therock_strategy_and_rocm_choice() -> None:
+    plan = plan_for("rx7900xtx-ubuntu2404-ready", strategy="therock")
+    assert plan.preview and plan.torch_index == "https://rocm.nightlies.amd.com/v2/gfx110X-all/"
+    older = plan_for("rx7900xtx-ubuntu2404-ready", rocm="6.4")
+    assert older.torch_index == "https://download.pytorch.org/whl/rocm6.4"
+    with pytest.raises(PlanError):
+        plan_for("rx7900xtx-ubuntu2404-ready", rocm="9.9")
+
+
+def test_release_of_package() -> None:
+    assert release_of_package("6.2.41133.60200-66~22.04") == "6.2"
+    assert release_of_package("5.7.1.50701-98~22.04") == "5.7"
+    assert release_of_package("1.0") is None
+
+
+def test_cli_dry_run_json_contract() -> None:
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "core.cli",
+            "install",
+            "--dry-run",
+            "--json",
+            "--root",
+            str(MACHINES / "linuxmint21-rx6700xt"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    data = json.loads(out.stdout)
+    assert data["schema"] == "rocmate.plan/1"
+    assert data["strategy"] == "pip-only" and data["rocm"] == "7.2"
+    assert data["torch_index"] == PYTORCH_72
+    for s in data["steps"]:
+        assert {"id", "privileged", "title", "explain"} <= set(s)
+        assert ("argv" in s) != ("file" in s)
