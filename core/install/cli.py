@@ -82,12 +82,12 @@ def _confirm() -> bool:
 
 
 def _carry_out(plan: Plan, resume: bool) -> int:
-    from core.install.privilege import helper_command
+    from core.install.privilege import Via, helper_command
     from core.install.runner import Runner, state_dir
 
     if not resume:
         (state_dir() / "state.json").unlink(missing_ok=True)
-    via = "direct" if os.geteuid() == 0 else "sudo"
+    via: Via = "direct" if os.geteuid() == 0 else "sudo"
     helper = helper_command(sys.executable, os.environ.get("APPIMAGE"), via)
     runner = Runner(plan, _print_event, helper)
     ok = asyncio.run(runner.run())
