@@ -1,0 +1,1 @@
+"""Pure parsers: text a command or file produced -> frozen dataclasses. No I/O here."""
