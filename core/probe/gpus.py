@@ -310,8 +310,10 @@ def _add_rocminfo_agents(gpus: list[Gpu], report: RocminfoReport) -> list[Gpu]:
                 Gpu(
                     vendor="amd",
                     name=agent.marketing_name or agent.name,
+                    pci_id=f"1002:{agent.chip_id}" if agent.chip_id else None,
                     gfx=agent.gfx,
                     compute_units=agent.compute_units,
+                    vram_bytes=agent.vram_bytes,
                     sources=("rocminfo",),
                 )
             )
@@ -337,6 +339,9 @@ def _name_and_classify(
         row = _row_by_name(kb, gpu.name)
     name = _best_name(gpu, row, smi, rocminfo)
     gfx = gpu.gfx or (row.gfx if row is not None else None)
+    if row is not None and row.gfx and "kfd" not in gpu.sources:
+        # Without KFD sysfs the gfx came from the runtime, which reports an override's target.
+        gfx = row.gfx
     vram = gpu.vram_bytes
     if vram is None and row is not None and row.vram_gib:
         vram = int(row.vram_gib * GIB)
@@ -368,10 +373,12 @@ def _squash(text: str) -> str:
 def _best_name(
     gpu: Gpu, row: GpuRow | None, smi: SmiReport | None, rocminfo: RocminfoReport | None
 ) -> str:
-    if row is not None:
+    runtime_named = bool(gpu.name) and ("rocminfo" in gpu.sources or "windows" in gpu.sources)
+    if row is not None and (row.revisions or not runtime_named):
         return row.name
     if gpu.name:
-        return gpu.name
+        # The runtime's marketing name beats a generic row ("RX 6700 series") found by device id.
+        return gpu.name.removeprefix("AMD ").strip()
     if smi is not None and gpu.slot:
         for card in smi.gpus:
             if card.pci_bus == gpu.slot and card.name:
