@@ -1,0 +1,252 @@
+"""``rocmate bench SUITE``: run one suite in the target Python, show progress and a summary,
+save the report (``--out``) and add it to the history."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import IO, Any
+
+from core.bench.protocol import PRECISIONS, SIZES, SUITES
+from core.bench.reporting import build_report
+from core.bench.runner import BenchRunner, RunOutcome, WorkerOptions, default_run_file, run_sync
+from core.report.model import Figure, Report, SuiteRun, to_json
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``bench`` with all its options; sets ``func=run``."""
+    p = subparsers.add_parser(
+        "bench", help="benchmark the GPU (ResNet-50, SD 1.5, LLM training, GEMM, bandwidth)",
+        description="Run a benchmark suite in the target Python and save a rocmate.report/1.")
+    p.add_argument("suite", choices=SUITES)
+    p.add_argument("--python", metavar="PATH",
+                   help="the Python holding the ROCm PyTorch (default: rocmate's managed "
+                        "environment, else python3)")
+    p.add_argument("--device", default="cuda:0", help="cuda:N or cpu (default cuda:0)")
+    p.add_argument("--out", metavar="FILE.json", help="write the report here")
+    p.add_argument("--json", action="store_true", help="print the report JSON on stdout")
+    p.add_argument("--size", choices=SIZES, default="default",
+                   help="tiny = small shapes for a quick smoke run")
+    p.add_argument("--precision", choices=PRECISIONS)
+    p.add_argument("--batch-size", type=int, metavar="N")
+    p.add_argument("--warmup-steps", type=int, metavar="N",
+                   help="a fixed warm-up instead of 'until step times settle'")
+    p.add_argument("--steps", type=int, metavar="N", help="measure exactly N steps")
+    p.add_argument("--seconds", type=float, metavar="T", help="measure for T seconds")
+    p.add_argument("--compile", action="store_true", help="torch.compile the model")
+    p.add_argument("--channels-last", action="store_true", help="channels_last memory format")
+    p.add_argument("--model", metavar="PATH",
+                   help="sd15-infer: local diffusers folder or .safetensors file (real weights)")
+    p.add_argument("--preset", choices=["auto", "0.5b", "1b", "3b", "7b"],
+                   help="llm-train model size (default auto: the largest that fits)")
+    p.add_argument("--seq-len", type=int, metavar="N", help="llm-train sequence length")
+    p.add_argument("--inference-steps", type=int, metavar="N",
+                   help="sd15-infer denoising steps (default 20)")
+    p.add_argument("--seed", type=int)
+    p.add_argument("--watchdog", type=float, default=180.0, metavar="S",
+                   help="kill the worker after S seconds without an event (default 180)")
+    p.add_argument("--startup-timeout", type=float, default=900.0, metavar="S",
+                   help="the same until the first step: build, compile, autotune (default 900)")
+    p.add_argument("--run-file", metavar="FILE.jsonl",
+                   help="event log (default: under $XDG_DATA_HOME/rocmate/runs)")
+    p.add_argument("--no-telemetry", action="store_true", help="do not sample GPU telemetry")
+    p.add_argument("--no-history", action="store_true", help="do not add the run to the history")
+    p.set_defaults(func=run)
+
+
+def options_from_args(args: argparse.Namespace) -> WorkerOptions:
+    model = str(Path(args.model).expanduser().resolve()) if args.model else None
+    return WorkerOptions(
+        suite=args.suite, device=args.device, size=args.size, precision=args.precision,
+        batch_size=args.batch_size, warmup_steps=args.warmup_steps, steps=args.steps,
+        seconds=args.seconds, compile=args.compile, channels_last=args.channels_last,
+        model=model, preset=args.preset, seq_len=args.seq_len,
+        inference_steps=args.inference_steps, seed=args.seed)
+
+
+class Progress:
+    """A one-line progress display on stderr (plain lines when stderr is not a terminal)."""
+
+    def __init__(self, stream: IO[str], options: WorkerOptions) -> None:
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.options = options
+        self.phase = ""
+        self.part: str | None = None
+        self.measure_t0 = 0.0
+        self.last_draw = 0.0
+        self.width = 0
+        self.last_step: dict[str, Any] = {}
+
+    def _line(self, text: str, final: bool = False) -> None:
+        if self.tty:
+            pad = max(0, self.width - len(text))
+            self.stream.write("\r" + text + " " * pad + ("\n" if final else ""))
+            self.width = 0 if final else len(text)
+        elif final:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def __call__(self, ev: dict[str, Any]) -> None:
+        kind = ev.get("event")
+        if kind == "hello":
+            dev = f"{ev.get('device_name')} ({ev.get('backend')}, {ev.get('arch')})"
+            s = ev.get("settings") or {}
+            self._line(f"{ev.get('suite')} on {dev}, torch {ev.get('torch')}, "
+                       f"{s.get('precision') or 'all dtypes'}, batch {s.get('batch_size')}",
+                       final=True)
+        elif kind == "phase":
+            if self.phase and self.tty:
+                self._line(self._status_text(), final=True)
+            self.phase = str(ev.get("phase"))
+            self.part = ev.get("part")
+            self.measure_t0 = float(ev.get("rx_t") or 0.0)
+            if not self.tty and self.phase != "done":
+                self._line(f"{self.phase}{' ' + self.part if self.part else ''} ...", final=True)
+            self.last_step = {}
+        elif kind == "step":
+            self.last_step = ev
+            now = time.monotonic()
+            if self.tty and now - self.last_draw > 0.1:
+                self.last_draw = now
+                self._line(self._status_text())
+        elif kind == "error" and self.tty and self.width:
+            self._line("", final=True)
+
+    def _status_text(self) -> str:
+        ev = self.last_step
+        label = f"{self.phase}{' ' + self.part if self.part else ''}"
+        if not ev:
+            return f"{label:<14}"
+        idx = int(ev.get("index", 0)) + 1
+        rate = ev.get("throughput")
+        rate_s = f"{_num(rate)} {ev.get('unit', '')}" if rate else ""
+        text = f"{label:<14} step {idx:>4}  {ev.get('seconds', 0):.4f} s/step  {rate_s}"
+        if self.phase == "measure":
+            o = self.options
+            if o.steps:
+                frac = min(1.0, idx / o.steps)
+            else:
+                target = o.seconds or 10.0
+                frac = min(1.0, (float(ev.get("rx_t", 0.0)) - self.measure_t0) / target)
+            bar = "#" * int(frac * 20)
+            text = f"{label:<14} [{bar:<20}] {frac:>4.0%}  {rate_s}"
+        return text
+
+
+def _num(v: float | None, digits: int = 4) -> str:
+    if v is None:
+        return "-"
+    if abs(v) >= 1000:
+        return f"{v:,.0f}"
+    return f"{v:.{digits}g}"
+
+
+def _bytes(n: int | None) -> str:
+    return "-" if n is None else f"{n / 2**30:.2f} GiB"
+
+
+def summary(report: Report) -> str:
+    """The summary table of a report's runs."""
+    lines: list[str] = []
+    for run in report.runs:
+        lines += _run_summary(run)
+    return "\n".join(lines)
+
+
+def _run_summary(run: SuiteRun) -> list[str]:
+    dev = run.device
+    where = f"{dev.name} ({dev.backend}, {dev.arch})" if dev else "no device"
+    s = run.settings
+    flags = [str(s["precision"])] if s.get("precision") else []
+    if s.get("batch_size"):
+        flags.append(f"batch {s['batch_size']}")
+    if s.get("channels_last"):
+        flags.append("channels_last")
+    if s.get("compile"):
+        flags.append("compiled")
+    if s.get("preset"):
+        flags.append(f"preset {s['preset']}")
+    out = [f"{run.suite} on {where}{': ' if flags else ''}{', '.join(flags)}  [{run.status}]"]
+    if run.result is None:
+        if run.error:
+            out.append(f"  error ({run.error.kind}): {run.error.message}")
+            out.append(f"  advice: {run.error.advice}")
+        return out
+    r = run.result
+    out.append(f"  {'figure':<18}{'median':>12}  {'p10':>10}  {'p90':>10}  {'cv':>6}  unit")
+    for name, f in r.figures.items():
+        mark = "*" if name == r.headline else " "
+        out.append(f" {mark}{name:<18}{_num(f.median):>12}  {_num(f.p10):>10}  "
+                   f"{_num(f.p90):>10}  {_cv(f):>6}  {f.unit}")
+    w = r.warmup
+    state = "forced" if w.forced else ("settled" if w.settled else "NOT settled")
+    first = f", first step {w.first_step_s:.2f} s" if w.first_step_s is not None else ""
+    out.append(f"  warm-up: {w.steps} steps in {w.seconds:.1f} s{first} ({state}); "
+               f"measured {r.measure.steps} steps in {r.measure.seconds:.1f} s")
+    mem = f"  peak memory: {_bytes(r.peak_memory_bytes)}"
+    if r.peak_memory_reserved_bytes:
+        mem += f" (reserved {_bytes(r.peak_memory_reserved_bytes)})"
+    out.append(mem)
+    if run.energy:
+        e = run.energy
+        power = f" at {e.mean_power_w:.0f} W" if e.mean_power_w else ""
+        out.append(f"  energy: {e.per_item_j:.4g} J/{e.item_unit}{power} ({e.method})")
+    if run.telemetry:
+        peak_t = max((max(t.temps_c.values()) for t in run.telemetry if t.temps_c), default=None)
+        if peak_t is not None:
+            out.append(f"  hottest sensor: {peak_t:.0f} °C")
+    ref = run.reference
+    if ref is not None:
+        if ref.fractions:
+            parts = [f"{k} {v:.0%} of {_num(ref.peaks[k])}" for k, v in ref.fractions.items()]
+            out.append(f"  vs datasheet ({ref.name}): " + "; ".join(parts))
+        elif ref.note:
+            out.append(f"  vs datasheet: {ref.note}")
+    return out
+
+
+def _cv(f: Figure) -> str:
+    return "-" if f.cv is None else f"{f.cv:.1%}"
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the suite; exit 0 when it measured, 1 on error, 130 when cancelled."""
+    from core.report.history import History, HistoryError, default_path
+    from core.system import LiveSystem
+
+    system = LiveSystem()
+    env = system.env()
+    python = args.python
+    if not python:
+        from core.probe.torch import default_python
+
+        python = default_python(system)
+    options = options_from_args(args)
+    run_file = Path(args.run_file) if args.run_file else default_run_file(env, options.suite)
+    progress = Progress(sys.stderr, options)
+    runner = BenchRunner(options, python=python, run_file=run_file, watchdog_s=args.watchdog,
+                         startup_timeout_s=args.startup_timeout,
+                         telemetry=not args.no_telemetry, on_event=progress, system=system)
+    outcome: RunOutcome = run_sync(runner)
+    report = build_report([outcome], system)
+    text = to_json(report)
+    if args.out:
+        Path(args.out).write_text(text + "\n", encoding="utf-8")
+    if not args.no_history:
+        try:
+            with History(default_path(env)) as history:
+                history.insert(report)
+        except (HistoryError, OSError) as exc:
+            print(f"rocmate: the run was not added to the history: {exc}", file=sys.stderr)
+    if args.json:
+        print(text)
+    else:
+        print(summary(report))
+        saved = [f"run file {run_file}"] + ([f"report {args.out}"] if args.out else [])
+        print("  " + "; ".join(saved))
+    if outcome.status == "ok":
+        return 0
+    return 130 if outcome.status == "cancelled" else 1

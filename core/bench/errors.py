@@ -1,0 +1,192 @@
+"""Turn a failure into one protocol ``error``: a kind, a message and advice a person can act on.
+
+Shared by the worker (exceptions) and the parent (a dead worker's stderr), so standard library only.
+"""
+
+from __future__ import annotations
+
+import re
+import traceback
+from dataclasses import dataclass
+from typing import Any
+
+# Patterns searched (case-insensitive) in an exception's text or a worker's stderr, in order.
+_PATTERNS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (
+        "no-binary-for-gpu",
+        (
+            r"hipErrorNoBinaryForGpu",
+            r"Unable to find code object",
+            r"invalid device function",
+            r"hipErrorInvalidDeviceFunction",
+            r"no kernel image is available",
+        ),
+    ),
+    (
+        "oom",
+        (
+            r"out of memory",
+            r"OutOfMemoryError",
+            r"hipErrorOutOfMemory",
+            r"can't allocate memory",
+            r"\bMemoryError\b",
+            r"std::bad_alloc",
+        ),
+    ),
+    (
+        "no-gpu",
+        (
+            r"No HIP GPUs are available",
+            r"no CUDA GPUs are available",
+            r"Torch not compiled with CUDA enabled",
+            r"Found no NVIDIA driver",
+            r"hipErrorNoDevice",
+        ),
+    ),
+)
+
+_GPU_FAULT = re.compile(r"Memory access fault by GPU|HSA_STATUS_ERROR|hipErrorIllegalAddress", re.I)
+
+
+@dataclass
+class Context:
+    """What the advice may mention: the run's settings, as far as they are known."""
+
+    suite: str | None = None
+    backend: str | None = None  # hip | cuda | cpu
+    arch: str | None = None
+    batch_size: int | None = None
+    python: str | None = None
+
+
+@dataclass
+class ErrorInfo:
+    """The fields of one protocol ``error`` event."""
+
+    kind: str
+    message: str
+    advice: str
+    detail: str = ""
+    package: str | None = None
+
+    def event_fields(self) -> dict[str, Any]:
+        fields: dict[str, Any] = {
+            "kind": self.kind,
+            "message": self.message,
+            "advice": self.advice,
+            "detail": self.detail,
+        }
+        if self.package:
+            fields["package"] = self.package
+        return fields
+
+
+def classify_text(text: str) -> str | None:
+    """The error kind a piece of output points to, or None."""
+    for kind, patterns in _PATTERNS:
+        for pat in patterns:
+            if re.search(pat, text, re.I):
+                return kind
+    return None
+
+
+def _alloc_var(backend: str | None) -> str:
+    return "PYTORCH_CUDA_ALLOC_CONF" if backend == "cuda" else "PYTORCH_HIP_ALLOC_CONF"
+
+
+def advice_for(kind: str, ctx: Context, *, package: str | None = None, text: str = "") -> str:
+    """Plain advice for an error kind."""
+    py = ctx.python or "python"
+    if kind == "oom":
+        if ctx.backend == "cpu":
+            return (
+                "The worker ran out of memory. Use a smaller --batch-size or --size tiny, "
+                "or close other programs."
+            )
+        parts = []
+        if ctx.batch_size and ctx.batch_size > 1:
+            parts.append(f"try a smaller batch (--batch-size {max(1, ctx.batch_size // 2)})")
+        else:
+            parts.append("try a smaller --batch-size")
+        if ctx.suite == "llm-train":
+            parts.append("or a smaller model (--preset 1b or 0.5b) or a shorter --seq-len")
+        parts.append(
+            f"set {_alloc_var(ctx.backend)}=expandable_segments:True to reduce fragmentation"
+        )
+        parts.append("and close other programs that use the GPU (a desktop, a browser, games)")
+        return "Out of GPU memory: " + ", ".join(parts) + "."
+    if kind == "no-binary-for-gpu":
+        arch = f" ({ctx.arch})" if ctx.arch else ""
+        return (
+            f"This PyTorch has no GPU code for the card's gfx target{arch}. Run `rocmate doctor`: "
+            "if it reports gfx-needs-override, set HSA_OVERRIDE_GFX_VERSION to the value it gives "
+            "(for example 10.3.0 for RDNA2 gfx103x, 11.0.0 for RDNA3 gfx110x) and run again; if "
+            "it reports torch-arch-missing, install a PyTorch wheel built for this card."
+        )
+    if kind == "no-gpu":
+        return (
+            "PyTorch in the target environment sees no GPU. Run `rocmate doctor` and fix what it "
+            "reports (torch-no-gpu, torch-not-rocm, kfd-no-access, not-in-render-group, "
+            "hip-visible-devices-hides). Use --device cpu for a smoke run without a GPU."
+        )
+    if kind == "missing-package":
+        name = package or "the missing package"
+        return (
+            f"The target Python lacks {name}. Install it into that environment: "
+            f"{py} -m pip install {name}"
+            + (" (from the ROCm wheel index)" if name.startswith("torch") else "")
+            + ", or pick another Python with --python."
+        )
+    if kind == "interrupted":
+        return "The run was stopped before it finished; nothing after the stop was measured."
+    if _GPU_FAULT.search(text):
+        return (
+            "The GPU faulted. A common cause is HSA_OVERRIDE_GFX_VERSION set to a value that does "
+            "not fit the card: run `rocmate doctor` (override-wrong). Otherwise try a smaller "
+            "batch and report the run file."
+        )
+    return (
+        "Unexpected failure. Run `rocmate doctor` to check the set-up; if it reports nothing, "
+        "attach the run file (it holds every event) to a bug report."
+    )
+
+
+def _last_line(text: str) -> str:
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    return lines[-1] if lines else text.strip()
+
+
+def from_exception(exc: BaseException, ctx: Context) -> ErrorInfo:
+    """Classify an exception raised in the worker."""
+    detail = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-4000:]
+    text = f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, KeyboardInterrupt):
+        kind = "interrupted"
+        message = "interrupted"
+    elif isinstance(exc, ModuleNotFoundError) and exc.name:
+        top = exc.name.split(".")[0]
+        return ErrorInfo(
+            kind="missing-package",
+            message=f"No module named {top!r} in the target Python",
+            advice=advice_for("missing-package", ctx, package=top),
+            detail=detail,
+            package=top,
+        )
+    elif isinstance(exc, MemoryError):
+        kind = "oom"
+        message = "out of memory (MemoryError)"
+    else:
+        kind = classify_text(text) or "other"
+        message = _last_line(str(exc)) or type(exc).__name__
+        if kind == "other":
+            message = f"{type(exc).__name__}: {message}"
+    return ErrorInfo(kind=kind, message=message[:500], advice=advice_for(kind, ctx, text=text),
+                     detail=detail)
+
+
+def from_output(text: str, ctx: Context, *, message: str) -> ErrorInfo:
+    """Classify a worker that died without an ``error`` event, from its stderr."""
+    kind = classify_text(text) or "other"
+    return ErrorInfo(
+        kind=kind, message=message, advice=advice_for(kind, ctx, text=text), detail=text[-4000:]
+    )

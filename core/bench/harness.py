@@ -1,0 +1,199 @@
+"""The measuring loop every suite shares: warm-up until step times settle, then a measured phase.
+
+Each step is timed between device synchronisations, so a step's time is the device's time for
+that step. Every step, warm-up included, is reported as a ``step`` event as it ends.
+
+Worker side: standard library, torch (through :mod:`core.bench.device`) and core.bench only.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from core.bench.device import Device
+from core.bench.protocol import Emitter
+from core.bench.stats import SettleRule, summarize
+
+
+@dataclass
+class Options:
+    """The worker's options after defaults were filled in."""
+
+    suite: str
+    device: str = "cuda:0"
+    size: str = "default"
+    precision: str | None = "fp32"  # None where it does not apply (gemm, bandwidth)
+    batch_size: int = 1
+    warmup_steps: int | None = None
+    steps: int | None = None
+    seconds: float | None = None
+    compile: bool = False
+    channels_last: bool = False
+    model: str | None = None
+    preset: str | None = None
+    seq_len: int | None = None
+    inference_steps: int | None = None
+    seed: int = 0
+    batch_size_given: bool = False  # the user chose the batch (suites may lower a default one)
+
+    @property
+    def tiny(self) -> bool:
+        return self.size == "tiny"
+
+    def settings(self) -> dict[str, Any]:
+        """The options as reported in ``hello`` and ``result``."""
+        d = asdict(self)
+        d.pop("batch_size_given")
+        return d
+
+
+StepFn = Callable[[], "dict[str, float] | None"]
+
+
+@dataclass
+class Workload:
+    """One thing to time: a step function and what a step produces."""
+
+    step: StepFn
+    items: int  # items (images, tokens, bytes, FLOPs ...) per step
+    unit: str  # throughput unit, e.g. "images/s"
+    part: str | None = None  # sub-benchmark name (gemm dtype, copy direction)
+    settle: SettleRule = field(default_factory=SettleRule)
+    min_warmup_steps: int = 3
+    max_warmup_steps: int = 50
+    max_warmup_s: float = 300.0  # after this, measure anyway and report "not settled"
+    min_steps: int = 10
+    default_seconds: float = 10.0
+    max_steps: int = 100_000
+
+
+@dataclass
+class PartResult:
+    """What the harness measured for one workload."""
+
+    times: list[float]
+    items: int
+    series: dict[str, list[float]]
+    warmup: dict[str, Any]
+    measure: dict[str, Any]
+
+    def throughputs(self) -> list[float]:
+        return [self.items / t for t in self.times if t > 0]
+
+
+def figure(values: list[float], unit: str, *, higher_is_better: bool = True) -> dict[str, Any]:
+    """A result figure: the summary of a per-step series, with its unit."""
+    s = summarize(values)
+    return {"unit": unit, "higher_is_better": higher_is_better, **s.as_dict()}
+
+
+class Harness:
+    """Runs workloads with the warm-up rule and emits ``phase`` and ``step`` events."""
+
+    def __init__(self, emitter: Emitter, device: Device, options: Options) -> None:
+        self.emitter = emitter
+        self.device = device
+        self.options = options
+        self.started = time.perf_counter()
+
+    def _timed_step(self, fn: StepFn) -> tuple[float, dict[str, float]]:
+        t0 = time.perf_counter()
+        extra = fn() or {}
+        self.device.sync()
+        return time.perf_counter() - t0, extra
+
+    def _emit_step(self, w: Workload, phase: str, index: int, dt: float,
+                   extra: dict[str, float]) -> None:
+        fields: dict[str, Any] = {
+            "phase": phase,
+            "index": index,
+            "seconds": dt,
+            "items": w.items,
+            "throughput": w.items / dt if dt > 0 else None,
+            "unit": w.unit,
+            "t": time.perf_counter() - self.started,
+        }
+        if w.part:
+            fields["part"] = w.part
+        fields.update(extra)
+        self.emitter.emit("step", **fields)
+
+    def _phase(self, phase: str, w: Workload, **fields: Any) -> None:
+        if w.part:
+            fields["part"] = w.part
+        self.emitter.emit("phase", phase=phase, t=time.perf_counter() - self.started, **fields)
+
+    def warmup(self, w: Workload) -> dict[str, Any]:
+        """Warm up: a fixed number of steps if asked, else until step times settle."""
+        self._phase("warmup", w)
+        self.device.sync()
+        forced = self.options.warmup_steps is not None
+        times: list[float] = []
+        t_start = time.perf_counter()
+        settled = False
+        while True:
+            if forced:
+                if len(times) >= (self.options.warmup_steps or 0):
+                    break
+            else:
+                if len(times) >= w.min_warmup_steps and w.settle.settled(times):
+                    settled = True
+                    break
+                elapsed = time.perf_counter() - t_start
+                if len(times) >= w.max_warmup_steps or (
+                    len(times) >= 2 and elapsed >= w.max_warmup_s
+                ):
+                    break
+            dt, extra = self._timed_step(w.step)
+            times.append(dt)
+            self._emit_step(w, "warmup", len(times) - 1, dt, extra)
+        return {
+            "steps": len(times),
+            "seconds": time.perf_counter() - t_start,
+            "first_step_s": times[0] if times else None,
+            "settled": settled if not forced else None,
+            "forced": forced,
+        }
+
+    def measure(self, w: Workload) -> tuple[list[float], dict[str, list[float]], float]:
+        """The measured phase: exactly ``--steps`` steps, else ``--seconds`` (at least
+        ``min_steps``)."""
+        fixed = self.options.steps
+        seconds = self.options.seconds if self.options.seconds is not None else w.default_seconds
+        times: list[float] = []
+        series: dict[str, list[float]] = {}
+        t_start = time.perf_counter()
+        while True:
+            n = len(times)
+            if fixed is not None:
+                if n >= fixed:
+                    break
+            elif n >= w.max_steps or (
+                n >= w.min_steps and time.perf_counter() - t_start >= seconds
+            ):
+                break
+            dt, extra = self._timed_step(w.step)
+            times.append(dt)
+            for k, v in extra.items():
+                if isinstance(v, (int, float)):
+                    series.setdefault(k, []).append(float(v))
+            self._emit_step(w, "measure", n, dt, extra)
+        return times, series, time.perf_counter() - t_start
+
+    def run(self, w: Workload) -> PartResult:
+        """Warm up, then measure one workload."""
+        warm = self.warmup(w)
+        self._phase("measure", w, warmup=warm)
+        times, series, wall = self.measure(w)
+        if not times:
+            raise ValueError("the measured phase needs at least one step (--steps >= 1)")
+        return PartResult(
+            times=times,
+            items=w.items,
+            series=series,
+            warmup=warm,
+            measure={"steps": len(times), "seconds": wall, "items": w.items * len(times)},
+        )

@@ -1,0 +1,422 @@
+"""Runs a benchmark worker in the target Python and turns its event stream into a RunOutcome.
+
+* The worker runs as ``PYTHON -E -B -u -m core.bench.worker ...`` with its working directory set
+  to a fresh temporary folder that holds a copy of ``core/__init__.py`` and ``core/bench/`` and
+  nothing else. ``-m`` puts that folder first on ``sys.path``; ``-E`` makes the interpreter ignore
+  PYTHONPATH/PYTHONHOME (which may point at rocmate's own packages, e.g. from a PyInstaller
+  bundle), so only the target environment's own site-packages (and its user site, where a
+  ``pip install --user torch`` lives) are importable besides ``core``. The environment comes from
+  ``core.system.clean_env()``.
+* Every event is appended to a run file (JSON lines) the moment it arrives, with telemetry
+  samples between them, so a crash of the caller loses nothing.
+* A watchdog kills the worker's process group when no event arrives for ``watchdog_s`` seconds
+  (``startup_timeout_s`` until the first step: model build, compile and autotuning come first).
+* :meth:`BenchRunner.cancel` sends SIGINT (the worker reports ``interrupted``), then SIGKILL.
+* However the worker ends, the outcome has exactly one of ``result`` or ``error``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as _dt
+import json
+import os
+import resource
+import shutil
+import signal
+import tempfile
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import core.bench
+from core.bench import errors
+from core.bench.protocol import decode
+from core.bench.telemetry import DeviceIds, Sampler, open_sampler
+from core.report.model import TelemetrySample
+from core.system import LiveSystem, System, clean_env
+
+EventCallback = Callable[[dict[str, Any]], None]
+
+STDERR_KEEP = 64 * 1024
+LINE_LIMIT = 16 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class WorkerOptions:
+    """The worker's command-line options (DESIGN.md, "Benchmark worker protocol")."""
+
+    suite: str
+    device: str = "cuda:0"
+    size: str = "default"
+    precision: str | None = None
+    batch_size: int | None = None
+    warmup_steps: int | None = None
+    steps: int | None = None
+    seconds: float | None = None
+    compile: bool = False
+    channels_last: bool = False
+    model: str | None = None
+    preset: str | None = None
+    seq_len: int | None = None
+    inference_steps: int | None = None
+    seed: int | None = None
+
+    def to_argv(self) -> list[str]:
+        argv = ["--suite", self.suite, "--device", self.device, "--size", self.size]
+        for name in ("precision", "batch_size", "warmup_steps", "steps", "seconds", "model",
+                     "preset", "seq_len", "inference_steps", "seed"):
+            value = getattr(self, name)
+            if value is not None:
+                argv += [f"--{name.replace('_', '-')}", str(value)]
+        if self.compile:
+            argv.append("--compile")
+        if self.channels_last:
+            argv.append("--channels-last")
+        return argv
+
+
+@dataclass
+class RunOutcome:
+    """Everything one worker run produced."""
+
+    suite: str
+    python: str
+    options: WorkerOptions
+    started: str  # ISO 8601 UTC
+    status: str = "error"  # ok | error | cancelled
+    duration_s: float = 0.0
+    hello: dict[str, Any] | None = None
+    result: dict[str, Any] | None = None
+    error: dict[str, Any] | None = None
+    phases: list[dict[str, Any]] = field(default_factory=list)
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    telemetry: list[TelemetrySample] = field(default_factory=list)
+    telemetry_source: str | None = None
+    device_ids: DeviceIds | None = None
+    returncode: int | None = None
+    stderr_tail: str = ""
+    run_file: str | None = None
+
+
+def prepare_worker_root(dest: Path) -> Path:
+    """Copy ``core/__init__.py`` and ``core/bench/`` (sources only) into ``dest``."""
+    src_bench = Path(core.bench.__file__).resolve().parent
+    src_core = src_bench.parent
+    target = dest / "core"
+    target.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(src_core / "__init__.py", target / "__init__.py")
+    shutil.copytree(src_bench, target / "bench",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"), dirs_exist_ok=True)
+    return dest
+
+
+def worker_command(python: str, options: WorkerOptions) -> list[str]:
+    """The argv that starts a worker (run it with cwd = a folder from prepare_worker_root)."""
+    return [python, "-E", "-B", "-u", "-m", "core.bench.worker", *options.to_argv()]
+
+
+def default_run_file(env: Mapping[str, str], suite: str) -> Path:
+    """``$XDG_DATA_HOME/rocmate/runs/<UTC time>-<suite>.jsonl``."""
+    from core.report.history import default_path
+
+    stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
+    return default_path(env).parent / "runs" / f"{stamp}-{suite}.jsonl"
+
+
+class BenchRunner:
+    """One worker run. Create, then ``await run()``; ``cancel()`` from the same event loop."""
+
+    def __init__(
+        self,
+        options: WorkerOptions,
+        *,
+        python: str,
+        run_file: Path | str | None = None,
+        watchdog_s: float = 180.0,
+        startup_timeout_s: float = 900.0,
+        telemetry: bool = True,
+        telemetry_interval_s: float = 0.5,
+        env: Mapping[str, str] | None = None,
+        memory_limit_bytes: int | None = None,
+        kill_grace_s: float = 10.0,
+        on_event: EventCallback | None = None,
+        system: System | None = None,
+    ) -> None:
+        self.options = options
+        # a relative path would break: the worker starts in its own folder (symlinks are kept,
+        # a venv's python must stay the venv's)
+        self.python = os.path.abspath(python) if os.sep in python else python
+        self.run_file = Path(run_file) if run_file else None
+        self.watchdog_s = watchdog_s
+        self.startup_timeout_s = startup_timeout_s
+        self.telemetry = telemetry
+        self.telemetry_interval_s = telemetry_interval_s
+        self.extra_env = dict(env or {})
+        self.memory_limit_bytes = memory_limit_bytes
+        self.kill_grace_s = kill_grace_s
+        self.on_event = on_event
+        self.system: System = system or LiveSystem()
+        self.proc: asyncio.subprocess.Process | None = None
+        self._cancelled = False
+        self._hung = False
+        self._t0 = 0.0
+        self._file: IO[str] | None = None
+        self._sampler: Sampler | None = None
+        self._stderr = bytearray()
+
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid if self.proc else None
+
+    def _now(self) -> float:
+        return time.monotonic() - self._t0
+
+    # -- outputs ---------------------------------------------------------------------------------
+
+    def _record(self, event: dict[str, Any]) -> None:
+        if self._file is not None:
+            self._file.write(json.dumps(event, separators=(",", ":"), default=str) + "\n")
+            self._file.flush()
+        if self.on_event is not None:
+            self.on_event(event)
+
+    # -- control ---------------------------------------------------------------------------------
+
+    def cancel(self) -> None:
+        """Ask the worker to stop (SIGINT); it is killed if it has not ended after a grace time."""
+        self._cancelled = True
+        proc = self.proc
+        if proc is None or proc.returncode is not None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(proc.pid, signal.SIGINT)
+        asyncio.get_running_loop().call_later(self.kill_grace_s, self._kill)
+
+    def _kill(self) -> None:
+        proc = self.proc
+        if proc is None or proc.returncode is not None:
+            return
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)  # the worker and any compile workers it started
+
+    def _preexec(self) -> None:
+        if self.memory_limit_bytes:
+            resource.setrlimit(resource.RLIMIT_AS,
+                               (self.memory_limit_bytes, self.memory_limit_bytes))
+
+    # -- the run ---------------------------------------------------------------------------------
+
+    async def run(self) -> RunOutcome:
+        started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+        out = RunOutcome(suite=self.options.suite, python=self.python, options=self.options,
+                         started=started)
+        self._t0 = time.monotonic()
+        workdir = Path(tempfile.mkdtemp(prefix="rocmate-worker-"))
+        try:
+            if self.run_file is not None:
+                self.run_file.parent.mkdir(parents=True, exist_ok=True)
+                self._file = open(self.run_file, "a", encoding="utf-8")  # noqa: SIM115
+                out.run_file = str(self.run_file)
+            argv = worker_command(self.python, self.options)
+            self._record({"event": "run", "schema": "rocmate.run/1", "suite": out.suite,
+                          "argv": argv, "started": started, "rx_t": 0.0})
+            prepare_worker_root(workdir)
+            await self._run_worker(argv, workdir, out)
+        finally:
+            out.duration_s = self._now()
+            self._finish(out)
+            if self._sampler is not None:
+                self._sampler.close()
+            self._record({"event": "end", "status": out.status, "rx_t": out.duration_s,
+                          "returncode": out.returncode})
+            if self._file is not None:
+                self._file.close()
+            shutil.rmtree(workdir, ignore_errors=True)
+        return out
+
+    async def _run_worker(self, argv: list[str], workdir: Path, out: RunOutcome) -> None:
+        try:
+            self.proc = await asyncio.create_subprocess_exec(
+                *argv,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                cwd=str(workdir),
+                env=clean_env(self.extra_env),
+                start_new_session=True,
+                preexec_fn=self._preexec if self.memory_limit_bytes else None,
+                limit=LINE_LIMIT,
+            )
+        except OSError as exc:
+            out.error = self._parent_error(
+                "other", f"cannot start {self.python}: {exc.strerror or exc}",
+                advice="Pass --python with the path of the Python that holds the ROCm PyTorch "
+                       "(for example ~/.local/share/rocmate/venv/bin/python).")
+            self._record({**out.error, "rx_t": self._now()})
+            return
+        assert self.proc.stdout is not None and self.proc.stderr is not None
+        stderr_task = asyncio.create_task(self._read_stderr(self.proc.stderr))
+        telemetry_task: asyncio.Task[None] | None = None
+        try:
+            while True:
+                limit = self.watchdog_s if out.steps else self.startup_timeout_s
+                try:
+                    line = await asyncio.wait_for(self.proc.stdout.readline(), timeout=limit)
+                except asyncio.TimeoutError:
+                    self._hung = not self._cancelled
+                    self._kill()
+                    break
+                if not line:
+                    break
+                event = decode(line)
+                if event is None:
+                    text = line.decode("utf-8", "replace").rstrip()
+                    self._stderr.extend(f"[stdout] {text}\n".encode())
+                    continue
+                event["rx_t"] = self._now()
+                self._dispatch(event, out)
+                self._record(event)
+                if event["event"] == "hello" and self.telemetry and telemetry_task is None:
+                    telemetry_task = asyncio.create_task(self._sample_loop(event, out))
+            try:
+                out.returncode = await asyncio.wait_for(self.proc.wait(), timeout=30)
+            except asyncio.TimeoutError:
+                self._kill()
+                out.returncode = await self.proc.wait()
+        finally:
+            if self.proc.returncode is None:
+                self._kill()
+                await self.proc.wait()
+                out.returncode = self.proc.returncode
+            if telemetry_task is not None:
+                telemetry_task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await telemetry_task
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(stderr_task, timeout=5)
+            out.stderr_tail = self._stderr[-STDERR_KEEP:].decode("utf-8", "replace")
+
+    def _dispatch(self, event: dict[str, Any], out: RunOutcome) -> None:
+        kind = event["event"]
+        if kind == "hello":
+            out.hello = event
+        elif kind == "phase":
+            out.phases.append(event)
+        elif kind == "step":
+            out.steps.append(event)
+        elif kind == "result":
+            out.result = event
+        elif kind == "error" and out.error is None:
+            out.error = {**event, "source": "worker"}
+
+    async def _read_stderr(self, stream: asyncio.StreamReader) -> None:
+        while True:
+            chunk = await stream.read(65536)
+            if not chunk:
+                return
+            self._stderr.extend(chunk)
+            if len(self._stderr) > 4 * STDERR_KEEP:
+                del self._stderr[: -STDERR_KEEP]
+
+    async def _sample_loop(self, hello: dict[str, Any], out: RunOutcome) -> None:
+        self._sampler = await asyncio.to_thread(open_sampler, self.system, hello)
+        if self._sampler is None:
+            return
+        out.telemetry_source = self._sampler.kind
+        out.device_ids = await asyncio.to_thread(self._sampler.ids)
+        sampler = self._sampler
+        while True:
+            sample = await asyncio.to_thread(sampler.sample, self._now())
+            out.telemetry.append(sample)
+            record = {"event": "telemetry", "rx_t": sample.t, **_sample_dict(sample)}
+            self._record(record)
+            await asyncio.sleep(self.telemetry_interval_s)
+
+    # -- the end ---------------------------------------------------------------------------------
+
+    def _parent_error(self, kind: str, message: str, *, advice: str | None = None,
+                      detail: str = "") -> dict[str, Any]:
+        ctx = errors.Context(suite=self.options.suite, batch_size=self.options.batch_size,
+                             python=self.python)
+        return {"event": "error", "kind": kind, "message": message,
+                "advice": advice or errors.advice_for(kind, ctx, text=detail),
+                "detail": detail[-4000:], "source": "parent"}
+
+    def _finish(self, out: RunOutcome) -> None:
+        """Decide the status; make sure a failed run carries exactly one error.
+
+        A run whose worker sent ``result`` and ``phase done`` is ok even when the process then
+        failed to exit cleanly (some ROCm stacks crash at interpreter shutdown): the
+        measurement was complete. The return code stays in the outcome."""
+        done = any(p.get("phase") == "done" for p in out.phases)
+        if out.result is not None and out.error is None and done:
+            out.status = "ok"
+            return
+        out.result = None
+        if out.error is None:
+            out.error = self._death_error(out)
+            self._record({**out.error, "rx_t": self._now()})
+        cancelled = self._cancelled or out.error.get("kind") == "interrupted"
+        out.status = "cancelled" if cancelled else "error"
+
+    def _death_error(self, out: RunOutcome) -> dict[str, Any]:
+        """The worker ended without an error event: say how, from the outside."""
+        rc = out.returncode
+        tail = out.stderr_tail
+        ctx = errors.Context(suite=self.options.suite, batch_size=self.options.batch_size,
+                             python=self.python,
+                             backend=(out.hello or {}).get("backend"),
+                             arch=(out.hello or {}).get("arch"))
+        if self._cancelled:
+            return self._parent_error("interrupted", "the run was cancelled")
+        if self._hung:
+            waited = self.watchdog_s if out.steps else self.startup_timeout_s
+            return self._parent_error(
+                "other", f"the worker sent nothing for {waited:.0f} s and was killed (hung)",
+                advice="The worker stopped making progress (a GPU hang, a stuck compile, or a "
+                       "stopped process). Run it again; if it hangs again, run `rocmate doctor` "
+                       "and attach the run file to a bug report.",
+                detail=tail) | {"cause": "hung"}
+        if rc is not None and rc < 0:
+            sig = signal.Signals(-rc).name if -rc in signal.valid_signals() else str(-rc)
+            info = errors.from_output(tail, ctx, message=f"the worker was killed by {sig}")
+            advice = info.advice
+            if info.kind == "other" and -rc == signal.SIGKILL:
+                advice = ("The worker was killed (SIGKILL). If nobody stopped it, the kernel's "
+                          "out-of-memory killer may have (see `journalctl -k | grep -i oom`): "
+                          "try a smaller --batch-size. " + advice)
+            return self._parent_error(info.kind, info.message, advice=advice,
+                                      detail=tail) | {"cause": "killed", "signal": sig}
+        if out.hello is None and not tail.strip() and rc not in (0, None):
+            msg = f"the worker exited with code {rc} before it said hello"
+        elif rc == 0:
+            msg = "the worker ended without a result"
+        else:
+            msg = f"the worker exited with code {rc}"
+        info = errors.from_output(tail, ctx, message=msg)
+        return self._parent_error(info.kind, info.message, advice=info.advice,
+                                  detail=tail) | {"cause": "exited"}
+
+
+def _sample_dict(s: TelemetrySample) -> dict[str, Any]:
+    return {k: v for k, v in asdict(s).items() if v not in (None, {})}
+
+
+def run_sync(runner: BenchRunner) -> RunOutcome:
+    """Run to the end from synchronous code (the CLI); Ctrl-C cancels the worker."""
+
+    async def main() -> RunOutcome:
+        loop = asyncio.get_running_loop()
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(signal.SIGINT, runner.cancel)
+        try:
+            return await runner.run()
+        finally:
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.remove_signal_handler(signal.SIGINT)
+
+    return asyncio.run(main())

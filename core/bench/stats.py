@@ -1,0 +1,99 @@
+"""Statistics for step series: median, p10/p90, coefficient of variation, and the warm-up rule.
+
+Standard library only (the worker imports it).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Summary of a series of positive measurements."""
+
+    n: int
+    median: float
+    p10: float
+    p90: float
+    mean: float
+    min: float
+    max: float
+    cv: float  # sample standard deviation / mean; 0 for a single value
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The q-th percentile (0..100) with linear interpolation between closest ranks."""
+    if not values:
+        raise ValueError("percentile of an empty series")
+    if not 0.0 <= q <= 100.0:
+        raise ValueError(f"percentile {q} outside 0..100")
+    data = sorted(values)
+    if len(data) == 1:
+        return float(data[0])
+    pos = (len(data) - 1) * q / 100.0
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(data) - 1)
+    frac = pos - lo
+    return float(data[lo] + (data[hi] - data[lo]) * frac)
+
+
+def cv(values: Sequence[float]) -> float:
+    """Coefficient of variation (sample stdev / mean); 0 for fewer than two values."""
+    if len(values) < 2:
+        return 0.0
+    mean = statistics.fmean(values)
+    if mean == 0:
+        return 0.0
+    return statistics.stdev(values) / abs(mean)
+
+
+def summarize(values: Sequence[float]) -> Summary:
+    """Summary of a non-empty series."""
+    if not values:
+        raise ValueError("summary of an empty series")
+    vals = [float(v) for v in values]
+    return Summary(
+        n=len(vals),
+        median=float(statistics.median(vals)),
+        p10=percentile(vals, 10),
+        p90=percentile(vals, 90),
+        mean=statistics.fmean(vals),
+        min=min(vals),
+        max=max(vals),
+        cv=cv(vals),
+    )
+
+
+@dataclass(frozen=True)
+class SettleRule:
+    """When warm-up is over: the last ``window`` step times agree.
+
+    Settled when the medians of the two halves of the window differ by at most ``drift``
+    and the window's coefficient of variation is at most ``max_cv``. The first ``skip``
+    steps (compile, autotuning) never count.
+    """
+
+    window: int = 6
+    drift: float = 0.03
+    max_cv: float = 0.05
+    skip: int = 1
+
+    def settled(self, times: Sequence[float]) -> bool:
+        usable = list(times[self.skip :])
+        if len(usable) < self.window:
+            return False
+        win = usable[-self.window :]
+        half = self.window // 2
+        first = statistics.median(win[:half])
+        second = statistics.median(win[half:])
+        if first <= 0:
+            return False
+        return abs(second - first) / first <= self.drift and cv(win) <= self.max_cv

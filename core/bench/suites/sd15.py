@@ -1,0 +1,322 @@
+"""``sd15-infer``: Stable Diffusion 1.5 text-to-image at 512x512, 20 Euler steps, classifier-free
+guidance 7.5, batch 1: text encoder, UNet loop and VAE decode, timed per image.
+
+Weights: random, built from the SD 1.5 architecture configs (nothing is downloaded), unless
+``--model`` points to a local diffusers folder or a single .safetensors/.ckpt file. The tokenizer
+for random weights is a byte-level CLIP tokenizer made on the spot (the prompt's tokens do not
+change the work). ``--size tiny`` uses a small UNet, VAE and text encoder at 32x32 pixels.
+``amp-fp16``/``amp-bf16`` run the models in that dtype, as diffusers pipelines do with
+``torch_dtype``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+from diffusers import AutoencoderKL, EulerDiscreteScheduler, UNet2DConditionModel
+from transformers import CLIPTextConfig, CLIPTextModel, CLIPTokenizer
+
+from core.bench.flops import count_flops
+from core.bench.harness import Harness, Options, Workload, figure
+
+PROMPT = "a photograph of an astronaut riding a horse on mars"
+GUIDANCE = 7.5
+
+# The SD 1.5 architecture (stable-diffusion-v1-5 unet/vae/text_encoder/scheduler configs).
+UNET_SD15: dict[str, Any] = {
+    "sample_size": 64, "in_channels": 4, "out_channels": 4, "layers_per_block": 2,
+    "block_out_channels": (320, 640, 1280, 1280),
+    "down_block_types": ("CrossAttnDownBlock2D",) * 3 + ("DownBlock2D",),
+    "up_block_types": ("UpBlock2D",) + ("CrossAttnUpBlock2D",) * 3,
+    "cross_attention_dim": 768, "attention_head_dim": 8, "norm_num_groups": 32,
+    "act_fn": "silu", "flip_sin_to_cos": True, "freq_shift": 0, "downsample_padding": 1,
+    "center_input_sample": False, "mid_block_scale_factor": 1, "norm_eps": 1e-5,
+}
+VAE_SD15: dict[str, Any] = {
+    "in_channels": 3, "out_channels": 3, "latent_channels": 4, "layers_per_block": 2,
+    "block_out_channels": (128, 256, 512, 512),
+    "down_block_types": ("DownEncoderBlock2D",) * 4,
+    "up_block_types": ("UpDecoderBlock2D",) * 4,
+    "norm_num_groups": 32, "act_fn": "silu", "sample_size": 512, "scaling_factor": 0.18215,
+}
+CLIP_SD15: dict[str, Any] = {
+    "vocab_size": 49408, "hidden_size": 768, "intermediate_size": 3072,
+    "num_hidden_layers": 12, "num_attention_heads": 12, "max_position_embeddings": 77,
+    "hidden_act": "quick_gelu", "projection_dim": 768,
+    # the ids of make_tokenizer()'s special tokens
+    "bos_token_id": 512, "eos_token_id": 513, "pad_token_id": 513,
+}
+SCHEDULER_SD15: dict[str, Any] = {
+    "num_train_timesteps": 1000, "beta_start": 0.00085, "beta_end": 0.012,
+    "beta_schedule": "scaled_linear", "steps_offset": 1, "prediction_type": "epsilon",
+    "timestep_spacing": "leading",
+}
+
+UNET_TINY: dict[str, Any] = {
+    **UNET_SD15, "sample_size": 16, "layers_per_block": 1, "block_out_channels": (32, 64),
+    "down_block_types": ("CrossAttnDownBlock2D", "DownBlock2D"),
+    "up_block_types": ("UpBlock2D", "CrossAttnUpBlock2D"), "cross_attention_dim": 32,
+}
+VAE_TINY: dict[str, Any] = {
+    **VAE_SD15, "layers_per_block": 1, "block_out_channels": (32, 64),
+    "down_block_types": ("DownEncoderBlock2D",) * 2, "up_block_types": ("UpDecoderBlock2D",) * 2,
+    "sample_size": 32,
+}
+CLIP_TINY: dict[str, Any] = {
+    **CLIP_SD15, "vocab_size": 1000, "hidden_size": 32, "intermediate_size": 37,
+    "num_hidden_layers": 2, "num_attention_heads": 4, "projection_dim": 32,
+}
+
+
+@dataclass
+class Components:
+    """The parts of a Stable Diffusion pipeline that run per image."""
+
+    unet: Any
+    vae: Any
+    text_encoder: Any
+    tokenizer: Any
+    scheduler: Any
+    weights: str
+    resolution: int
+
+
+def _bytes_to_unicode() -> list[str]:
+    """GPT-2/CLIP byte-level alphabet (256 printable stand-ins for the 256 byte values)."""
+    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1))
+    bs += list(range(ord("®"), ord("ÿ") + 1))
+    cs = bs[:]
+    n = 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return [chr(c) for c in cs]
+
+
+def make_tokenizer(folder: str) -> CLIPTokenizer:
+    """A byte-level CLIP tokenizer with no merges: real CLIP code path, no download."""
+    vocab: dict[str, int] = {}
+    for suffix in ("", "</w>"):
+        for ch in _bytes_to_unicode():
+            vocab[ch + suffix] = len(vocab)
+    for special in ("<|startoftext|>", "<|endoftext|>"):
+        vocab[special] = len(vocab)
+    vocab_file = os.path.join(folder, "vocab.json")
+    merges_file = os.path.join(folder, "merges.txt")
+    with open(vocab_file, "w", encoding="utf-8") as f:
+        json.dump(vocab, f)
+    with open(merges_file, "w", encoding="utf-8") as f:
+        f.write("#version: 0.2\n")
+    return CLIPTokenizer(vocab_file, merges_file, model_max_length=77)
+
+
+def build_random(tiny: bool, device: torch.device, dtype: torch.dtype, workdir: str) -> Components:
+    """SD 1.5 (or tiny) components with random weights, created directly on the device."""
+    with torch.device(device):
+        unet: Any = UNet2DConditionModel(**(UNET_TINY if tiny else UNET_SD15))
+        vae: Any = AutoencoderKL(**(VAE_TINY if tiny else VAE_SD15))
+        text_encoder: Any = CLIPTextModel(CLIPTextConfig(**(CLIP_TINY if tiny else CLIP_SD15)))
+    return Components(
+        unet=unet.to(dtype),
+        vae=vae.to(dtype),
+        text_encoder=text_encoder.to(dtype),
+        tokenizer=make_tokenizer(workdir),
+        scheduler=EulerDiscreteScheduler(**SCHEDULER_SD15),
+        weights="random (tiny SD-like architecture)" if tiny else "random (SD 1.5 architecture)",
+        resolution=32 if tiny else 512,
+    )
+
+
+def write_config_folder(folder: str) -> str:
+    """A diffusers-format folder holding SD 1.5's configs and tokenizer but no weights, for
+    ``from_single_file(config=...)`` without the hub."""
+    root = Path(folder) / "sd15-config"
+    for sub in ("unet", "vae", "text_encoder", "tokenizer", "scheduler"):
+        (root / sub).mkdir(parents=True, exist_ok=True)
+    index = {
+        "_class_name": "StableDiffusionPipeline",
+        "unet": ["diffusers", "UNet2DConditionModel"],
+        "vae": ["diffusers", "AutoencoderKL"],
+        "text_encoder": ["transformers", "CLIPTextModel"],
+        "tokenizer": ["transformers", "CLIPTokenizer"],
+        "scheduler": ["diffusers", "EulerDiscreteScheduler"],
+        "safety_checker": [None, None],
+        "feature_extractor": [None, None],
+    }
+    (root / "model_index.json").write_text(json.dumps(index))
+    (root / "unet" / "config.json").write_text(
+        json.dumps({"_class_name": "UNet2DConditionModel", **UNET_SD15}))
+    (root / "vae" / "config.json").write_text(
+        json.dumps({"_class_name": "AutoencoderKL", **VAE_SD15}))
+    (root / "scheduler" / "scheduler_config.json").write_text(
+        json.dumps({"_class_name": "EulerDiscreteScheduler", **SCHEDULER_SD15}))
+    CLIPTextConfig(**CLIP_SD15).save_pretrained(root / "text_encoder")
+    make_tokenizer(str(root / "tokenizer")).save_pretrained(root / "tokenizer")
+    return str(root)
+
+
+def load_local(path: str, device: torch.device, dtype: torch.dtype, workdir: str) -> Components:
+    """Real weights from a local diffusers folder or a single checkpoint file (offline)."""
+    from diffusers import StableDiffusionPipeline
+
+    p = Path(path).expanduser()
+    if p.is_dir():
+        pipe = StableDiffusionPipeline.from_pretrained(
+            str(p), torch_dtype=dtype, local_files_only=True, safety_checker=None,
+            requires_safety_checker=False)
+        weights = f"local folder {p.name}"
+    elif p.is_file():
+        pipe = StableDiffusionPipeline.from_single_file(
+            str(p), config=write_config_folder(workdir), torch_dtype=dtype,
+            local_files_only=True, safety_checker=None, requires_safety_checker=False)
+        weights = f"local file {p.name}"
+    else:
+        raise FileNotFoundError(f"--model {path}: no such folder or file")
+    pipe = pipe.to(device)
+    sample = getattr(pipe.unet.config, "sample_size", 64) or 64
+    return Components(
+        unet=pipe.unet, vae=pipe.vae, text_encoder=pipe.text_encoder, tokenizer=pipe.tokenizer,
+        scheduler=EulerDiscreteScheduler.from_config(pipe.scheduler.config), weights=weights,
+        resolution=int(sample) * 2 ** (len(pipe.vae.config.block_out_channels) - 1),
+    )
+
+
+class Marks:
+    """Time stamps inside a step without stalling the device: CUDA/HIP events on a GPU."""
+
+    def __init__(self, gpu: bool) -> None:
+        self.gpu = gpu
+        self.marks: list[Any] = []
+
+    def mark(self) -> None:
+        if self.gpu:
+            ev = torch.cuda.Event(enable_timing=True)
+            ev.record()
+            self.marks.append(ev)
+        else:
+            self.marks.append(time.perf_counter())
+
+    def intervals(self) -> list[float]:
+        """Seconds between consecutive marks (call after the device was synchronised)."""
+        pairs = zip(self.marks, self.marks[1:], strict=False)
+        if self.gpu:
+            return [a.elapsed_time(b) / 1000.0 for a, b in pairs]
+        return [b - a for a, b in pairs]
+
+
+def run(h: Harness, opts: Options) -> dict[str, Any]:
+    dev = h.device.torch_device
+    dtype = {"fp32": torch.float32, "amp-fp16": torch.float16, "amp-bf16": torch.bfloat16}[
+        opts.precision or "fp32"]
+    steps = opts.inference_steps or 20
+    bs = opts.batch_size
+    torch.manual_seed(opts.seed)
+    if h.device.is_gpu:
+        torch.backends.cudnn.benchmark = True
+    with tempfile.TemporaryDirectory(prefix="rocmate-sd15-") as workdir:
+        t0 = time.perf_counter()
+        if opts.model:
+            c = load_local(opts.model, dev, dtype, workdir)
+        else:
+            c = build_random(opts.tiny, dev, dtype, workdir)
+        h.device.sync()
+        setup_s = time.perf_counter() - t0
+    for m in (c.unet, c.vae, c.text_encoder):
+        m.eval()
+    if opts.channels_last:
+        c.unet = c.unet.to(memory_format=torch.channels_last)
+    vae_factor = 2 ** (len(c.vae.config.block_out_channels) - 1)
+    latent = c.resolution // vae_factor
+    unet_channels = c.unet.config.in_channels
+    scaling = c.vae.config.scaling_factor
+    unet = torch.compile(c.unet) if opts.compile else c.unet
+    generator = torch.Generator(device=dev).manual_seed(opts.seed)
+    def tokens(texts: list[str]) -> torch.Tensor:
+        return c.tokenizer(texts, padding="max_length", max_length=c.tokenizer.model_max_length,
+                           truncation=True, return_tensors="pt").input_ids.to(dev)
+
+    @torch.no_grad()  # as diffusers' pipelines do (inference_mode would be a little faster)
+    def step() -> dict[str, float]:
+        """One image (batch): prompt -> text encoder -> guided UNet loop -> VAE -> uint8 on host."""
+        marks = Marks(h.device.is_gpu)
+        marks.mark()
+        cond = c.text_encoder(tokens([PROMPT] * bs))[0]
+        uncond = c.text_encoder(tokens([""] * bs))[0]
+        emb = torch.cat([uncond, cond])
+        marks.mark()
+        c.scheduler.set_timesteps(steps, device=dev)
+        lat = torch.randn((bs, unet_channels, latent, latent), generator=generator, device=dev,
+                          dtype=dtype) * c.scheduler.init_noise_sigma
+        for t in c.scheduler.timesteps:
+            inp = c.scheduler.scale_model_input(torch.cat([lat] * 2), t)
+            noise = unet(inp, t, encoder_hidden_states=emb, return_dict=False)[0]
+            noise_u, noise_c = noise.chunk(2)
+            noise = noise_u + GUIDANCE * (noise_c - noise_u)
+            lat = c.scheduler.step(noise, t, lat, return_dict=False)[0]
+        marks.mark()
+        img = c.vae.decode(lat / scaling, return_dict=False)[0]
+        img = (img / 2 + 0.5).clamp(0, 1).mul(255).round().to(torch.uint8).cpu()
+        marks.mark()
+        h.device.sync()
+        text_s, unet_s, vae_s = marks.intervals()
+        return {"unet_it_s": steps / unet_s if unet_s > 0 else 0.0, "text_encoder_s": text_s,
+                "unet_loop_s": unet_s, "vae_decode_s": vae_s}
+
+    unet_flops = _unet_flops(c.unet, bs, unet_channels, latent,
+                             emb_dim=c.text_encoder.config.hidden_size,
+                             seq=c.tokenizer.model_max_length, dev=dev, dtype=dtype)
+    w = Workload(step=step, items=bs, unit="images/s", min_warmup_steps=2,
+                 max_warmup_steps=8 if opts.tiny else 15, min_steps=5)
+    part = h.run(w)
+    figures = {
+        "seconds_per_image": figure([t / bs for t in part.times], "s/image",
+                                    higher_is_better=False),
+        "throughput": figure(part.throughputs(), "images/s"),
+        "unet_it_s": figure(part.series["unet_it_s"], "it/s"),
+        "text_encoder_s": figure(part.series["text_encoder_s"], "s", higher_is_better=False),
+        "unet_loop_s": figure(part.series["unet_loop_s"], "s", higher_is_better=False),
+        "vae_decode_s": figure(part.series["vae_decode_s"], "s", higher_is_better=False),
+    }
+    if unet_flops:
+        figures["unet_tflops"] = figure(
+            [steps * unet_flops / s / 1e12 for s in part.series["unet_loop_s"]], "TFLOP/s")
+    return {
+        "headline": "seconds_per_image",
+        "figures": figures,
+        "warmup": part.warmup,
+        "measure": part.measure,
+        "details": {
+            "weights": c.weights,
+            "resolution": c.resolution,
+            "inference_steps": steps,
+            "guidance_scale": GUIDANCE,
+            "scheduler": "EulerDiscreteScheduler",
+            "dtype": str(dtype).replace("torch.", ""),
+            "unet_flops_per_step": unet_flops,
+            "unet_params": sum(p.numel() for p in c.unet.parameters()),
+            "setup_s": setup_s,
+            "compile_mode": "default" if opts.compile else None,
+        },
+    }
+
+
+def _unet_flops(unet: Any, bs: int, channels: int, latent: int, *, emb_dim: int, seq: int,
+                dev: torch.device, dtype: torch.dtype) -> float | None:
+    """FLOPs of one guided UNet step (2 x batch), counted on one real forward."""
+
+    def fwd() -> None:
+        x = torch.zeros((2 * bs, channels, latent, latent), device=dev, dtype=dtype)
+        emb = torch.zeros((2 * bs, seq, emb_dim), device=dev, dtype=dtype)
+        with torch.inference_mode():
+            unet(x, torch.tensor(10, device=dev), encoder_hidden_states=emb, return_dict=False)
+
+    return count_flops(fwd)

@@ -1,0 +1,171 @@
+"""The benchmark worker: ``python -m core.bench.worker --suite NAME [options]``.
+
+Runs one suite in the *target* Python (the environment holding ROCm PyTorch) and speaks the
+protocol of :mod:`core.bench.protocol` on stdout, one JSON object per line. Everything else a
+library prints (Python or C, e.g. MIOpen logs) is sent to stderr, so stdout stays clean.
+
+Imports only the standard library, torch, torchvision, diffusers, transformers and core.bench.
+"""
+
+from __future__ import annotations
+
+import argparse
+import faulthandler
+import os
+import signal
+import sys
+import time
+from typing import IO, Any, NoReturn
+
+from core.bench import errors
+from core.bench.protocol import PRECISIONS, PROTOCOL_VERSION, SIZES, SUITES, Emitter
+
+
+class UsageError(Exception):
+    """Bad command line (reported as an ``error`` event, not argparse's exit 2)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="python -m core.bench.worker", description=__doc__.splitlines()[0])
+    p.add_argument("--suite", required=True, choices=SUITES)
+    p.add_argument("--device", default="cuda:0", help="cuda, cuda:N or cpu (default cuda:0)")
+    p.add_argument("--size", default="default", choices=SIZES,
+                   help="tiny = shapes small enough for a CPU test in seconds")
+    p.add_argument("--precision", choices=PRECISIONS,
+                   help="default: amp-fp16 (resnet50, sd15), amp-bf16 (llm) on a GPU; fp32 on "
+                        "cpu; gemm and bandwidth ignore it")
+    p.add_argument("--batch-size", type=int)
+    p.add_argument("--warmup-steps", type=int,
+                   help="fixed warm-up instead of 'until step times settle'")
+    p.add_argument("--steps", type=int, help="measure exactly N steps")
+    p.add_argument("--seconds", type=float, help="measure for T seconds (default 10)")
+    p.add_argument("--compile", action=argparse.BooleanOptionalAction, default=False)
+    p.add_argument("--channels-last", action=argparse.BooleanOptionalAction, default=False)
+    p.add_argument("--model", help="sd15-infer: local diffusers folder or .safetensors file")
+    p.add_argument("--preset", help="llm-train: auto (default), 0.5b, 1b, 3b, 7b")
+    p.add_argument("--seq-len", type=int, help="llm-train: tokens per sequence (default 1024)")
+    p.add_argument("--inference-steps", type=int, help="sd15-infer: denoising steps (default 20)")
+    p.add_argument("--seed", type=int, default=0)
+    return p
+
+
+def _claim_stdout() -> IO[str]:
+    """Keep the real stdout for the protocol; point fd 1 and sys.stdout at stderr."""
+    sys.stdout.flush()
+    proto_fd = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return os.fdopen(proto_fd, "w", encoding="utf-8", buffering=1)
+
+
+def _on_sigterm(_signum: int, _frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+def _check(args: argparse.Namespace) -> None:
+    for name in ("batch_size", "steps", "seq_len", "inference_steps"):
+        v = getattr(args, name)
+        if v is not None and v < 1:
+            raise UsageError(f"--{name.replace('_', '-')} must be at least 1")
+    if args.warmup_steps is not None and args.warmup_steps < 0:
+        raise UsageError("--warmup-steps must be 0 or more")
+    if args.seconds is not None and args.seconds <= 0:
+        raise UsageError("--seconds must be positive")
+
+
+def run(argv: list[str] | None, emitter: Emitter) -> int:
+    ctx = errors.Context(python=sys.executable)
+    try:
+        args = build_parser().parse_args(argv)
+        _check(args)
+        ctx.suite = args.suite
+        ctx.batch_size = args.batch_size
+
+        import torch  # noqa: F401  (a missing torch is reported as missing-package)
+
+        from core.bench import device as devmod
+        from core.bench import suites
+        from core.bench.harness import Harness, Options
+
+        try:
+            dev = devmod.resolve(args.device)
+        except devmod.NoGpuError as exc:
+            info = errors.ErrorInfo("no-gpu", str(exc), errors.advice_for("no-gpu", ctx))
+            emitter.emit("error", **info.event_fields())
+            return 1
+        ctx.backend = dev.backend
+        dinfo = dev.info()
+        ctx.arch = dinfo.get("arch")
+        tiny = args.size == "tiny"
+        opts = Options(
+            suite=args.suite,
+            device=str(dev.torch_device),
+            size=args.size,
+            precision=suites.precision(args.suite, args.precision, gpu=dev.is_gpu),
+            batch_size=args.batch_size
+            or suites.default(args.suite, "batch_size", gpu=dev.is_gpu, tiny=tiny),
+            warmup_steps=args.warmup_steps,
+            steps=args.steps,
+            seconds=args.seconds,
+            compile=args.compile,
+            channels_last=args.channels_last,
+            model=args.model,
+            preset=args.preset,
+            seq_len=args.seq_len,
+            inference_steps=args.inference_steps,
+            seed=args.seed,
+            batch_size_given=args.batch_size is not None,
+        )
+        ctx.batch_size = opts.batch_size
+        settings = opts.settings()
+        import core
+
+        emitter.emit(
+            "hello",
+            protocol=PROTOCOL_VERSION,
+            pid=os.getpid(),
+            worker_root=os.path.dirname(os.path.dirname(os.path.abspath(core.__file__))),
+            suite=args.suite,
+            settings=settings,
+            **devmod.software(),
+            **dinfo,
+        )
+        module = suites.load(args.suite)
+        harness = Harness(emitter, dev, opts)
+        result: dict[str, Any] = module.run(harness, opts)
+        result.update(dev.peak_memory())
+        emitter.emit("result", suite=args.suite, settings=result.pop("settings", settings),
+                     **result)
+        emitter.emit("phase", phase="done", t=time.perf_counter() - harness.started)
+        return 0
+    except UsageError as exc:
+        emitter.emit("error", kind="other", message=str(exc),
+                     advice="Check the options (python -m core.bench.worker --help).", detail="")
+        return 2
+    except BaseException as exc:  # every failure becomes one error event
+        if isinstance(exc, SystemExit) and exc.code in (0, None):
+            return 0
+        info = errors.from_exception(exc, ctx)
+        if not emitter.error_sent:
+            emitter.emit("error", **info.event_fields())
+        return 130 if info.kind == "interrupted" else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    stream = _claim_stdout()
+    faulthandler.enable(sys.stderr)
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    emitter = Emitter(stream)
+    try:
+        return run(argv, emitter)
+    finally:
+        stream.flush()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,420 @@
+"""The ``rocmate.report/1`` model: dataclasses, ``to_json``/``from_json`` and validation.
+
+A report holds the tool version, the time, the machine (doctor's platform and GPUs, without user
+or host names), the software, and for each suite run its settings, result, raw step series and
+telemetry series. HTML and Markdown are rendered from this JSON and hold nothing that is not in it.
+
+Readers accept unknown keys (later 1.x writers may add some) but refuse other schemas with an
+error that says what the file is.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any, TypeVar
+
+SCHEMA_FAMILY = "rocmate.report"
+SCHEMA_VERSION = 1
+SCHEMA = f"{SCHEMA_FAMILY}/{SCHEMA_VERSION}"
+
+STATUSES = ("ok", "error", "cancelled")
+
+T = TypeVar("T")
+
+
+class ReportError(ValueError):
+    """A file that is not a readable rocmate.report/1 (the message says why and where)."""
+
+
+@dataclass
+class Figure:
+    """A measured figure: the summary of a per-step series (``median`` is the value to quote)."""
+
+    unit: str
+    median: float
+    p10: float | None = None
+    p90: float | None = None
+    mean: float | None = None
+    min: float | None = None
+    max: float | None = None
+    cv: float | None = None
+    n: int = 1
+    higher_is_better: bool = True
+
+
+@dataclass
+class Warmup:
+    steps: int
+    seconds: float
+    first_step_s: float | None = None
+    settled: bool | None = None  # None when the warm-up length was forced
+    forced: bool = False
+
+
+@dataclass
+class Measure:
+    steps: int
+    seconds: float
+    items: int
+
+
+@dataclass
+class SuiteResult:
+    headline: str  # key into figures
+    figures: dict[str, Figure]
+    warmup: Warmup
+    measure: Measure
+    peak_memory_bytes: int | None = None
+    peak_memory_reserved_bytes: int | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def headline_figure(self) -> Figure:
+        return self.figures[self.headline]
+
+
+@dataclass
+class Step:
+    phase: str  # warmup | measure
+    index: int
+    seconds: float
+    items: int
+    t: float | None = None  # seconds since the worker started measuring
+    part: str | None = None
+    figures: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class TelemetrySample:
+    t: float  # seconds since the run started
+    busy_pct: float | None = None
+    vram_used_bytes: int | None = None
+    vram_total_bytes: int | None = None
+    power_w: float | None = None
+    temps_c: dict[str, float] = field(default_factory=dict)
+    clocks_mhz: dict[str, float] = field(default_factory=dict)
+    energy_j: float | None = None  # a cumulative energy counter where the driver has one
+
+
+@dataclass
+class ErrorInfo:
+    kind: str  # oom | no-gpu | no-binary-for-gpu | missing-package | interrupted | other
+    message: str
+    advice: str
+    detail: str = ""
+    source: str = "worker"  # worker | parent (the worker died without saying why)
+
+
+@dataclass
+class Energy:
+    joules: float
+    per_item_j: float
+    item_unit: str  # image | token | ...
+    mean_power_w: float | None
+    method: str  # energy-counter | power-integral
+
+
+@dataclass
+class Reference:
+    """The card's datasheet peaks and how close the run came (gemm/bandwidth health check)."""
+
+    name: str | None = None
+    source: str | None = None
+    peaks: dict[str, float] = field(default_factory=dict)  # figure -> peak, same unit
+    fractions: dict[str, float] = field(default_factory=dict)  # figure -> measured / peak
+    note: str | None = None  # e.g. why no peak is known
+
+
+@dataclass
+class DeviceInfo:
+    name: str
+    backend: str  # hip | cuda | cpu
+    arch: str | None = None
+    pci_bus_id: str | None = None
+    pci_id: str | None = None  # vendor:device, "10de:2335"
+    total_memory_bytes: int | None = None
+
+
+@dataclass
+class SuiteRun:
+    suite: str
+    status: str  # ok | error | cancelled
+    started: str  # ISO 8601, UTC
+    duration_s: float
+    settings: dict[str, Any]
+    device: DeviceInfo | None = None
+    result: SuiteResult | None = None
+    error: ErrorInfo | None = None
+    energy: Energy | None = None
+    reference: Reference | None = None
+    steps: list[Step] = field(default_factory=list)
+    telemetry: list[TelemetrySample] = field(default_factory=list)
+
+
+@dataclass
+class Machine:
+    platform: dict[str, Any] = field(default_factory=dict)
+    gpus: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class Software:
+    python: str | None = None
+    torch: str | None = None
+    hip: str | None = None
+    cuda: str | None = None
+    rocm: str | None = None
+    packages: dict[str, str] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Report:
+    tool_version: str
+    created: str  # ISO 8601, UTC
+    machine: Machine
+    software: Software
+    runs: list[SuiteRun]
+    tool: str = "rocmate"
+    schema: str = SCHEMA
+
+
+# --- writing ------------------------------------------------------------------------------------
+
+
+def to_dict(report: Report) -> dict[str, Any]:
+    d = asdict(report)
+    return {"schema": d.pop("schema"), **d}
+
+
+def to_json(report: Report, *, indent: int | None = 2) -> str:
+    validate(report)
+    return json.dumps(to_dict(report), indent=indent, allow_nan=False, ensure_ascii=False)
+
+
+def validate(report: Report) -> None:
+    """Checks a writer can get wrong; raises ReportError."""
+    if report.schema != SCHEMA:
+        raise ReportError(f"report.schema is {report.schema!r}, this writer writes {SCHEMA}")
+    for i, run in enumerate(report.runs):
+        where = f"report.runs[{i}]"
+        if run.status not in STATUSES:
+            raise ReportError(f"{where}.status: {run.status!r} is not one of {STATUSES}")
+        if run.status == "ok" and run.result is None:
+            raise ReportError(f"{where}: status ok needs a result")
+        if run.status != "ok" and run.error is None:
+            raise ReportError(f"{where}: status {run.status} needs an error")
+        if run.result and run.result.headline not in run.result.figures:
+            raise ReportError(f"{where}.result.headline {run.result.headline!r} is not a figure")
+
+
+# --- reading ------------------------------------------------------------------------------------
+
+
+class _R:
+    """Typed access to one JSON object, with the path in every error."""
+
+    def __init__(self, data: Any, path: str) -> None:
+        if not isinstance(data, dict):
+            raise ReportError(f"{path}: expected an object, got {type(data).__name__}")
+        self.d = data
+        self.path = path
+
+    def _get(self, key: str, types: tuple[type, ...], required: bool, what: str) -> Any:
+        if key not in self.d or self.d[key] is None:
+            if required:
+                raise ReportError(f"{self.path}.{key}: missing")
+            return None
+        v = self.d[key]
+        if isinstance(v, bool) and bool not in types:
+            raise ReportError(f"{self.path}.{key}: expected {what}, got {v!r}")
+        if not isinstance(v, types):
+            raise ReportError(f"{self.path}.{key}: expected {what}, got {v!r:.60}")
+        return v
+
+    def text(self, key: str) -> str:
+        return self._get(key, (str,), True, "a string")
+
+    def otext(self, key: str) -> str | None:
+        return self._get(key, (str,), False, "a string")
+
+    def num(self, key: str) -> float:
+        return float(self._get(key, (int, float), True, "a number"))
+
+    def onum(self, key: str) -> float | None:
+        v = self._get(key, (int, float), False, "a number")
+        return None if v is None else float(v)
+
+    def integer(self, key: str) -> int:
+        v = self._get(key, (int, float), True, "an integer")
+        if float(v) != int(v):
+            raise ReportError(f"{self.path}.{key}: expected an integer, got {v!r}")
+        return int(v)
+
+    def ointeger(self, key: str) -> int | None:
+        return None if self.d.get(key) is None else self.integer(key)
+
+    def flag(self, key: str, default: bool | None = None) -> bool | None:
+        v = self._get(key, (bool,), False, "true or false")
+        return default if v is None else bool(v)
+
+    def mapping(self, key: str) -> dict[str, Any]:
+        return self._get(key, (dict,), False, "an object") or {}
+
+    def seq(self, key: str) -> list[Any]:
+        return self._get(key, (list,), False, "a list") or []
+
+    def sub(self, key: str) -> _R:
+        return _R(self.d.get(key), f"{self.path}.{key}")
+
+    def osub(self, key: str, fn: Callable[[_R], T]) -> T | None:
+        if self.d.get(key) is None:
+            return None
+        return fn(self.sub(key))
+
+    def items(self, key: str, fn: Callable[[_R], T]) -> list[T]:
+        return [fn(_R(v, f"{self.path}.{key}[{i}]")) for i, v in enumerate(self.seq(key))]
+
+    def num_map(self, key: str) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for k, v in self.mapping(key).items():
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise ReportError(f"{self.path}.{key}.{k}: expected a number, got {v!r:.60}")
+            out[str(k)] = float(v)
+        return out
+
+    def str_map(self, key: str) -> dict[str, str]:
+        return {str(k): str(v) for k, v in self.mapping(key).items() if v is not None}
+
+
+def _figure(r: _R) -> Figure:
+    return Figure(unit=r.text("unit"), median=r.num("median"), p10=r.onum("p10"),
+                  p90=r.onum("p90"), mean=r.onum("mean"), min=r.onum("min"), max=r.onum("max"),
+                  cv=r.onum("cv"), n=r.ointeger("n") or 1,
+                  higher_is_better=bool(r.flag("higher_is_better", True)))
+
+
+def _result(r: _R) -> SuiteResult:
+    figs = r.mapping("figures")
+    figures = {str(k): _figure(_R(v, f"{r.path}.figures.{k}")) for k, v in figs.items()}
+    w = r.sub("warmup")
+    m = r.sub("measure")
+    res = SuiteResult(
+        headline=r.text("headline"),
+        figures=figures,
+        warmup=Warmup(steps=w.integer("steps"), seconds=w.num("seconds"),
+                      first_step_s=w.onum("first_step_s"), settled=w.flag("settled"),
+                      forced=bool(w.flag("forced", False))),
+        measure=Measure(steps=m.integer("steps"), seconds=m.num("seconds"),
+                        items=m.integer("items")),
+        peak_memory_bytes=r.ointeger("peak_memory_bytes"),
+        peak_memory_reserved_bytes=r.ointeger("peak_memory_reserved_bytes"),
+        details=r.mapping("details"),
+    )
+    if res.headline not in figures:
+        raise ReportError(f"{r.path}.headline: {res.headline!r} is not one of the figures")
+    return res
+
+
+def _step(r: _R) -> Step:
+    return Step(phase=r.text("phase"), index=r.integer("index"), seconds=r.num("seconds"),
+                items=r.integer("items"), t=r.onum("t"), part=r.otext("part"),
+                figures=r.num_map("figures"))
+
+
+def _telemetry(r: _R) -> TelemetrySample:
+    return TelemetrySample(t=r.num("t"), busy_pct=r.onum("busy_pct"),
+                           vram_used_bytes=r.ointeger("vram_used_bytes"),
+                           vram_total_bytes=r.ointeger("vram_total_bytes"),
+                           power_w=r.onum("power_w"),
+                           temps_c=r.num_map("temps_c"), clocks_mhz=r.num_map("clocks_mhz"),
+                           energy_j=r.onum("energy_j"))
+
+
+def _run(r: _R) -> SuiteRun:
+    status = r.text("status")
+    if status not in STATUSES:
+        raise ReportError(f"{r.path}.status: {status!r} is not one of {', '.join(STATUSES)}")
+    run = SuiteRun(
+        suite=r.text("suite"),
+        status=status,
+        started=r.text("started"),
+        duration_s=r.num("duration_s"),
+        settings=r.mapping("settings"),
+        device=r.osub("device", lambda d: DeviceInfo(
+            name=d.text("name"), backend=d.text("backend"), arch=d.otext("arch"),
+            pci_bus_id=d.otext("pci_bus_id"), pci_id=d.otext("pci_id"),
+            total_memory_bytes=d.ointeger("total_memory_bytes"))),
+        result=r.osub("result", _result),
+        error=r.osub("error", lambda e: ErrorInfo(
+            kind=e.text("kind"), message=e.text("message"), advice=e.text("advice"),
+            detail=e.otext("detail") or "", source=e.otext("source") or "worker")),
+        energy=r.osub("energy", lambda e: Energy(
+            joules=e.num("joules"), per_item_j=e.num("per_item_j"), item_unit=e.text("item_unit"),
+            mean_power_w=e.onum("mean_power_w"), method=e.text("method"))),
+        reference=r.osub("reference", lambda e: Reference(
+            name=e.otext("name"), source=e.otext("source"), peaks=e.num_map("peaks"),
+            fractions=e.num_map("fractions"), note=e.otext("note"))),
+        steps=r.items("steps", _step),
+        telemetry=r.items("telemetry", _telemetry),
+    )
+    if status == "ok" and run.result is None:
+        raise ReportError(f"{r.path}: status ok but no result")
+    if status != "ok" and run.error is None:
+        raise ReportError(f"{r.path}: status {status} but no error")
+    return run
+
+
+def check_schema(data: Any) -> None:
+    """Refuse anything but rocmate.report/1, saying what the file is instead."""
+    if not isinstance(data, dict):
+        raise ReportError(f"not a rocmate report: the JSON is a {type(data).__name__}, "
+                          "not an object")
+    schema = data.get("schema")
+    if schema is None:
+        raise ReportError("not a rocmate report: no 'schema' field")
+    if not isinstance(schema, str):
+        raise ReportError(f"not a rocmate report: 'schema' is {schema!r}")
+    family, _, version = schema.partition("/")
+    if family != SCHEMA_FAMILY:
+        if family.startswith("rocmate."):
+            raise ReportError(f"this is a {schema} file, not a report ({SCHEMA})")
+        raise ReportError(f"foreign schema {schema!r}: this reads {SCHEMA}")
+    if not version.isdigit():
+        raise ReportError(f"unknown report schema {schema!r}: this reads {SCHEMA}")
+    if int(version) > SCHEMA_VERSION:
+        raise ReportError(f"the report was written by a newer rocmate ({schema}); this version "
+                          f"reads {SCHEMA}: update rocmate to open it")
+    if int(version) < SCHEMA_VERSION:
+        raise ReportError(f"report schema {schema} is older than any this version reads "
+                          f"({SCHEMA})")
+
+
+def from_dict(data: Any) -> Report:
+    check_schema(data)
+    r = _R(data, "report")
+    m = r.sub("machine") if r.d.get("machine") is not None else _R({}, "report.machine")
+    s = r.sub("software") if r.d.get("software") is not None else _R({}, "report.software")
+    return Report(
+        tool=r.otext("tool") or "rocmate",
+        tool_version=r.text("tool_version"),
+        created=r.text("created"),
+        machine=Machine(platform=m.mapping("platform"), gpus=[
+            g for g in m.seq("gpus") if isinstance(g, dict)]),
+        software=Software(python=s.otext("python"), torch=s.otext("torch"), hip=s.otext("hip"),
+                          cuda=s.otext("cuda"), rocm=s.otext("rocm"),
+                          packages=s.str_map("packages"), env=s.str_map("env")),
+        runs=r.items("runs", _run),
+        schema=SCHEMA,
+    )
+
+
+def from_json(text: str | bytes) -> Report:
+    """Parse and validate a report; raises ReportError with the reason."""
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise ReportError(f"not a rocmate report: not JSON ({exc})") from None
+    return from_dict(data)

@@ -1,0 +1,67 @@
+"""``rocmate bench`` end to end on the CPU: progress, summary, report file, history."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pytest
+
+from core.bench import cli
+from core.report.history import History
+from core.report.model import from_json
+from tests.bench.helpers import PYTHON
+
+
+def bench(*words: str) -> int:
+    parser = argparse.ArgumentParser(prog="rocmate")
+    cli.add_parser(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["bench", *words])
+    assert args.func is cli.run
+    return int(args.func(args))
+
+
+def test_bench_writes_the_report_and_the_history(
+        xdg: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    out = tmp_path / "r.json"
+    rc = bench("gemm", "--python", PYTHON, "--device", "cpu", "--size", "tiny", "--steps", "2",
+               "--warmup-steps", "1", "--out", str(out))
+    cap = capsys.readouterr()
+    assert rc == 0, cap.err
+    assert "gemm on " in cap.out and "*tflops_bf16" in cap.out and "warm-up: 1 steps" in cap.out
+    assert "measure" in cap.err  # progress goes to stderr
+    report = from_json(out.read_text())
+    assert report.runs[0].status == "ok"
+    with History(xdg / "rocmate" / "history.sqlite") as h:
+        rows = h.list()
+    assert len(rows) == 1 and rows[0].suite == "gemm" and rows[0].unit == "TFLOP/s"
+    runs = list((xdg / "rocmate" / "runs").glob("*-gemm.jsonl"))
+    assert len(runs) == 1
+
+
+def test_bench_json_and_a_failed_run_in_the_history(
+        xdg: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rc = bench("bandwidth", "--python", PYTHON, "--device", "cpu", "--size", "tiny",
+               "--steps", "0", "--json")
+    cap = capsys.readouterr()
+    assert rc == 1
+    data = json.loads(cap.out)
+    assert data["schema"] == "rocmate.report/1"
+    run = data["runs"][0]
+    assert run["status"] == "error" and run["error"]["kind"] == "other"
+    with History(xdg / "rocmate" / "history.sqlite") as h:
+        rows = h.list()
+    assert [(r.status, r.error_kind) for r in rows] == [("error", "other")]
+
+
+def test_summary_names_the_error_and_its_advice(xdg: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    rc = bench("gemm", "--python", "/nonexistent/python", "--device", "cpu", "--no-history")
+    cap = capsys.readouterr()
+    assert rc == 1
+    assert "error (other): cannot start /nonexistent/python" in cap.out
+    assert "advice: Pass --python" in cap.out
+    assert not (xdg / "rocmate" / "history.sqlite").exists()

@@ -1,0 +1,82 @@
+"""Errors become one kind with advice; checked against error texts real users posted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.bench import errors
+
+ERRORS = Path(__file__).resolve().parents[1] / "fixtures" / "errors"
+
+
+def body(name: str) -> str:
+    """A fixture's output without its three header lines (see tests/fixtures/errors)."""
+    return (ERRORS / name).read_text(encoding="utf-8").split("\n\n", 1)[1]
+
+
+@pytest.mark.parametrize(
+    ("fixture", "kind"),
+    [
+        ("hipErrorNoBinaryForGpu-easydiffusion-arch.txt", "no-binary-for-gpu"),
+        ("hip-invalid-device-function-rx6600-arch.txt", "no-binary-for-gpu"),
+        ("hip-invalid-device-function-torch-acceleratorerror-rocm70-nightly.txt",
+         "no-binary-for-gpu"),
+        ("hip-invalid-device-function-amd-log-level-trace-mi250x.txt", "no-binary-for-gpu"),
+        ("no-hip-gpus-available-rocm40-get-device-name.txt", "no-gpu"),
+        ("no-hip-gpus-available-selfbuilt-pytorch-mi300.txt", "no-gpu"),
+        ("torch-not-compiled-with-cuda-windows-rocm-7900xt.txt", "no-gpu"),
+    ],
+)
+def test_real_error_texts_are_classified(fixture: str, kind: str) -> None:
+    assert errors.classify_text(body(fixture)) == kind
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 20.00 MiB. GPU 0 has a "
+        "total capacity of 23.98 GiB of which 3.00 MiB is free.",
+        "RuntimeError: CUDA error: out of memory",
+        "RuntimeError: [enforce fail at alloc_cpu.cpp:121] data. DefaultCPUAllocator: can't "
+        "allocate memory: you tried to allocate 2458664960 bytes. Error code 12",
+        "hipErrorOutOfMemory",
+    ],
+)
+def test_out_of_memory_wordings(text: str) -> None:
+    assert errors.classify_text(text) == "oom"
+
+
+def test_oom_advice_names_a_smaller_batch_and_the_allocator_setting() -> None:
+    ctx = errors.Context(suite="resnet50-train", backend="hip", batch_size=64)
+    advice = errors.advice_for("oom", ctx)
+    assert "--batch-size 32" in advice
+    assert "PYTORCH_HIP_ALLOC_CONF=expandable_segments:True" in advice
+    cuda = errors.advice_for("oom", errors.Context(backend="cuda", suite="llm-train"))
+    assert "PYTORCH_CUDA_ALLOC_CONF" in cuda and "--preset" in cuda
+
+
+def test_no_binary_advice_points_to_the_override_finding() -> None:
+    advice = errors.advice_for("no-binary-for-gpu", errors.Context(arch="gfx1032"))
+    assert "HSA_OVERRIDE_GFX_VERSION" in advice and "gfx-needs-override" in advice
+    assert "gfx1032" in advice
+
+
+def test_exceptions_are_classified() -> None:
+    ctx = errors.Context(python="/venv/bin/python")
+    missing = errors.from_exception(ModuleNotFoundError("No module named 'diffusers'",
+                                                        name="diffusers.models"), ctx)
+    assert missing.kind == "missing-package" and missing.package == "diffusers"
+    assert "/venv/bin/python -m pip install diffusers" in missing.advice
+    assert errors.from_exception(MemoryError(), ctx).kind == "oom"
+    assert errors.from_exception(KeyboardInterrupt(), ctx).kind == "interrupted"
+    other = errors.from_exception(ValueError("bad thing\nlast line"), ctx)
+    assert other.kind == "other" and other.message == "ValueError: last line"
+    assert "ValueError" in other.detail
+
+
+def test_a_gpu_fault_gets_override_advice() -> None:
+    info = errors.from_output("Memory access fault by GPU node-1 (Agent handle: 0x5)",
+                              errors.Context(), message="killed")
+    assert info.kind == "other" and "override-wrong" in info.advice

@@ -1,0 +1,185 @@
+"""Every suite, run for real on the CPU at tiny sizes through the real runner: the event stream,
+the statistics and the report built from it."""
+
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.bench.reporting import build_report
+from core.bench.runner import RunOutcome
+from core.report.model import Machine, from_json, to_json
+from core.system import LiveSystem
+from tests.bench.helpers import run_worker, tiny
+
+MACHINE = Machine(platform={"distro_id": "test"}, gpus=[])
+
+
+def check_stream(events: list[dict[str, Any]], steps: int, warmup: int,
+                 parts: int = 1) -> None:
+    """hello, then per part: warmup phase, its steps, measure phase, its steps; then result and
+    phase done; framed by the runner's run/end lines."""
+    kinds = [e["event"] for e in events]
+    assert kinds[0] == "run" and kinds[-1] == "end"
+    worker = [e for e in events if e["event"] in ("hello", "phase", "step", "result", "error")]
+    assert worker[0]["event"] == "hello"
+    assert worker[-2]["event"] == "result"
+    assert worker[-1] == {**worker[-1], "event": "phase", "phase": "done"}
+    phases = [e["phase"] for e in worker if e["event"] == "phase"]
+    assert phases == ["warmup", "measure"] * parts + ["done"]
+    steps_seen = [e for e in worker if e["event"] == "step"]
+    assert len([s for s in steps_seen if s["phase"] == "warmup"]) == warmup * parts
+    measured = [s for s in steps_seen if s["phase"] == "measure"]
+    assert len(measured) == steps * parts
+    for s in steps_seen:
+        assert s["seconds"] > 0 and s["items"] >= 1
+        assert s["throughput"] == pytest.approx(s["items"] / s["seconds"])
+    rx = [e["rx_t"] for e in events]
+    assert rx == sorted(rx)
+    assert not [e for e in events if e["event"] == "error"]
+
+
+def check_report(out: RunOutcome) -> None:
+    report = build_report([out], LiveSystem(), machine_facts=MACHINE)
+    again = from_json(to_json(report))
+    assert again == report
+    run = again.runs[0]
+    assert run.status == "ok" and run.result is not None
+    assert run.device is not None and run.device.backend == "cpu"
+    assert run.reference is None  # no datasheet for a CPU
+
+
+def measured_steps(events: list[dict[str, Any]], part: str | None = None) -> list[dict[str, Any]]:
+    return [e for e in events if e["event"] == "step" and e["phase"] == "measure"
+            and e.get("part") == part]
+
+
+def test_resnet50_train(tmp_path: Path) -> None:
+    out, events = run_worker(tiny("resnet50-train", steps=4), tmp_path)
+    assert out.status == "ok", out.error
+    check_stream(events, steps=4, warmup=1)
+    res = out.result
+    assert res is not None and res["headline"] == "throughput"
+    times = [s["seconds"] for s in measured_steps(events)]
+    fig = res["figures"]["step_time"]
+    assert fig["median"] == pytest.approx(statistics.median(times))
+    assert fig["min"] == pytest.approx(min(times)) and fig["n"] == 4
+    tput = res["figures"]["throughput"]
+    assert tput["median"] == pytest.approx(statistics.median(4 / t for t in times))
+    assert tput["p10"] <= tput["median"] <= tput["p90"]
+    assert res["figures"]["tflops"]["median"] > 0
+    assert res["details"]["flops_per_item"] > 0
+    assert res["settings"]["precision"] == "fp32" and res["settings"]["batch_size"] == 4
+    assert res["warmup"] == {**res["warmup"], "steps": 1, "forced": True, "settled": None}
+    assert res["measure"]["items"] == 16
+    assert res["peak_memory_bytes"] > 0
+    check_report(out)
+
+
+def test_resnet50_amp_bf16_channels_last_warms_up_until_settled(tmp_path: Path) -> None:
+    opts = tiny("resnet50-train", precision="amp-bf16", channels_last=True, warmup_steps=None,
+                batch_size=2)
+    out, _ = run_worker(opts, tmp_path)
+    assert out.status == "ok", out.error
+    assert out.result is not None
+    w = out.result["warmup"]
+    assert w["forced"] is False and isinstance(w["settled"], bool)
+    assert 3 <= w["steps"] <= 12
+    assert out.result["details"]["memory_format"] == "channels_last"
+    assert out.result["settings"]["precision"] == "amp-bf16"
+
+
+def test_sd15_infer(tmp_path: Path) -> None:
+    out, events = run_worker(tiny("sd15-infer", inference_steps=3, steps=2), tmp_path)
+    assert out.status == "ok", out.error
+    check_stream(events, steps=2, warmup=1)
+    res = out.result
+    assert res is not None and res["headline"] == "seconds_per_image"
+    assert res["details"]["weights"].startswith("random")
+    figs = res["figures"]
+    for name in ("unet_it_s", "text_encoder_s", "unet_loop_s", "vae_decode_s", "unet_tflops"):
+        assert figs[name]["median"] > 0, name
+    steps = measured_steps(events)
+    assert figs["unet_it_s"]["median"] == pytest.approx(
+        statistics.median(s["unet_it_s"] for s in steps))
+    for s in steps:  # the parts add up to no more than the image
+        assert s["text_encoder_s"] + s["unet_loop_s"] + s["vae_decode_s"] <= s["seconds"] * 1.01
+    check_report(out)
+
+
+def test_sd15_with_a_local_model_folder(tmp_path: Path) -> None:
+    import torch
+    from diffusers import StableDiffusionPipeline
+
+    from core.bench.suites.sd15 import build_random
+
+    c = build_random(True, torch.device("cpu"), torch.float32, str(tmp_path))
+    pipe = StableDiffusionPipeline(vae=c.vae, text_encoder=c.text_encoder, tokenizer=c.tokenizer,
+                                   unet=c.unet, scheduler=c.scheduler, safety_checker=None,
+                                   feature_extractor=None, requires_safety_checker=False)
+    folder = tmp_path / "my-sd-model"
+    pipe.save_pretrained(folder)
+    out, _ = run_worker(tiny("sd15-infer", inference_steps=2, steps=1, model=str(folder)),
+                        tmp_path)
+    assert out.status == "ok", out.error
+    assert out.result is not None
+    assert out.result["details"]["weights"] == "local folder my-sd-model"
+    assert out.result["details"]["resolution"] == 32
+
+
+def test_llm_train(tmp_path: Path) -> None:
+    out, events = run_worker(tiny("llm-train"), tmp_path)
+    assert out.status == "ok", out.error
+    check_stream(events, steps=3, warmup=1)
+    res = out.result
+    assert res is not None
+    assert res["settings"]["preset"] == "tiny" and res["settings"]["seq_len"] == 32
+    assert res["details"]["tokens_per_step"] == 64
+    assert all(s["items"] == 64 for s in measured_steps(events))
+    assert res["figures"]["throughput"]["unit"] == "tokens/s"
+    assert res["figures"]["tflops"]["median"] > 0
+    check_report(out)
+
+
+def test_gemm(tmp_path: Path) -> None:
+    out, events = run_worker(tiny("gemm", steps=2), tmp_path)
+    assert out.status == "ok", out.error
+    check_stream(events, steps=2, warmup=1, parts=3)
+    res = out.result
+    assert res is not None and res["headline"] == "tflops_bf16"
+    assert res["settings"]["precision"] is None
+    for dt in ("fp32", "fp16", "bf16"):
+        steps = measured_steps(events, dt)
+        n = res["details"]["parts"][dt]["n"]
+        reps = res["details"]["parts"][dt]["products_per_step"]
+        want = statistics.median(2 * n**3 * reps / s["seconds"] / 1e12 for s in steps)
+        assert res["figures"][f"tflops_{dt}"]["median"] == pytest.approx(want)
+    check_report(out)
+
+
+def test_bandwidth(tmp_path: Path) -> None:
+    out, events = run_worker(tiny("bandwidth"), tmp_path)
+    assert out.status == "ok", out.error
+    check_stream(events, steps=3, warmup=1, parts=1)  # the CPU has no bus copies
+    res = out.result
+    assert res is not None and set(res["figures"]) == {"d2d_gbs"}
+    assert res["figures"]["d2d_gbs"]["median"] > 0
+    check_report(out)
+
+
+def test_the_worker_imports_core_from_its_own_folder_only(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    # a PYTHONPATH in the caller's environment (e.g. rocmate's own packages) must not reach it
+    fake = tmp_path / "leak"
+    (fake / "core").mkdir(parents=True)
+    (fake / "core" / "__init__.py").write_text("raise ImportError('the app path leaked')\n")
+    monkeypatch.setenv("PYTHONPATH", str(fake))
+    out, _ = run_worker(tiny("gemm", steps=1, warmup_steps=0), tmp_path)
+    assert out.status == "ok", out.error
+    assert out.hello is not None
+    root = Path(out.hello["worker_root"])
+    assert root.name.startswith("rocmate-worker-")
+    assert not root.exists()  # the runner removed its temporary folder
