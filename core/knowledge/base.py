@@ -46,6 +46,13 @@ VERSION_RE = re.compile(r"^[0-9]+(\.[0-9]+)+$")
 WHEEL_VERSION_RE = re.compile(r"^[0-9]+(\.[0-9]+)+((a|b|rc|\.post|\.dev)[0-9]+)?$")
 DATE_RE = re.compile(r"^[0-9]{4}-[0-9]{2}$")
 FINGERPRINT_RE = re.compile(r"^[0-9A-F]{40}$")
+HOST_RE = re.compile(r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$")
+# An apt URI prefix: https:// with a host, or plain http:// on the loopback address only (the
+# helper's tests serve a throwaway signed repository there); a path of safe characters ending in /.
+APT_URI_PREFIX_RE = re.compile(
+    r"^(https://[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?|http://127\.0\.0\.1(:[0-9]{1,5})?)"
+    r"/([A-Za-z0-9._~-]+/)*$"
+)
 
 VENDORS = frozenset({"amd", "nvidia", "intel"})
 STATUSES = frozenset({"official", "override", "unsupported"})
@@ -140,6 +147,17 @@ class RocmRepository:
     key_fingerprint: str
     source: str
     note: str | None = None
+    trusted_fingerprints: tuple[str, ...] = ()
+    """Further signing keys the privileged helper accepts besides ``key_fingerprint``."""
+    apt_uri_prefixes: tuple[str, ...] = ()
+    """URI prefixes an apt source line written by the helper may use (repo.radeon.com paths)."""
+    pin_origins: tuple[str, ...] = ()
+    """Origins (``Pin: release o=...``) an apt pin written by the helper may name."""
+
+    @property
+    def trusted(self) -> frozenset[str]:
+        """Every fingerprint the helper accepts for a keyring: the pinned key and the extras."""
+        return frozenset((self.key_fingerprint, *self.trusted_fingerprints))
 
     @property
     def key_id(self) -> str:
@@ -587,6 +605,10 @@ def _is_version(value: str) -> bool:
     return bool(VERSION_RE.match(value))
 
 
+def _is_apt_uri_prefix(value: str) -> bool:
+    return bool(APT_URI_PREFIX_RE.match(value)) and "/../" not in value and "/./" not in value
+
+
 def _is_wheel_version(value: str) -> bool:
     return bool(WHEEL_VERSION_RE.match(value))
 
@@ -688,7 +710,10 @@ def _parse_rocm(data: Mapping[str, Any]) -> tuple[tuple[RocmRelease, ...], RocmR
     repo_data = data.get("repository")
     repo_row = _Row(file, "repository", 0, repo_data)
     repo_row.where = f"{file}: [repository]"
-    repo_row.check_keys(["key_url", "key_fingerprint", "source"], ["note"])
+    repo_row.check_keys(
+        ["key_url", "key_fingerprint", "source"],
+        ["note", "trusted_fingerprints", "apt_uri_prefixes", "pin_origins"],
+    )
     fingerprint = repo_row.text("key_fingerprint")
     if not FINGERPRINT_RE.match(fingerprint):
         raise repo_row.fail("key_fingerprint must be 40 uppercase hex digits")
@@ -697,6 +722,17 @@ def _parse_rocm(data: Mapping[str, Any]) -> tuple[tuple[RocmRelease, ...], RocmR
         key_fingerprint=fingerprint,
         source=repo_row.source(),
         note=repo_row.opt_text("note"),
+        trusted_fingerprints=repo_row.str_list(
+            "trusted_fingerprints",
+            check=lambda v: bool(FINGERPRINT_RE.match(v)),
+            what="40 uppercase hex digits",
+        ),
+        apt_uri_prefixes=repo_row.str_list(
+            "apt_uri_prefixes", check=_is_apt_uri_prefix, what="an https:// URI prefix ending in /"
+        ),
+        pin_origins=repo_row.str_list(
+            "pin_origins", check=lambda v: bool(HOST_RE.match(v)), what="a host name"
+        ),
     )
     releases: list[RocmRelease] = []
     for r in _rows(file, data, "release"):

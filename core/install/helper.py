@@ -1,0 +1,402 @@
+"""rocmate's privileged helper: the only code that runs as root.
+
+Started as ``pkexec <python> -I -m core.install.helper`` from an installed copy (polkit action
+org.rocmate.helper, resources/polkit/), as ``pkexec "$APPIMAGE" helper`` from the AppImage, with
+``sudo`` or directly (when already root) from the CLI. It reads the privileged steps of a plan as
+JSON on stdin (``{"schema": "rocmate.plan/1", "steps": [...]}`` or a bare list of steps; only
+steps with ``"privileged": true`` are taken), checks every one against a closed table of verbs
+with strict argument schemas (core/install/_helper_validate.py), and then:
+
+* ``--check``: prints ``{"ok": true}`` and exits 0 when every step would be accepted, else
+  ``{"ok": false, "refused": [{"index", "id", "reason"}, ...]}`` and exits 2. Nothing is run and
+  nothing is written.
+* without ``--check`` (as root): carries the steps out in order, printing JSON lines on stdout:
+
+  - ``{"event": "plan", "steps": [{"id", "verb"}, ...]}``
+  - ``{"event": "step", "id", "verb", "status": "start"}``
+  - ``{"event": "output", "id", "line"[, "percent"]}`` for each line a child prints
+  - ``{"event": "progress", "id", "phase": "download"|"install", "percent", "message"}`` (apt)
+  - ``{"event": "step", "id", "verb", "status": "done"|"unchanged"|"failed"[, "error"]}``
+  - ``{"event": "rollback", "id", "undone": ["removed /etc/apt/...", ...]}`` after a failure
+  - ``{"event": "refused", "refused": [...]}`` when the input is refused (nothing ran)
+  - ``{"event": "done", "ok": bool, "error": str|null[, "failed_step", "rolled_back"]}``, last
+
+  It stops at the first failure; every file the run wrote is then removed again (or its old
+  content put back). A second run of the same plan changes nothing ("unchanged" steps).
+
+Exit codes: 0 done, 1 a step failed (rolled back) or the run was cancelled, 2 refused,
+3 not root or bad command line. Never 126/127, which pkexec uses for "dismissed" and "not
+authorised". Children run from argv lists with a fixed PATH, ``LC_ALL=C.UTF-8``,
+``DEBIAN_FRONTEND=noninteractive``, stdin closed and a timeout; never through a shell.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import sys
+import tempfile
+from collections.abc import Callable
+from types import FrameType
+from typing import IO, Any
+
+from core.install._helper_exec import (
+    Cancelled,
+    ChildResult,
+    ProgramMissing,
+    find_program,
+    run_capture,
+    run_child,
+)
+from core.install._helper_files import FileFailed, Transaction
+from core.install._helper_target import Policy, Target, load_policy
+from core.install._helper_validate import (
+    MAX_INPUT_BYTES,
+    Action,
+    AmdgpuInstall,
+    AptPackages,
+    AptUpdate,
+    CheckedPlan,
+    HsaSwap,
+    Refusal,
+    UserGroups,
+    WriteFile,
+    check_input,
+)
+
+__all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_REFUSED", "EXIT_USAGE", "check", "main", "run_plan"]
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_REFUSED = 2
+EXIT_USAGE = 3
+USAGE = "usage: python -I -m core.install.helper [--check] < plan.json"
+
+TIMEOUTS = {
+    "apt-update": 900.0,
+    "apt-install": 4 * 3600.0,
+    "apt-purge": 3600.0,
+    "amdgpu-install": 4 * 3600.0,
+    "usermod": 60.0,
+    "gpg": 60.0,
+}
+APT_OPTIONS = [
+    "-o", "APT::Status-Fd={status_fd}",
+    "-o", "APT::Color=0",
+    "-o", "Dpkg::Progress-Fancy=0",
+    "-o", "Dpkg::Use-Pty=0",
+]
+DPKG_OPTIONS = [
+    "-o", "Dpkg::Options::=--force-confdef",
+    "-o", "Dpkg::Options::=--force-confold",
+]
+NOTHING_TO_DO = "0 upgraded, 0 newly installed, 0 to remove"
+APT_BAD = ("GPG error", "Failed to fetch", "is not signed", "NO_PUBKEY", "EXPKEYSIG", "BADSIG",
+           "does not have a Release file", "Hash Sum mismatch")
+CANCEL_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+Emit = Callable[[dict[str, Any]], None]
+
+
+class StepFailed(RuntimeError):
+    """A step did not work; the message is shown to the user."""
+
+
+# --------------------------------------------------------------------------------------------
+# output
+
+
+class Emitter:
+    """Writes one JSON object per line to the output and flushes it."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream = stream
+        self.broken = False
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        if self.broken:
+            return
+        try:
+            self.stream.write(json.dumps(event, ensure_ascii=True) + "\n")
+            self.stream.flush()
+        except (OSError, ValueError):
+            self.broken = True  # the reader went away; carry on (and roll back) regardless
+
+
+# --------------------------------------------------------------------------------------------
+# checking
+
+
+def check(raw: bytes, target: Target | None = None, policy: Policy | None = None) -> CheckedPlan:
+    """Check the helper's input against the shipped knowledge base. Runs and writes nothing."""
+    target = target or Target()
+    if policy is None:
+        try:
+            policy = load_policy()
+        except (OSError, ValueError) as exc:
+            return CheckedPlan(refused=(Refusal(f"the knowledge base cannot be read: {exc}"),))
+    return check_input(raw, target, policy)
+
+
+def _check_answer(plan: CheckedPlan) -> dict[str, Any]:
+    """The one JSON object ``--check`` prints."""
+    if plan.ok:
+        return {"ok": True}
+    return {"ok": False, "refused": [r.to_json() for r in plan.refused]}
+
+
+# --------------------------------------------------------------------------------------------
+# running
+
+
+def _apt_failure(result: ChildResult, uris: tuple[str, ...]) -> str | None:
+    """Why apt-get update failed: its exit code, or a complaint about a repository of the plan."""
+    wanted = [u.rstrip("/") for u in uris]
+    ours = [line for line in result.all_lines if any(u in line for u in wanted)]
+    complaints = [
+        line for line in ours
+        if line.startswith("E:") or (line.startswith("W:") and any(w in line for w in APT_BAD))
+    ]  # other warnings (weak-signature notices, ...) leave a working repository
+    complaints.sort(key=lambda line: not line.startswith("W: GPG error"))  # the cause first
+    if not complaints:
+        complaints = [line for line in ours if line.startswith("Err:")]
+    if complaints:
+        return " / ".join(complaints[:2])
+    if result.code != 0:
+        return _last_words(result)
+    return None
+
+
+def _last_words(result: ChildResult) -> str:
+    """A short reason for a failed child: its exit code and its most telling line."""
+    if result.timed_out:
+        return "timed out"
+    errors = [line for line in result.lines if line.startswith(("E:", "dpkg:", "error"))]
+    tail = errors[-1] if errors else (result.lines[-1] if result.lines else "")
+    return f"exit code {result.code}" + (f": {tail}" if tail else "")
+
+
+def _run(argv: list[str], action: Action, emit: Emit, status_fd: bool = False) -> ChildResult:
+    """Run a verb's program (found in the fixed PATH) with the verb's timeout."""
+    try:
+        program = find_program(argv[0])
+    except ProgramMissing as exc:
+        raise StepFailed(str(exc)) from exc
+    timeout = TIMEOUTS.get(action.verb, 3600.0)
+    return run_child([program, *argv[1:]], action.step_id, emit, timeout, status_fd=status_fd)
+
+
+def _apt_update(action: AptUpdate, plan: CheckedPlan, emit: Emit) -> str:
+    """apt-get update; a complaint about one of the plan's repositories fails the step."""
+    result = _run(["apt-get", *APT_OPTIONS, "update"], action, emit, status_fd=True)
+    problem = _apt_failure(result, plan.source_uris)
+    if problem:
+        raise StepFailed(f"apt-get update failed: {problem}")
+    return "done"
+
+
+def _apt_packages(action: AptPackages, emit: Emit) -> str:
+    """apt-get install/purge; "unchanged" when apt had nothing to do."""
+    command = "purge" if action.purge else "install"
+    flags = ["-y"] + (["--no-install-recommends"] if action.no_recommends else [])
+    argv = ["apt-get", *APT_OPTIONS, *DPKG_OPTIONS, command, *flags, "--", *action.packages]
+    result = _run(argv, action, emit, status_fd=True)
+    if result.code != 0:
+        raise StepFailed(f"apt-get {command} failed: {_last_words(result)}")
+    if any(line.startswith(NOTHING_TO_DO) for line in result.all_lines):
+        return "unchanged"
+    return "done"
+
+
+def _usermod(action: UserGroups, target: Target, emit: Emit) -> str:
+    """usermod -a -G; "unchanged" when the user is in every group already."""
+    groups = target.groups()
+    absent = [g for g in action.groups if g not in groups]
+    if absent:
+        raise StepFailed(f"group(s) {', '.join(absent)} do not exist")
+    if all(action.user in groups[g].members for g in action.groups):
+        return "unchanged"
+    result = _run(["usermod", "-a", "-G", ",".join(action.groups), "--", action.user], action,
+                  emit)
+    if result.code != 0:
+        raise StepFailed(f"usermod failed: {_last_words(result)}")
+    return "done"
+
+
+def _amdgpu_install(action: AmdgpuInstall, emit: Emit) -> str:
+    """AMD's installer with the checked use cases."""
+    argv = ["amdgpu-install", "-y", "--usecase=" + ",".join(action.usecases)]
+    if action.no_dkms:
+        argv.append("--no-dkms")
+    result = _run(argv, action, emit)
+    if result.code != 0:
+        raise StepFailed(f"amdgpu-install failed: {_last_words(result)}")
+    return "done"
+
+
+def _gpg_agrees(action: WriteFile) -> None:
+    """Where gpg is installed, it must see the same single key (no keyring is touched)."""
+    try:
+        gpg = find_program("gpg")
+    except ProgramMissing:
+        return
+    home = tempfile.mkdtemp(prefix="rocmate-helper-gpg-")
+    try:
+        argv = [gpg, "--batch", "--no-options", "--no-autostart", "--homedir", home,
+                "--with-colons", "--fixed-list-mode", "--show-keys"]
+        code, out = run_capture(argv, action.data, TIMEOUTS["gpg"])
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+    records = [line.split(":") for line in out.splitlines()]
+    primaries = [i for i, r in enumerate(records) if r[0] == "pub"]
+    fingerprint = None
+    if len(primaries) == 1:
+        after = records[primaries[0] + 1:]
+        fingerprint = next((r[9] for r in after if r[0] == "fpr" and len(r) > 9), None)
+    if code != 0 or fingerprint != action.fingerprint:
+        raise StepFailed(
+            f"gpg does not read the key as the single key {action.fingerprint} "
+            f"(gpg: exit {code}, {len(primaries)} primary key(s), fingerprint {fingerprint})"
+        )
+
+
+def _write(action: WriteFile, tx: Transaction) -> str:
+    """Write a file step (a keyring only after gpg agrees about it)."""
+    if action.kind == "keyring":
+        _gpg_agrees(action)
+    try:
+        return tx.write(action.path, action.data, action.mode)
+    except FileFailed as exc:
+        raise StepFailed(str(exc)) from exc
+
+
+def _hsa_swap(action: HsaSwap, tx: Transaction) -> str:
+    """The WSL runtime swap in one torch/lib folder."""
+    try:
+        return tx.hsa_swap(action.directory, action.copy)
+    except FileFailed as exc:
+        raise StepFailed(str(exc)) from exc
+
+
+def _carry_out(action: Action, plan: CheckedPlan, tx: Transaction, emit: Emit) -> str:
+    """Run one checked action; its status ("done" or "unchanged") or :class:`StepFailed`."""
+    if isinstance(action, AptUpdate):
+        return _apt_update(action, plan, emit)
+    if isinstance(action, AptPackages):
+        return _apt_packages(action, emit)
+    if isinstance(action, UserGroups):
+        return _usermod(action, tx.target, emit)
+    if isinstance(action, AmdgpuInstall):
+        return _amdgpu_install(action, emit)
+    if isinstance(action, WriteFile):
+        return _write(action, tx)
+    if isinstance(action, HsaSwap):
+        return _hsa_swap(action, tx)
+    raise StepFailed(f"no way to carry out {action.verb}")
+
+
+def _fail(action: Action | None, error: str, tx: Transaction, emit: Emit) -> int:
+    """Report a failed step, undo the run's file changes, and say so in the final event."""
+    _shield()
+    step_id = action.step_id if action is not None else None
+    if action is not None:
+        emit({"event": "step", "id": step_id, "verb": action.verb, "status": "failed",
+              "error": error})
+    undone = tx.rollback()
+    if undone:
+        emit({"event": "rollback", "id": step_id, "undone": undone})
+    message = f"step {step_id} failed: {error}" if step_id else error
+    if undone:
+        message += "; undone: " + "; ".join(undone)
+    else:
+        message += "; no file of this run needed undoing"
+    emit({"event": "done", "ok": False, "error": message, "failed_step": step_id,
+          "rolled_back": undone})
+    return EXIT_FAILED
+
+
+def run_plan(plan: CheckedPlan, emit: Emit, target: Target | None = None) -> int:
+    """Carry out a checked plan in order; stop and roll back at the first failure."""
+    target = target or Target()
+    commands = [a for a in plan.actions if not isinstance(a, WriteFile | HsaSwap)]
+    if target.root != "/" and commands:
+        raise ValueError("commands run only against the real root")
+    tx = Transaction(target)
+    current: Action | None = None
+    try:
+        emit({"event": "plan",
+              "steps": [{"id": a.step_id, "verb": a.verb} for a in plan.actions]})
+        for action in plan.actions:
+            current = action
+            emit({"event": "step", "id": action.step_id, "verb": action.verb,
+                  "status": "start", "title": action.title})
+            status = _carry_out(action, plan, tx, emit)
+            emit({"event": "step", "id": action.step_id, "verb": action.verb, "status": status})
+    except StepFailed as exc:
+        return _fail(current, str(exc), tx, emit)
+    except Cancelled:
+        return _fail(current, "cancelled", tx, emit)
+    except Exception as exc:  # a bug must still undo the run's files
+        return _fail(current, f"internal error: {type(exc).__name__}: {exc}", tx, emit)
+    emit({"event": "done", "ok": True, "error": None})
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------------------------
+# entry point
+
+
+def _cancel(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM/SIGINT/SIGHUP: stop the current step; the run is rolled back."""
+    raise Cancelled(signal.Signals(signum).name)
+
+
+def _shield() -> None:
+    """Once a run is being rolled back, a second Ctrl-C or SIGTERM must not cut it short."""
+    for sig in CANCEL_SIGNALS:
+        if signal.getsignal(sig) is _cancel:
+            signal.signal(sig, signal.SIG_IGN)
+
+
+def _read_input(stream: IO[bytes]) -> bytes:
+    """At most one byte more than the limit (enough to know it is too large)."""
+    return stream.read(MAX_INPUT_BYTES + 1)
+
+
+def main(
+    argv: list[str] | None = None,
+    stdin: IO[bytes] | None = None,
+    stdout: IO[str] | None = None,
+) -> int:
+    """The helper's command line: ``[--check]``, the plan on stdin, events on stdout."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    out = stdout or sys.stdout
+    if args not in ([], ["--check"]):
+        print(USAGE, file=sys.stderr)
+        return EXIT_USAGE
+    os.umask(0o022)
+    raw = _read_input(stdin or sys.stdin.buffer)
+    plan = check(raw)
+    if args == ["--check"]:
+        out.write(json.dumps(_check_answer(plan)) + "\n")
+        out.flush()
+        return EXIT_OK if plan.ok else EXIT_REFUSED
+    emit = Emitter(out)
+    if not plan.ok:
+        emit({"event": "refused", "refused": [r.to_json() for r in plan.refused]})
+        emit({"event": "done", "ok": False,
+              "error": "refused: " + "; ".join(r.reason for r in plan.refused)})
+        return EXIT_REFUSED
+    if os.geteuid() != 0:
+        emit({"event": "done", "ok": False, "error": "the helper must run as root"})
+        return EXIT_USAGE
+    for sig in CANCEL_SIGNALS:
+        signal.signal(sig, _cancel)
+    os.chdir("/")
+    return run_plan(plan, emit)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

