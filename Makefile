@@ -29,8 +29,10 @@ venv: $(STAMP_APP)
 run: $(STAMP_APP)
 	$(BIN)/rocmate $(ARGS)
 
-## Install what the tests need into .venv, then run lint, types, import contracts and pytest.
+## Install what the tests need into .venv (and, as root, the Debian tools the apt and browser
+## tests use), then run lint, types, import contracts and pytest.
 test: $(STAMP_TEST)
+	bash scripts/install-test-system-deps.sh
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports

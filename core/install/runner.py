@@ -146,7 +146,9 @@ class Runner:
             return True
         from core.install.privilege import explain_exit
 
-        message = explain_exit(code, self.helper_argv[0]) or (last or f"the helper exited {code}")
+        message = explain_exit(code, os.path.basename(self.helper_argv[0])) or (
+            last or f"the helper exited {code}"
+        )
         self.emit({"event": "done", "ok": False, "error": message, "exit": code})
         return False
 

@@ -1,0 +1,174 @@
+"""The install runner, for real: user steps run, files written, log and state kept, resume works,
+the privileged block goes through a helper process and pkexec's exit codes become words."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from core.install.plan import FileSpec, Plan, Step
+from core.install.runner import Runner, RunState
+
+
+def _plan(tmp: Path, *steps: Step, env: dict[str, str] | None = None) -> Plan:
+    return Plan(strategy="pip-only", rocm="7.2", torch_index=None, steps=steps, env=env or {})
+
+
+def _run(plan: Plan, folder: Path, helper: list[str] | None = None) -> tuple[bool, list[dict]]:
+    events: list[dict[str, Any]] = []
+    runner = Runner(plan, events.append, helper, folder=folder, fetch=lambda url: b"KEY")
+    ok = asyncio.run(runner.run())
+    return ok, events
+
+
+def _counter_step(step_id: str, counter: Path, fail_if: Path | None = None) -> Step:
+    code = (
+        "import sys, pathlib\n"
+        f"p = pathlib.Path({str(counter)!r}); p.write_text(p.read_text() + 'x' if p.exists() "
+        "else 'x')\n"
+        "print('Progress: 42%')\n"
+        + (f"sys.exit(3 if pathlib.Path({str(fail_if)!r}).exists() else 0)\n" if fail_if else "")
+    )
+    return Step(step_id, step_id, "test step", argv=(sys.executable, "-c", code))
+
+
+def test_user_steps_files_log_and_state(tmp_path: Path) -> None:
+    target = tmp_path / "venv/bin/rocmate-env.sh"
+    activate = tmp_path / "venv/bin/activate"
+    activate.parent.mkdir(parents=True)
+    activate.write_text("# activate\n")
+    verify = Step(
+        "verify",
+        "verify",
+        "env reaches the check",
+        argv=(sys.executable, "-c", "import os,sys; sys.exit(os.environ['ROCMATE_T'] != 'yes')"),
+        kind="verify",
+    )
+    plan = _plan(
+        tmp_path,
+        _counter_step("one", tmp_path / "count"),
+        Step("env", "env", "file", file=FileSpec(str(target), content="export A=1\n"), kind="file"),
+        Step(
+            "act",
+            "act",
+            "append",
+            file=FileSpec(str(activate), content=". x\n", append=True),
+            kind="file",
+        ),
+        verify,
+        env={"ROCMATE_T": "yes"},
+    )
+    ok, events = _run(plan, tmp_path / "state")
+    assert ok, events
+    assert target.read_text() == "export A=1\n"
+    assert activate.read_text() == "# activate\n. x\n"
+    outputs = [e for e in events if e["event"] == "output"]
+    assert outputs and outputs[0]["percent"] == 42.0
+    assert events[-1]["event"] == "done" and events[-1]["ok"] is True
+    log = [json.loads(line) for line in (tmp_path / "state/install.log").read_text().splitlines()]
+    assert [e["event"] for e in log] == [e["event"] for e in events]
+    assert RunState.load(tmp_path / "state/state.json").done == ["one", "env", "act", "verify"]
+    # Appending twice does not repeat the line.
+    ok, _ = _run(plan, tmp_path / "state2")
+    assert ok and activate.read_text() == "# activate\n. x\n"
+
+
+def test_failure_stops_and_resume_skips_finished_steps(tmp_path: Path) -> None:
+    counter, breaker = tmp_path / "count", tmp_path / "broken"
+    breaker.write_text("")
+    plan = _plan(
+        tmp_path,
+        _counter_step("first", counter),
+        _counter_step("second", tmp_path / "count2", fail_if=breaker),
+    )
+    ok, events = _run(plan, tmp_path / "state")
+    assert not ok
+    failed = [e for e in events if e.get("status") == "failed"]
+    assert failed and failed[0]["id"] == "second" and failed[0]["exit"] == 3
+    assert events[-1]["resume"] == "rocmate install --resume"
+    breaker.unlink()
+    ok, _ = _run(plan, tmp_path / "state")
+    assert ok
+    assert counter.read_text() == "x"  # the first step ran once only
+    assert (tmp_path / "count2").read_text() == "xx"
+
+
+def test_privileged_block_goes_to_the_helper_with_the_fetched_key(tmp_path: Path) -> None:
+    record = tmp_path / "helper-input.json"
+    fake_helper = [
+        sys.executable,
+        "-c",
+        "import sys, json, pathlib\n"
+        f"pathlib.Path({str(record)!r}).write_text(sys.stdin.read())\n"
+        "print(json.dumps({'event': 'step', 'id': 'apt-keyring', 'status': 'done'}))\n",
+    ]
+    key = Step(
+        "apt-keyring",
+        "key",
+        "key",
+        privileged=True,
+        file=FileSpec("/etc/apt/keyrings/rocm.gpg", source_url="https://example.invalid/key"),
+        key_fingerprint="CA8BB4727A47B4D09B4EE8969386B48A1A693C5C",
+        kind="file",
+    )
+    groups = Step(
+        "groups",
+        "groups",
+        "groups",
+        privileged=True,
+        argv=("usermod", "-aG", "render,video", "ana"),
+        after="relogin",
+    )
+    ok, events = _run(_plan(tmp_path, key, groups), tmp_path / "state", fake_helper)
+    assert ok, events
+    sent = json.loads(record.read_text())
+    assert sent["schema"] == "rocmate.plan/1"
+    assert [s["id"] for s in sent["steps"]] == ["apt-keyring", "groups"]
+    assert sent["steps"][0]["file"]["content_b64"] == "S0VZ"  # base64 of the fetched b"KEY"
+    assert any(e.get("via") == "helper" for e in events)
+    assert events[-1]["needs"] == ["relogin"]
+
+
+def test_dismissed_and_unauthorised_prompts_are_words(tmp_path: Path) -> None:
+    step = Step(
+        "groups",
+        "groups",
+        "groups",
+        privileged=True,
+        argv=("usermod", "-aG", "render,video", "ana"),
+    )
+    for code, words in ((126, "dismissed the password prompt"), (127, "Not authorised")):
+        fake = tmp_path / f"bin{code}" / "pkexec"  # a stand-in that exits as pkexec does
+        fake.parent.mkdir()
+        fake.write_text(f"#!{sys.executable}\nimport sys\nsys.stdin.read()\nsys.exit({code})\n")
+        fake.chmod(0o755)
+        ok, events = _run(_plan(tmp_path, step), tmp_path / f"state{code}", [str(fake)])
+        assert not ok
+        assert events[-1]["exit"] == code
+        assert words in events[-1]["error"]
+
+
+def test_consent_step_is_skipped_without_consent(tmp_path: Path) -> None:
+    purge = Step(
+        "remove-old-rocm",
+        "purge",
+        "purge",
+        privileged=True,
+        argv=("apt-get", "purge", "-y", "rocm-core5.7.1"),
+        consent=False,
+    )
+    ok, events = _run(_plan(tmp_path, purge), tmp_path / "state", None)
+    assert ok
+    assert [e["status"] for e in events if e["event"] == "step"] == ["skipped"]
+
+
+def test_blocked_plan_and_missing_root_route(tmp_path: Path) -> None:
+    blocked = Plan(strategy="pip-only", rocm=None, torch_index=None, steps=(), blocked="no GPU")
+    ok, events = _run(blocked, tmp_path / "a")
+    assert not ok and events[-1]["error"] == "no GPU"
+    step = Step("groups", "g", "g", privileged=True, argv=("usermod", "-aG", "render", "a"))
+    ok, events = _run(_plan(tmp_path, step), tmp_path / "b", None)
+    assert not ok and "root" in events[-1]["error"]
