@@ -375,7 +375,7 @@ def _best_name(
 ) -> str:
     runtime_named = bool(gpu.name) and ("rocminfo" in gpu.sources or "windows" in gpu.sources)
     if row is not None and (row.revisions or not runtime_named):
-        return row.name
+        return _with_vendor(row.name, gpu.vendor)
     if gpu.name:
         # The runtime's marketing name beats a generic row ("RX 6700 series") found by device id.
         return gpu.name.removeprefix("AMD ").strip()
@@ -389,6 +389,12 @@ def _best_name(
                 return agent.marketing_name
     label = PLACEHOLDER_LABELS.get(gpu.vendor, "GPU")
     return f"{label} {gpu.pci_id}" if gpu.pci_id else label
+
+
+def _with_vendor(name: str, vendor: str) -> str:
+    """Knowledge-base names carry no vendor; NVIDIA's and Intel's read better with it."""
+    label = {"nvidia": "NVIDIA", "intel": "Intel"}.get(vendor)
+    return f"{label} {name}" if label and not name.lower().startswith(label.lower()) else name
 
 
 def _ordered(gpus: list[Gpu]) -> list[Gpu]:
