@@ -198,7 +198,13 @@ class RecordingSystem:
         user = self.user_info or self.live.user()
         _write_json(
             self.out / "user.json",
-            {"name": user.name, "uid": user.uid, "home": user.home, "groups": list(user.groups)},
+            {
+                "name": user.name,
+                "uid": user.uid,
+                "home": user.home,
+                "groups": list(user.groups),
+                "configured_groups": list(user.configured_groups or ()),
+            },
         )
         _write_json(self.out / "devices.json", self.devices)
         if self.disk:

@@ -56,6 +56,9 @@ class UserInfo:
     uid: int
     home: str
     groups: tuple[str, ...] = ()
+    """The groups of this login session (what device access depends on)."""
+    configured_groups: tuple[str, ...] | None = None
+    """The groups /etc/group gives the user now (a change shows here before the next login)."""
 
 
 @dataclass(frozen=True)
@@ -221,16 +224,18 @@ class LiveSystem:
         uid = os.getuid()
         try:
             entry = pwd.getpwuid(uid)
-            name, home = entry.pw_name, entry.pw_dir
+            name, home, primary_gid = entry.pw_name, entry.pw_dir, entry.pw_gid
         except KeyError:
-            name, home = str(uid), os.environ.get("HOME", "/")
-        groups = []
-        for gid in sorted(set(os.getgroups()) | {os.getgid()}):
-            try:
-                groups.append(grp.getgrgid(gid).gr_name)
-            except KeyError:
-                groups.append(str(gid))
-        return UserInfo(name=name, uid=uid, home=home, groups=tuple(groups))
+            name, home, primary_gid = str(uid), os.environ.get("HOME", "/"), os.getgid()
+        session = sorted(set(os.getgroups()) | {os.getgid()})
+        members = {g.gr_name for g in grp.getgrall() if name in g.gr_mem}
+        return UserInfo(
+            name=name,
+            uid=uid,
+            home=home,
+            groups=tuple(_group_name(gid) for gid in session),
+            configured_groups=tuple(sorted(members | {_group_name(primary_gid)})),
+        )
 
     def device(self, path: str) -> DeviceAccess:
         try:
@@ -269,6 +274,13 @@ class LiveSystem:
             return shutil.disk_usage(probe or "/").free
         except OSError:
             return None
+
+
+def _group_name(gid: int) -> str:
+    try:
+        return grp.getgrgid(gid).gr_name
+    except KeyError:
+        return str(gid)
 
 
 def _decode(data: bytes | str | None) -> str:
@@ -400,11 +412,15 @@ class SnapshotSystem:
         uid = data.get("uid")
         home = data.get("home") or self.env().get("HOME") or f"/home/{name}"
         groups = data.get("groups") if isinstance(data.get("groups"), list) else []
+        configured = data.get("configured_groups")
         return UserInfo(
             name=name,
             uid=uid if isinstance(uid, int) else 1000,
             home=str(home),
             groups=tuple(str(g) for g in groups or []),
+            configured_groups=tuple(str(g) for g in configured)
+            if isinstance(configured, list)
+            else None,
         )
 
     def _devices(self) -> dict[str, Any]:

@@ -131,7 +131,19 @@ def access(ctx: Context) -> list[Finding]:
             )
         )
     in_owner_group = any(g in perms.user.groups for g in groups)
-    if missing and not in_owner_group:
+    configured = perms.user.configured_groups or ()
+    if missing and not in_owner_group and all(g in configured for g in missing):
+        findings.append(
+            Finding(
+                "not-in-render-group",
+                "error" if blocked else "warning",
+                f"{perms.user.name} was added to {' and '.join(missing)}, but this login is older",
+                "Group changes reach only sessions started after them: this one still runs "
+                "without the new groups.",
+                "Log out and back in (or reboot), then run rocmate doctor again.",
+            )
+        )
+    elif missing and not in_owner_group:
         findings.append(
             Finding(
                 "not-in-render-group",
