@@ -1,8 +1,13 @@
 """Harness overhead, SD 1.5: rocmate's sd15-infer seconds/image against a plain diffusers
 ``StableDiffusionPipeline`` call with the same settings (SD 1.5 architecture, random fp16
-weights, 512x512, 20 Euler steps, CFG 7.5, batch 1), alternating in one run.
+weights, 512x512, 20 Euler steps, CFG 7.5, batch 1, ``output_type="np"``), alternating in one run.
+
+The suite times that same pipeline call (its split comes from a text-encoder forward hook,
+``callback_on_step_end`` and device events), so the ratio is the harness's own overhead plus the
+run-to-run spread; the rocmate rounds' text encoder / UNet loop / VAE split is printed as well.
 
     python benchmarks/bench_sd15_overhead.py --python python3 --out OUT_DIR
+    python benchmarks/bench_sd15_overhead.py --device cpu --tiny --python python3 --rounds 3
 """
 
 from __future__ import annotations
@@ -26,6 +31,8 @@ from transformers import CLIPTextConfig, CLIPTextModel
 
 from core.bench.runner import WorkerOptions
 from core.bench.suites import sd15 as cfg
+
+SPLIT = ("text_encoder_s", "unet_loop_s", "vae_decode_s")
 
 
 def plain_pipeline(device: str, tiny: bool, images: int, warmup: int, steps: int) -> float:
@@ -77,6 +84,7 @@ def main() -> int:
         args.out.mkdir(parents=True, exist_ok=True)
     plain: list[float] = []
     ours: list[float] = []
+    split: dict[str, list[float]] = {}
     for r in range(args.rounds):
         plain.append(plain_pipeline(args.device, args.tiny, args.images, args.warmup,
                                     args.inference_steps))
@@ -88,15 +96,21 @@ def main() -> int:
                              inference_steps=args.inference_steps)
         _, report = run_rocmate(opts, args.python, args.out, f"overhead-sd15-r{r}")
         value, _unit = headline(report)
-        if value is None:
+        result = report.runs[0].result
+        if value is None or result is None:
             return 1
         ours.append(value)
+        parts = {k: result.figures[k].median for k in SPLIT}
+        for k, v in parts.items():
+            split.setdefault(k, []).append(v)
         print(f"round {r}: plain pipeline {plain[-1]:.4f} s/image, rocmate {ours[-1]:.4f} "
-              f"s/image", flush=True)
+              f"s/image (text {parts['text_encoder_s']:.4f} + UNet loop "
+              f"{parts['unet_loop_s']:.4f} + VAE {parts['vae_decode_s']:.4f} s)", flush=True)
     # Medians over rounds: at batch 1 the H200 is CPU-bound and single rounds swing by 20 %+.
     p, o = statistics.median(plain), statistics.median(ours)
     row = {"plain_s_per_image": p, "rocmate_s_per_image": o, "ratio": o / p,
-           "within_3pct": abs(o / p - 1) <= 0.03, "plain_rounds": plain, "rocmate_rounds": ours}
+           "within_3pct": abs(o / p - 1) <= 0.03, "plain_rounds": plain, "rocmate_rounds": ours,
+           **{f"rocmate_{k}": statistics.median(v) for k, v in split.items()}}
     print(f"RESULT sd15: plain {p:.4f} s/image, rocmate {o:.4f} s/image ({o / p - 1:+.2%}) -> "
           f"{'OK' if row['within_3pct'] else 'OVER 3%'}", flush=True)
     dump([row], args.out / "overhead-sd15.json" if args.out else None)

@@ -1,5 +1,13 @@
 """``sd15-infer``: Stable Diffusion 1.5 text-to-image at 512x512, 20 Euler steps, classifier-free
-guidance 7.5, batch 1: text encoder, UNet loop and VAE decode, timed per image.
+guidance 7.5, batch 1, timed per image as the plain diffusers call a user makes:
+``StableDiffusionPipeline(...)(prompt, height=512, width=512, num_inference_steps=20,
+guidance_scale=7.5, output_type="np")`` (no safety checker, no progress bar).
+
+The split into text encoder / UNet loop / VAE decode (and UNet it/s) comes from marks taken
+inside that call without changing its work: a forward hook on the text encoder (after its last
+forward), ``callback_on_step_end`` at the last denoising step, and the call's return. Each mark is
+a ``time.perf_counter()`` stamp plus, on a GPU, a CUDA/HIP event recorded on the stream; the
+events are read after the image's final synchronisation, so nothing stalls inside the loop.
 
 Weights: random, built from the SD 1.5 architecture configs (nothing is downloaded), unless
 ``--model`` points to a local diffusers folder or a single .safetensors/.ckpt file. The tokenizer
@@ -20,7 +28,12 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from diffusers import AutoencoderKL, EulerDiscreteScheduler, UNet2DConditionModel
+from diffusers import (
+    AutoencoderKL,
+    EulerDiscreteScheduler,
+    StableDiffusionPipeline,
+    UNet2DConditionModel,
+)
 from transformers import CLIPTextConfig, CLIPTextModel, CLIPTokenizer
 
 from core.bench.flops import count_flops
@@ -166,8 +179,6 @@ def write_config_folder(folder: str) -> str:
 
 def load_local(path: str, device: torch.device, dtype: torch.dtype, workdir: str) -> Components:
     """Real weights from a local diffusers folder or a single checkpoint file (offline)."""
-    from diffusers import StableDiffusionPipeline
-
     p = Path(path).expanduser()
     if p.is_dir():
         pipe = StableDiffusionPipeline.from_pretrained(
@@ -190,27 +201,73 @@ def load_local(path: str, device: torch.device, dtype: torch.dtype, workdir: str
     )
 
 
+def build_pipeline(c: Components) -> Any:
+    """The diffusers pipeline a user would build from these parts: no safety checker (the suite
+    times generation, not filtering), no progress bar."""
+    pipe: Any = StableDiffusionPipeline(
+        vae=c.vae, text_encoder=c.text_encoder, tokenizer=c.tokenizer, unet=c.unet,
+        scheduler=c.scheduler, safety_checker=None, feature_extractor=None,
+        requires_safety_checker=False)
+    pipe.set_progress_bar_config(disable=True)
+    return pipe
+
+
 class Marks:
-    """Time stamps inside a step without stalling the device: CUDA/HIP events on a GPU."""
+    """Named time stamps inside one image without stalling the device: ``time.perf_counter()``
+    always, plus a CUDA/HIP event recorded on the current stream on a GPU. A name marked again
+    keeps its last stamp."""
 
     def __init__(self, gpu: bool) -> None:
         self.gpu = gpu
-        self.marks: list[Any] = []
+        self.marks: dict[str, tuple[float, Any]] = {}
 
-    def mark(self) -> None:
+    def mark(self, name: str) -> None:
+        ev = None
         if self.gpu:
             ev = torch.cuda.Event(enable_timing=True)
             ev.record()
-            self.marks.append(ev)
-        else:
-            self.marks.append(time.perf_counter())
+        self.marks[name] = (time.perf_counter(), ev)
 
-    def intervals(self) -> list[float]:
-        """Seconds between consecutive marks (call after the device was synchronised)."""
-        pairs = zip(self.marks, self.marks[1:], strict=False)
-        if self.gpu:
-            return [a.elapsed_time(b) / 1000.0 for a, b in pairs]
-        return [b - a for a, b in pairs]
+    def seconds(self, a: str, b: str) -> float:
+        """Seconds from mark ``a`` to mark ``b`` (on a GPU: call after the device was
+        synchronised)."""
+        (ta, ea), (tb, eb) = self.marks[a], self.marks[b]
+        if ea is not None and eb is not None:
+            return float(ea.elapsed_time(eb)) / 1000.0
+        return tb - ta
+
+
+# The marks of one image, in order: the split is text encoder = start..text_encoded,
+# UNet loop = text_encoded..denoised (timesteps, initial latents, the guided steps), VAE decode =
+# denoised..end (decode, post-processing, the image on the host).
+MARKS = ("start", "text_encoded", "denoised", "end")
+
+
+class PipelineTimer:
+    """Marks inside ``StableDiffusionPipeline.__call__``, added without changing its work."""
+
+    def __init__(self, pipe: Any, gpu: bool) -> None:
+        self.gpu = gpu
+        self.current = Marks(gpu)
+        # after every text-encoder forward (prompt, then the empty prompt): the last one counts
+        self._hook = pipe.text_encoder.register_forward_hook(self._text_encoded)
+
+    def _text_encoded(self, _module: Any, _args: Any, _output: Any) -> None:
+        self.current.mark("text_encoded")
+
+    def on_step_end(self, pipe: Any, i: int, _t: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
+        """``callback_on_step_end``: marks the end of the last denoising step."""
+        if i == pipe.num_timesteps - 1:
+            self.current.mark("denoised")
+        return kwargs
+
+    def start(self) -> Marks:
+        self.current = Marks(self.gpu)
+        self.current.mark("start")
+        return self.current
+
+    def close(self) -> None:
+        self._hook.remove()
 
 
 def run(h: Harness, opts: Options) -> dict[str, Any]:
@@ -219,7 +276,7 @@ def run(h: Harness, opts: Options) -> dict[str, Any]:
         opts.precision or "fp32"]
     steps = opts.inference_steps or 20
     bs = opts.batch_size
-    torch.manual_seed(opts.seed)
+    torch.manual_seed(opts.seed)  # the pipeline draws its initial latents from this generator
     if h.device.is_gpu:
         torch.backends.cudnn.benchmark = True
     with tempfile.TemporaryDirectory(prefix="rocmate-sd15-") as workdir:
@@ -228,55 +285,46 @@ def run(h: Harness, opts: Options) -> dict[str, Any]:
             c = load_local(opts.model, dev, dtype, workdir)
         else:
             c = build_random(opts.tiny, dev, dtype, workdir)
+        pipe = build_pipeline(c)
         h.device.sync()
         setup_s = time.perf_counter() - t0
     for m in (c.unet, c.vae, c.text_encoder):
         m.eval()
     if opts.channels_last:
-        c.unet = c.unet.to(memory_format=torch.channels_last)
+        c.unet.to(memory_format=torch.channels_last)  # in place: the pipeline's unet
     vae_factor = 2 ** (len(c.vae.config.block_out_channels) - 1)
     latent = c.resolution // vae_factor
-    unet_channels = c.unet.config.in_channels
-    scaling = c.vae.config.scaling_factor
-    unet = torch.compile(c.unet) if opts.compile else c.unet
-    generator = torch.Generator(device=dev).manual_seed(opts.seed)
-    def tokens(texts: list[str]) -> torch.Tensor:
-        return c.tokenizer(texts, padding="max_length", max_length=c.tokenizer.model_max_length,
-                           truncation=True, return_tensors="pt").input_ids.to(dev)
+    unet_flops = _unet_flops(c.unet, bs, c.unet.config.in_channels, latent,
+                             emb_dim=c.text_encoder.config.hidden_size,
+                             seq=c.tokenizer.model_max_length, dev=dev, dtype=dtype)
+    if opts.compile:
+        pipe.unet = torch.compile(c.unet)  # as diffusers' docs compile a pipeline's UNet
+    timer = PipelineTimer(pipe, h.device.is_gpu)
+    prompt: str | list[str] = PROMPT if bs == 1 else [PROMPT] * bs
 
-    @torch.no_grad()  # as diffusers' pipelines do (inference_mode would be a little faster)
     def step() -> dict[str, float]:
-        """One image (batch): prompt -> text encoder -> guided UNet loop -> VAE -> uint8 on host."""
-        marks = Marks(h.device.is_gpu)
-        marks.mark()
-        cond = c.text_encoder(tokens([PROMPT] * bs))[0]
-        uncond = c.text_encoder(tokens([""] * bs))[0]
-        emb = torch.cat([uncond, cond])
-        marks.mark()
-        c.scheduler.set_timesteps(steps, device=dev)
-        lat = torch.randn((bs, unet_channels, latent, latent), generator=generator, device=dev,
-                          dtype=dtype) * c.scheduler.init_noise_sigma
-        for t in c.scheduler.timesteps:
-            inp = c.scheduler.scale_model_input(torch.cat([lat] * 2), t)
-            noise = unet(inp, t, encoder_hidden_states=emb, return_dict=False)[0]
-            noise_u, noise_c = noise.chunk(2)
-            noise = noise_u + GUIDANCE * (noise_c - noise_u)
-            lat = c.scheduler.step(noise, t, lat, return_dict=False)[0]
-        marks.mark()
-        img = c.vae.decode(lat / scaling, return_dict=False)[0]
-        img = (img / 2 + 0.5).clamp(0, 1).mul(255).round().to(torch.uint8).cpu()
-        marks.mark()
-        h.device.sync()
-        text_s, unet_s, vae_s = marks.intervals()
+        """One image (batch): the plain pipeline call, output as a numpy array on the host."""
+        marks = timer.start()
+        pipe(prompt, height=c.resolution, width=c.resolution, num_inference_steps=steps,
+             guidance_scale=GUIDANCE, output_type="np",
+             callback_on_step_end=timer.on_step_end, callback_on_step_end_tensor_inputs=[])
+        marks.mark("end")
+        h.device.sync()  # the image's final synchronisation; the events are read after it
+        missing = [m for m in MARKS if m not in marks.marks]
+        if missing:
+            raise RuntimeError(f"sd15-infer: the pipeline call left no {missing} mark")
+        text_s = marks.seconds("start", "text_encoded")
+        unet_s = marks.seconds("text_encoded", "denoised")
+        vae_s = marks.seconds("denoised", "end")
         return {"unet_it_s": steps / unet_s if unet_s > 0 else 0.0, "text_encoder_s": text_s,
                 "unet_loop_s": unet_s, "vae_decode_s": vae_s}
 
-    unet_flops = _unet_flops(c.unet, bs, unet_channels, latent,
-                             emb_dim=c.text_encoder.config.hidden_size,
-                             seq=c.tokenizer.model_max_length, dev=dev, dtype=dtype)
     w = Workload(step=step, items=bs, unit="images/s", min_warmup_steps=2,
                  max_warmup_steps=8 if opts.tiny else 15, min_steps=5)
-    part = h.run(w)
+    try:
+        part = h.run(w)
+    finally:
+        timer.close()
     figures = {
         "seconds_per_image": figure([t / bs for t in part.times], "s/image",
                                     higher_is_better=False),
@@ -300,6 +348,8 @@ def run(h: Harness, opts: Options) -> dict[str, Any]:
             "inference_steps": steps,
             "guidance_scale": GUIDANCE,
             "scheduler": "EulerDiscreteScheduler",
+            "pipeline": "StableDiffusionPipeline",
+            "output_type": "np",
             "dtype": str(dtype).replace("torch.", ""),
             "unet_flops_per_step": unet_flops,
             "unet_params": sum(p.numel() for p in c.unet.parameters()),
