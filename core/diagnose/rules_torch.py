@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from core.diagnose.context import Context
 from core.diagnose.finding import Finding
+from core.probe.parse.kfd import override_to_gfx
 
 INSTALL = "rocmate install   (a virtual environment with the matching ROCm build of PyTorch)"
 
@@ -109,11 +110,15 @@ def _arch_missing(ctx: Context) -> list[Finding]:
     torch = ctx.facts.torch
     if torch is None or ctx.primary is None or not torch.arch_list:
         return []
-    gpu, _ = ctx.primary
+    gpu, support = ctx.primary
     wanted = ctx.effective_gfx(gpu)
     have = {a.split(":")[0] for a in torch.arch_list}
     if not wanted or wanted in have:
         return []
+    posing_as = override_to_gfx(support.override) if support.override else None
+    if wanted == gpu.gfx and posing_as in have:
+        return []  # the override is what is missing: gfx-needs-override says so
+
     return [
         Finding(
             "torch-arch-missing",
