@@ -134,7 +134,6 @@ class RecordingSystem:
     def readlink(self, path: str) -> str | None:
         target = self.live.readlink(path)
         if target is not None:
-            self._mirror(os.path.dirname(path))
             link = self._mirror(os.path.dirname(path)) / os.path.basename(path)
             link.parent.mkdir(parents=True, exist_ok=True)
             if not link.is_symlink():
