@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from core.doctor import DoctorReport
 
 
-COMMANDS = ("doctor", "snapshot", "explain", "bench", "install", "env")
+COMMANDS = ("doctor", "snapshot", "explain", "bench", "install", "env", "report")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -53,6 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
     from core.install.cli import add_parsers as add_install
 
     add_install(sub)
+    from core.report.cli import add_parser as add_report
+
+    add_report(sub)
     return parser
 
 

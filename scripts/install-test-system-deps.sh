@@ -10,7 +10,7 @@
 # only when it fails. The tests never install anything themselves.
 set -eu
 
-PACKAGES="mmdebstrap gnupg dpkg-dev apt-utils debian-archive-keyring"
+PACKAGES="mmdebstrap gnupg dpkg-dev apt-utils debian-archive-keyring chromium fonts-dejavu-core"
 NAME=install-test-system-deps
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -13,6 +13,7 @@ from core.bench.protocol import PRECISIONS, SIZES, SUITES
 from core.bench.reporting import build_report
 from core.bench.runner import BenchRunner, RunOutcome, WorkerOptions, default_run_file, run_sync
 from core.report.model import Figure, Report, SuiteRun, to_json
+from core.report.privacy import scrub_report
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -231,7 +232,8 @@ def run(args: argparse.Namespace) -> int:
                          startup_timeout_s=args.startup_timeout,
                          telemetry=not args.no_telemetry, on_event=progress, system=system)
     outcome: RunOutcome = run_sync(runner)
-    report = build_report([outcome], system)
+    # Scrubbed before it is written anywhere: no user, host or home path leaves the machine.
+    report = scrub_report(build_report([outcome], system))
     text = to_json(report)
     if args.out:
         Path(args.out).write_text(text + "\n", encoding="utf-8")

@@ -1,44 +1,83 @@
 """The history of benchmark runs: a small SQLite database, one row per suite run, each row
 holding the full report it came from.
 
-Location: ``$XDG_DATA_HOME/rocmate/history.sqlite`` (default ``~/.local/share``). The schema is
-versioned with ``PRAGMA user_version``; the database runs in WAL mode so a reader (the GUI's
-history view) never blocks a writer (a finishing run).
+Location: ``$XDG_DATA_HOME/rocmate/history.sqlite`` (default ``~/.local/share``).
+
+What keeps it safe:
+
+* The schema is versioned with ``PRAGMA user_version`` and migrated step by step inside one
+  ``BEGIN IMMEDIATE`` transaction, so two rocmate processes opening a new or old database at
+  the same moment cannot both migrate it.
+* WAL mode (a reader, the GUI's history view, never blocks a writer, a finishing run),
+  ``synchronous=FULL`` and a busy timeout; every write is one ``BEGIN IMMEDIATE`` transaction,
+  so a process killed in the middle of an insert leaves every earlier insert intact.
+* A database SQLite calls corrupt (garbage bytes, a truncated file) is never silently lost: it
+  is moved aside to ``history.sqlite.corrupt-<UTC time>`` (with its WAL file), whatever rows
+  can still be read are copied into a fresh database, and the user is told in one line.
+* A database locked by another program past the timeout raises :class:`HistoryError` with a
+  clear message; nothing is moved.
 """
 
 from __future__ import annotations
 
+import contextlib
+import datetime as _dt
+import fcntl
+import hashlib
+import logging
+import os
 import sqlite3
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from core.report.model import Report, SuiteRun, from_json, to_json
+from core.report.model import Report, ReportError, SuiteRun, from_json, to_dict, to_json
+from core.report.privacy import Identity, learn, scrub_report, scrub_text
 
-SCHEMA_VERSION = 1
+log = logging.getLogger(__name__)
 
-_MIGRATIONS: dict[int, str] = {
-    1: """
-    CREATE TABLE runs (
-        id            INTEGER PRIMARY KEY AUTOINCREMENT,
-        created       TEXT NOT NULL,     -- the report's time, ISO 8601 UTC
-        suite         TEXT NOT NULL,
-        status        TEXT NOT NULL,     -- ok | error | cancelled
-        device        TEXT,
-        headline      TEXT,              -- figure name, e.g. throughput
-        value         REAL,              -- its median
-        unit          TEXT,
-        error_kind    TEXT,
-        run_index     INTEGER NOT NULL,  -- which of the report's runs this row is
-        report_json   TEXT NOT NULL
-    );
-    CREATE INDEX runs_suite_created ON runs (suite, created);
-    """,
+SCHEMA_VERSION = 2
+
+_MIGRATIONS: dict[int, tuple[str, ...]] = {
+    1: (
+        """CREATE TABLE runs (
+            id            INTEGER PRIMARY KEY AUTOINCREMENT,
+            created       TEXT NOT NULL,     -- the report's time, ISO 8601 UTC
+            suite         TEXT NOT NULL,
+            status        TEXT NOT NULL,     -- ok | error | cancelled
+            device        TEXT,
+            headline      TEXT,              -- figure name, e.g. throughput
+            value         REAL,              -- its median
+            unit          TEXT,
+            error_kind    TEXT,
+            run_index     INTEGER NOT NULL,  -- which of the report's runs this row is
+            report_json   TEXT NOT NULL
+        )""",
+        "CREATE INDEX runs_suite_created ON runs (suite, created)",
+    ),
+    2: (
+        # someone else's report, imported for comparison; origin = the file name it came from
+        "ALTER TABLE runs ADD COLUMN imported INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE runs ADD COLUMN origin TEXT",
+        "ALTER TABLE runs ADD COLUMN added TEXT",  # when the row was stored, ISO 8601 UTC
+        "ALTER TABLE runs ADD COLUMN digest TEXT",  # sha256 of report_json (finds re-imports)
+        "CREATE INDEX runs_digest ON runs (digest)",
+    ),
 }
+
+_COLUMNS = ("id, created, suite, status, device, headline, value, unit, error_kind, imported, "
+            "origin, run_index, added")
+
+_Rows = list[tuple[Any, ...]]  # (a History method is called list)
+
+# SQLite primary result codes (the low byte of sqlite_errorcode)
+_SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_CORRUPT, _SQLITE_NOTADB = 5, 6, 11, 26
 
 
 class HistoryError(RuntimeError):
-    """The database cannot be used (e.g. written by a newer rocmate)."""
+    """The database cannot be used (written by a newer rocmate, locked, unwritable)."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +91,10 @@ class HistoryEntry:
     value: float | None
     unit: str | None
     error_kind: str | None
+    imported: bool = False
+    origin: str | None = None
+    run_index: int = 0
+    added: str | None = None
 
 
 def default_path(env: Mapping[str, str]) -> Path:
@@ -63,19 +106,191 @@ def default_path(env: Mapping[str, str]) -> Path:
     return Path(base) / "rocmate" / "history.sqlite"
 
 
-class History:
-    """Insert reports, list runs. Use as a context manager or call :meth:`close`."""
+class _Corrupt(Exception):
+    """SQLite says the file is not a (healthy) database."""
 
-    def __init__(self, path: Path | str) -> None:
+
+def _code(exc: sqlite3.Error) -> int | None:
+    code = getattr(exc, "sqlite_errorcode", None)
+    return None if code is None else int(code) & 0xFF
+
+
+def _is_corrupt(exc: sqlite3.Error) -> bool:
+    code = _code(exc)
+    if code is not None:
+        return code in (_SQLITE_CORRUPT, _SQLITE_NOTADB)
+    text = str(exc)
+    return "malformed" in text or "not a database" in text
+
+
+def _is_locked(exc: sqlite3.Error) -> bool:
+    code = _code(exc)
+    if code is not None:
+        return code in (_SQLITE_BUSY, _SQLITE_LOCKED)
+    return "locked" in str(exc) or "busy" in str(exc)
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+class History:
+    """Insert, list, read, delete runs. Use as a context manager or call :meth:`close`.
+
+    ``on_notice`` receives one-line messages the user must see (a damaged database set aside);
+    they are also kept in :attr:`notices`. By default they are logged as warnings.
+    ``identity`` names what :func:`core.report.privacy.scrub_report` removes from every report
+    stored (default: the current user and host).
+    """
+
+    def __init__(self, path: Path | str, *, timeout: float = 10.0,
+                 on_notice: Callable[[str], None] | None = None,
+                 identity: Identity | None = None) -> None:
         self.path = Path(path)
+        self.timeout = timeout
+        self.notices: list[str] = []
+        self._on_notice = on_notice or log.warning
+        self._identity = identity
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(str(self.path), timeout=10.0)
         try:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._migrate()
+            self._db = self._open()
+        except _Corrupt as exc:
+            self._db = self._recover(str(exc))
+
+    # --- opening --------------------------------------------------------------------------------
+
+    def _open(self) -> sqlite3.Connection:
+        """Connect, switch to WAL, check, migrate. Some of these steps get SQLITE_BUSY at once,
+        without waiting, while another process creates or migrates the same file: they are
+        retried until the timeout."""
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                return self._connect()
+            except sqlite3.Error as exc:
+                if _is_corrupt(exc):
+                    raise _Corrupt(str(exc)) from None
+                if not _is_locked(exc) or time.monotonic() >= deadline:
+                    raise self._error(exc, "open") from None
+            time.sleep(0.02)
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(str(self.path), timeout=self.timeout, isolation_level=None)
+        try:
+            db.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
+            if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")
+            check = [row[0] for row in db.execute("PRAGMA quick_check").fetchall()]
+            if check != ["ok"]:
+                raise _Corrupt(f"integrity check failed: {check[0]}")
+            self._migrate(db)
         except BaseException:
-            self._db.close()
+            db.close()
             raise
+        return db
+
+    def _migrate(self, db: sqlite3.Connection) -> None:
+        (version,) = db.execute("PRAGMA user_version").fetchone()
+        if version == SCHEMA_VERSION:
+            return
+        if version > SCHEMA_VERSION:
+            raise HistoryError(
+                f"{self.path} was made by a newer rocmate (history schema {version}, this "
+                f"version knows {SCHEMA_VERSION}); update rocmate or move the file away")
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            (version,) = db.execute("PRAGMA user_version").fetchone()  # another may have won
+            for v in range(version + 1, SCHEMA_VERSION + 1):
+                for statement in _MIGRATIONS[v]:
+                    db.execute(statement)
+                db.execute(f"PRAGMA user_version = {v}")
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def _error(self, exc: sqlite3.Error, doing: str) -> HistoryError:
+        if _is_locked(exc):
+            return HistoryError(
+                f"the history database {self.path} is locked by another program (another "
+                f"rocmate still writing?); could not {doing} within {self.timeout:g} s, try again")
+        if _is_corrupt(exc):
+            return HistoryError(
+                f"the history database {self.path} is damaged ({exc}); run rocmate again to "
+                "set it aside and start a new one")
+        return HistoryError(f"the history database {self.path} cannot be used: {exc}")
+
+    # --- a damaged database -----------------------------------------------------------------------
+
+    def _recover(self, reason: str) -> sqlite3.Connection:
+        """Move the damaged file aside, start afresh, copy over every row still readable."""
+        with self._recovery_lock():
+            try:  # another process may have recovered it while we waited for the lock
+                return self._open()
+            except _Corrupt:
+                pass
+            rows = _salvage(self.path)
+            aside = self._set_aside()
+            db = self._open()
+            restored = self._restore(db, rows)
+        kept = f"{restored} run{'s' if restored != 1 else ''} recovered from it"
+        self._notice(f"the history database {self.path} was damaged ({reason}); it was moved to "
+                     f"{aside.name} and a new one started ({kept})")
+        return db
+
+    @contextlib.contextmanager
+    def _recovery_lock(self) -> Iterator[None]:
+        lock_path = self.path.with_name(self.path.name + ".lock")
+        with open(lock_path, "a+b") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+    def _set_aside(self) -> Path:
+        stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
+        n = 1
+        while aside.exists():
+            n += 1
+            aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}-{n}")
+        with contextlib.suppress(FileNotFoundError):
+            os.replace(self.path, aside)
+        for suffix in ("-wal", "-journal"):
+            with contextlib.suppress(FileNotFoundError):
+                os.replace(f"{self.path}{suffix}", f"{aside}{suffix}")
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(f"{self.path}-shm")
+        return aside
+
+    def _restore(self, db: sqlite3.Connection, rows: list[dict[str, Any]]) -> int:
+        if not rows:
+            return 0
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for row in rows:
+                db.execute(
+                    "INSERT INTO runs (id, created, suite, status, device, headline, value, unit, "
+                    "error_kind, run_index, report_json, imported, origin, added, digest) "
+                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (row["id"], row["created"], row["suite"], row["status"], row.get("device"),
+                     row.get("headline"), row.get("value"), row.get("unit"),
+                     row.get("error_kind"), row.get("run_index", 0), row["report_json"],
+                     int(row.get("imported") or 0), row.get("origin"), row.get("added"),
+                     _digest(row["report_json"])))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        return len(rows)
+
+    def _notice(self, message: str) -> None:
+        self.notices.append(message)
+        self._on_notice(message)
+
+    # --- the API ----------------------------------------------------------------------------------
 
     def __enter__(self) -> History:
         return self
@@ -86,49 +301,181 @@ class History:
     def close(self) -> None:
         self._db.close()
 
-    def _migrate(self) -> None:
-        (version,) = self._db.execute("PRAGMA user_version").fetchone()
-        if version > SCHEMA_VERSION:
-            raise HistoryError(
-                f"{self.path} was made by a newer rocmate (history schema {version}, this "
-                f"version knows {SCHEMA_VERSION}); update rocmate or move the file away")
-        for v in range(version + 1, SCHEMA_VERSION + 1):
-            with self._db:
-                self._db.executescript(_MIGRATIONS[v])
-                self._db.execute(f"PRAGMA user_version = {v}")
+    @property
+    def identity(self) -> Identity:
+        if self._identity is None:
+            self._identity = Identity.current()
+        return self._identity
 
-    def insert(self, report: Report) -> list[int]:
-        """Store every run of a report; returns the new row ids."""
-        text = to_json(report, indent=None)
+    def _prepare(self, report: Report, origin: str | None) -> tuple[Report, str, str | None]:
+        """The report as stored: scrubbed of the current user's and its own author's names."""
+        identity = self.identity.merged(learn(to_dict(report)))
+        report = scrub_report(report, identity)
+        return report, to_json(report, indent=None), (scrub_text(origin, identity)
+                                                      if origin else None)
+
+    def insert(self, report: Report, *, imported: bool = False,
+               origin: str | None = None) -> list[int]:
+        """Store every run of a report (scrubbed of names first); returns the new row ids."""
+        report, text, origin = self._prepare(report, origin)
+        digest = _digest(text)
+        added = _now()
         ids: list[int] = []
-        with self._db:
+        with self._write("store the run"):
             for i, run in enumerate(report.runs):
                 cur = self._db.execute(
                     "INSERT INTO runs (created, suite, status, device, headline, value, unit, "
-                    "error_kind, run_index, report_json) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                    (report.created, run.suite, run.status, *_summary(run), i, text),
+                    "error_kind, run_index, report_json, imported, origin, added, digest) "
+                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (report.created, run.suite, run.status, *_summary(run), i, text,
+                     int(imported), origin, added, digest),
                 )
                 ids.append(int(cur.lastrowid or 0))
         return ids
 
-    def list(self, *, suite: str | None = None, limit: int = 100) -> list[HistoryEntry]:
+    def import_report(self, report: Report, origin: str | None = None) -> tuple[list[int], bool]:
+        """Store someone else's report for comparison (``imported``); a report already in the
+        history is not stored twice. Returns the row ids and whether they are new."""
+        _, text, _ = self._prepare(report, None)
+        existing = self._query("SELECT id FROM runs WHERE digest = ? ORDER BY run_index",
+                               (_digest(text),))
+        if existing:
+            return [int(r[0]) for r in existing], False
+        return self.insert(report, imported=True, origin=origin), True
+
+    def list(self, *, suite: str | None = None, limit: int = 100,
+             status: str | None = None) -> list[HistoryEntry]:
         """The newest runs first."""
-        sql = ("SELECT id, created, suite, status, device, headline, value, unit, error_kind "
-               "FROM runs")
-        args: tuple[object, ...] = ()
+        where: list[str] = []
+        args: list[object] = []
         if suite:
-            sql += " WHERE suite = ?"
-            args = (suite,)
+            where.append("suite = ?")
+            args.append(suite)
+        if status:
+            where.append("status = ?")
+            args.append(status)
+        sql = f"SELECT {_COLUMNS} FROM runs"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
         sql += " ORDER BY created DESC, id DESC LIMIT ?"
-        rows = self._db.execute(sql, (*args, limit)).fetchall()
-        return [HistoryEntry(*row) for row in rows]
+        return [_entry(row) for row in self._query(sql, (*args, limit))]
+
+    def entry(self, entry_id: int) -> HistoryEntry:
+        """One row's summary; KeyError when there is no such run."""
+        rows = self._query(f"SELECT {_COLUMNS} FROM runs WHERE id = ?", (entry_id,))
+        if not rows:
+            raise KeyError(entry_id)
+        return _entry(rows[0])
 
     def report(self, entry_id: int) -> Report:
-        """The report a row came from."""
-        row = self._db.execute("SELECT report_json FROM runs WHERE id = ?", (entry_id,)).fetchone()
-        if row is None:
+        """The report a row came from (all its runs)."""
+        rows = self._query("SELECT report_json FROM runs WHERE id = ?", (entry_id,))
+        if not rows:
             raise KeyError(entry_id)
-        return from_json(row[0])
+        try:
+            return from_json(rows[0][0])
+        except ReportError as exc:
+            raise HistoryError(f"run #{entry_id} in {self.path} cannot be read: {exc}") from None
+
+    def run_report(self, entry_id: int) -> Report:
+        """The report of this one run: its report with the other runs left out."""
+        entry = self.entry(entry_id)
+        report = self.report(entry_id)
+        if 0 <= entry.run_index < len(report.runs):
+            report.runs = [report.runs[entry.run_index]]
+        return report
+
+    def delete(self, entry_id: int) -> None:
+        """Remove one run; KeyError when there is no such run."""
+        with self._write("delete the run"):
+            cur = self._db.execute("DELETE FROM runs WHERE id = ?", (entry_id,))
+            if cur.rowcount == 0:
+                raise KeyError(entry_id)
+
+    def count(self) -> int:
+        return int(self._query("SELECT count(*) FROM runs", ())[0][0])
+
+    # --- plumbing ---------------------------------------------------------------------------------
+
+    def _query(self, sql: str, args: tuple[object, ...]) -> _Rows:
+        try:
+            return list(self._db.execute(sql, args).fetchall())
+        except sqlite3.Error as exc:
+            raise self._error(exc, "read it") from None
+
+    @contextlib.contextmanager
+    def _write(self, doing: str) -> Iterator[None]:
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise self._error(exc, doing) from None
+        try:
+            yield
+            self._db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.execute("ROLLBACK")
+            raise self._error(exc, doing) from None
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.execute("ROLLBACK")
+            raise
+
+
+def _salvage(path: Path) -> list[dict[str, Any]]:
+    """Rows of a damaged database that can still be read and parsed (possibly none)."""
+    for uri in (f"file:{path}?mode=ro", f"file:{path}?mode=ro&immutable=1"):
+        try:
+            db = sqlite3.connect(uri, uri=True, timeout=1.0)
+        except sqlite3.Error:
+            continue
+        try:
+            # read a file shorter than its header says, instead of refusing it (read-only here)
+            db.execute("PRAGMA writable_schema=ON")
+            db.row_factory = sqlite3.Row
+            rows = [r for r in (_salvage_row(db, i) for i in _readable_ids(db)) if r]
+        except sqlite3.Error:
+            rows = []
+        finally:
+            db.close()
+        if rows:
+            return rows
+    return []
+
+
+def _readable_ids(db: sqlite3.Connection) -> list[int]:
+    ids: list[int] = []
+    cur = db.execute("SELECT id FROM runs ORDER BY id")
+    while True:
+        try:
+            row = cur.fetchone()
+        except sqlite3.Error:
+            return ids
+        if row is None:
+            return ids
+        ids.append(int(row[0]))
+
+
+def _salvage_row(db: sqlite3.Connection, entry_id: int) -> dict[str, Any] | None:
+    try:
+        row = db.execute("SELECT * FROM runs WHERE id = ?", (entry_id,)).fetchone()
+        item = dict(row) if row is not None else None
+        if item is not None:
+            from_json(item["report_json"])
+        return item
+    except (sqlite3.Error, ReportError, KeyError, TypeError):
+        return None
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _entry(row: tuple[Any, ...]) -> HistoryEntry:
+    (id_, created, suite, status, device, headline, value, unit, error_kind, imported, origin,
+     run_index, added) = row
+    return HistoryEntry(id_, created, suite, status, device, headline, value, unit, error_kind,
+                        bool(imported), origin, int(run_index or 0), added)
 
 
 def _summary(run: SuiteRun) -> tuple[str | None, str | None, float | None, str | None,

@@ -81,7 +81,7 @@ class Step:
     index: int
     seconds: float
     items: int
-    t: float | None = None  # seconds since the worker started measuring
+    t: float | None = None  # seconds since the run started (the parent's clock, as telemetry)
     part: str | None = None
     figures: dict[str, float] = field(default_factory=dict)
 

@@ -1,0 +1,174 @@
+"""Two reports side by side: the ratio of every figure (B / A, "better" or "worse" by the
+figure's ``higher_is_better``), and every setting, software version and machine fact that
+differs between them.
+
+Runs are paired by suite; two single-run reports of different suites are still paired, with a
+note and no ratios (their figures measure different things).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.report import fmt
+from core.report.model import Report, SuiteRun
+from core.report.references import verdict
+
+SAME_BAND = 0.03  # within ±3 %: "about the same"
+
+
+@dataclass
+class FigureDelta:
+    name: str
+    unit: str
+    a: float | None
+    b: float | None
+    higher_is_better: bool
+    ratio: float | None = None  # b / a
+    verdict: str | None = None  # better | worse | about the same
+
+
+@dataclass
+class Difference:
+    key: str
+    a: str
+    b: str
+
+
+@dataclass
+class RunComparison:
+    suite_a: str
+    suite_b: str
+    status_a: str
+    status_b: str
+    device_a: str
+    device_b: str
+    figures: list[FigureDelta] = field(default_factory=list)
+    settings: list[Difference] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def same_suite(self) -> bool:
+        return self.suite_a == self.suite_b
+
+
+@dataclass
+class Comparison:
+    a_label: str
+    b_label: str
+    runs: list[RunComparison]
+    software: list[Difference]
+    machine: list[Difference]
+    unpaired: list[str] = field(default_factory=list)  # runs with no partner, "A: gemm"
+
+
+def compare(a: Report, b: Report, a_label: str = "A", b_label: str = "B") -> Comparison:
+    """Compare report ``b`` against ``a`` (the baseline)."""
+    pairs, unpaired = _pair(a, b)
+    return Comparison(
+        a_label=a_label, b_label=b_label,
+        runs=[compare_runs(ra, rb) for ra, rb in pairs],
+        software=_software(a, b),
+        machine=_machine(a, b, pairs),
+        unpaired=unpaired,
+    )
+
+
+def _pair(a: Report, b: Report) -> tuple[list[tuple[SuiteRun, SuiteRun]], list[str]]:
+    if len(a.runs) == 1 and len(b.runs) == 1:
+        return [(a.runs[0], b.runs[0])], []
+    pairs: list[tuple[SuiteRun, SuiteRun]] = []
+    left = list(b.runs)
+    unpaired: list[str] = []
+    for ra in a.runs:
+        rb = next((r for r in left if r.suite == ra.suite), None)
+        if rb is None:
+            unpaired.append(f"A: {ra.suite}")
+            continue
+        left.remove(rb)
+        pairs.append((ra, rb))
+    unpaired += [f"B: {r.suite}" for r in left]
+    return pairs, unpaired
+
+
+def compare_runs(a: SuiteRun, b: SuiteRun) -> RunComparison:
+    out = RunComparison(suite_a=a.suite, suite_b=b.suite, status_a=a.status, status_b=b.status,
+                        device_a=fmt.device_label(a), device_b=fmt.device_label(b))
+    if a.suite != b.suite:
+        out.notes.append(f"different suites ({a.suite} and {b.suite}): their figures measure "
+                         "different things, so no ratios")
+    else:
+        out.figures = _figures(a, b)
+    for run, label in ((a, "A"), (b, "B")):
+        if run.result is None:
+            kind = run.error.kind if run.error else run.status
+            out.notes.append(f"{label} did not measure ({run.status}: {kind})")
+        elif run.settings.get("size") == "tiny":
+            out.notes.append(f"{label} used tiny shapes (a smoke test)")
+    out.settings = _differences(_settings_view(a), _settings_view(b))
+    return out
+
+
+def _figures(a: SuiteRun, b: SuiteRun) -> list[FigureDelta]:
+    fa = a.result.figures if a.result else {}
+    fb = b.result.figures if b.result else {}
+    names = list(fa) + [n for n in fb if n not in fa]
+    out: list[FigureDelta] = []
+    for name in names:
+        x, y = fa.get(name), fb.get(name)
+        ref = x or y
+        assert ref is not None
+        d = FigureDelta(name=name, unit=ref.unit, a=x.median if x else None,
+                        b=y.median if y else None, higher_is_better=ref.higher_is_better)
+        if x and y and x.unit == y.unit and x.median:
+            d.ratio = y.median / x.median
+            word = verdict(d.ratio, d.higher_is_better)
+            d.verdict = {"faster": "better", "slower": "worse"}.get(word or "", word)
+        out.append(d)
+    return out
+
+
+def _settings_view(run: SuiteRun) -> dict[str, Any]:
+    view = {k: v for k, v in run.settings.items() if k != "suite"}
+    details = run.result.details if run.result else {}
+    for k, v in details.items():
+        if isinstance(v, (str, int, float, bool)) or v is None:
+            view[f"details.{k}"] = v
+    return view
+
+
+def _differences(a: dict[str, Any], b: dict[str, Any]) -> list[Difference]:
+    keys = list(a) + [k for k in b if k not in a]
+    return [Difference(k, fmt.value(a.get(k)), fmt.value(b.get(k))) for k in keys
+            if fmt.value(a.get(k)) != fmt.value(b.get(k))]
+
+
+def _software(a: Report, b: Report) -> list[Difference]:
+    def view(r: Report) -> dict[str, Any]:
+        s = r.software
+        v: dict[str, Any] = {"python": s.python, "torch": s.torch, "hip": s.hip, "cuda": s.cuda,
+                             "rocm": s.rocm, "rocmate": r.tool_version}
+        v.update({f"packages.{k}": x for k, x in s.packages.items()})
+        v.update({f"env.{k}": x for k, x in s.env.items()})
+        return v
+
+    return _differences(view(a), view(b))
+
+
+def _machine(a: Report, b: Report, pairs: list[tuple[SuiteRun, SuiteRun]]) -> list[Difference]:
+    def view(r: Report, run: SuiteRun | None) -> dict[str, Any]:
+        p = r.machine.platform
+        v: dict[str, Any] = {k: p.get(k) for k in ("distro_name", "distro_version", "kernel",
+                                                    "wsl")}
+        v.update({k: x for k, x in p.items() if "driver" in k})
+        v["gpus"] = ", ".join(str(g.get("name")) for g in r.machine.gpus) or None
+        if run is not None and run.device is not None:
+            d = run.device
+            v.update({"device": d.name, "backend": d.backend, "arch": d.arch,
+                      "device memory": fmt.gib(d.total_memory_bytes)
+                      if d.total_memory_bytes else None})
+        return v
+
+    ra, rb = pairs[0] if pairs else (None, None)
+    return _differences(view(a, ra), view(b, rb))

@@ -1,0 +1,568 @@
+"""A report as one self-contained HTML file: inline CSS, inline SVG charts, no script, no
+request of any kind (a strict Content-Security-Policy says so to the browser too), light and
+dark, readable on a 380 px phone.
+
+Everything on the page comes from the report's JSON (plus, when given, a comparison with another
+report and the reference results); every text from a report is escaped, because a report may
+be a stranger's file. Use :func:`core.report.writers.render`, which scrubs names first.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterable, Sequence
+from html import escape
+from typing import Any
+
+from core.report import charts, fmt
+from core.report.charts import Band, Chart, Rule, Series
+from core.report.compare import Comparison, Difference
+from core.report.model import SCHEMA, Figure, Report, SuiteRun
+from core.report.references import KIND_TITLES, CardsLikeMine, conditions_text
+
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+
+CSS = """
+:root{--bg:#f5f6f8;--card:#fff;--fg:#1b1f24;--muted:#59636e;--line:#d8dde3;--soft:#eef1f4;
+--ok:#1a7f37;--err:#cf222e;--warn:#9a6700;--accent:#b3122e;--band:rgba(37,99,235,.10);
+--band2:rgba(107,114,128,.10);--c1:#2563eb;--c2:#d97706;--c3:#059669;--c4:#db2777;
+--c5:#7c3aed;--c6:#6b7280}
+@media (prefers-color-scheme:dark){:root{--bg:#0e1116;--card:#161b22;--fg:#e6edf3;
+--muted:#9aa6b2;--line:#2d333b;--soft:#1f252d;--ok:#3fb950;--err:#f85149;--warn:#d29922;
+--accent:#ff6b81;--band:rgba(96,165,250,.14);--band2:rgba(156,163,175,.10);--c1:#60a5fa;
+--c2:#fbbf24;--c3:#34d399;--c4:#f472b6;--c5:#a78bfa;--c6:#9ca3af}}
+*{box-sizing:border-box}
+html{-webkit-text-size-adjust:100%}
+body{margin:0;background:var(--bg);color:var(--fg);
+font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif}
+.wrap{max-width:1060px;margin:0 auto;padding:22px 18px 40px}
+header.top{margin-bottom:18px}
+.brand{font-size:.78rem;font-weight:700;letter-spacing:.08em;text-transform:uppercase;
+color:var(--accent)}
+h1{font-size:1.65rem;line-height:1.25;margin:.15rem 0 .3rem}
+h2{font-size:1.2rem;margin:0 0 .6rem}
+h3{font-size:.78rem;margin:1.5rem 0 .55rem;color:var(--muted);text-transform:uppercase;
+letter-spacing:.07em}
+.meta,.muted{color:var(--muted)}
+.meta{font-size:.9rem;margin:0}
+section.run,section.block{background:var(--card);border:1px solid var(--line);
+border-radius:12px;padding:18px;margin:0 0 18px}
+.runhead{display:flex;flex-wrap:wrap;align-items:center;gap:8px 12px;margin-bottom:8px}
+.runhead h2{margin:0}
+.badge{display:inline-block;font-size:.75rem;font-weight:700;text-transform:uppercase;
+letter-spacing:.05em;padding:2px 9px;border-radius:999px;border:1px solid currentColor}
+.badge.ok{color:var(--ok)}.badge.error{color:var(--err)}.badge.cancelled{color:var(--warn)}
+.badge.plain{color:var(--muted)}
+.chips{margin:2px 0 12px}
+.chip{display:inline-block;padding:1px 10px;margin:0 6px 6px 0;border-radius:999px;
+background:var(--soft);border:1px solid var(--line);font-size:.85rem}
+.kpis{display:grid;grid-template-columns:repeat(auto-fit,minmax(150px,1fr));gap:10px}
+.kpi{background:var(--soft);border-radius:10px;padding:10px 12px;min-width:0}
+.kpi.hero{margin-bottom:10px;background:var(--card);border:2px solid var(--c1);
+display:flex;flex-wrap:wrap;align-items:baseline;gap:2px 16px}
+.kpi.hero .k{flex-basis:100%}
+.kpi .k{font-size:.8rem;color:var(--muted)}
+.kpi .v{font-size:1.45rem;font-weight:700;font-variant-numeric:tabular-nums;line-height:1.2}
+.kpi.hero .v{font-size:2.4rem}
+.kpi.hero .s{font-size:.9rem}
+.kpi .u{font-size:.9rem;font-weight:500;color:var(--muted)}
+.kpi .s{font-size:.8rem;color:var(--muted);font-variant-numeric:tabular-nums}
+.scroll{overflow-x:auto;-webkit-overflow-scrolling:touch}
+table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}
+th,td{padding:6px 10px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
+th{font-size:.8rem;color:var(--muted);font-weight:600}
+td.n,th.n{text-align:right;white-space:nowrap}
+tr.head td:first-child{font-weight:700}
+.uin{display:none}td.sp{text-align:right}
+.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(400px,1fr));gap:16px}
+figure{margin:0;min-width:0}
+figcaption{font-weight:600;font-size:.9rem;margin:0 0 2px}
+figcaption .muted{font-weight:400}
+svg.chart{width:100%;height:auto;display:block;
+font:12px system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif}
+svg .ax{stroke:var(--muted);stroke-width:1}
+svg .grid{stroke:var(--line);stroke-width:1}
+svg .tk{fill:var(--muted)}
+svg .lb{fill:var(--fg);font-weight:600}
+svg .ln{fill:none;stroke-width:1.8;stroke-linejoin:round;stroke-linecap:round}
+svg .hollow{fill:var(--card);stroke-width:1.4}
+svg .rule{stroke-width:1.3;stroke-dasharray:5 4}
+svg .band{fill:var(--band)}svg .band2{fill:var(--band2)}
+svg .s1{stroke:var(--c1)}svg .s2{stroke:var(--c2)}svg .s3{stroke:var(--c3)}
+svg .s4{stroke:var(--c4)}svg .s5{stroke:var(--c5)}svg .s6{stroke:var(--c6)}
+svg .f1{fill:var(--c1)}svg .f2{fill:var(--c2)}svg .f3{fill:var(--c3)}
+svg .f4{fill:var(--c4)}svg .f5{fill:var(--c5)}svg .f6{fill:var(--c6)}
+.grid2{display:grid;grid-template-columns:repeat(auto-fit,minmax(300px,1fr));gap:18px}
+dl.kv{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:4px 16px;margin:0}
+dl.kv dt{color:var(--muted)}dl.kv dd{margin:0;overflow-wrap:anywhere}
+code,pre{font-family:ui-monospace,"DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:.85em}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;background:var(--soft);padding:10px;
+border-radius:8px;margin:.5rem 0 0}
+details{margin-top:10px}
+summary{cursor:pointer;color:var(--muted);font-weight:600}
+.errorbox{border-left:4px solid var(--err);background:var(--soft);border-radius:8px;
+padding:12px 14px;margin:8px 0 4px}
+.errorbox .kind{font-weight:700;color:var(--err)}
+.advice{border-left:4px solid var(--ok);padding:6px 12px;margin:10px 0 0;background:var(--card)}
+.better{color:var(--ok);font-weight:600}.worse{color:var(--err);font-weight:600}
+.same{color:var(--muted)}
+.warnline{color:var(--warn)}
+ul.diffs{margin:.3rem 0 0;padding-left:1.2rem}
+ul.diffs li{color:var(--warn)}
+.refs{display:grid;grid-template-columns:repeat(auto-fit,minmax(300px,1fr));gap:12px}
+.ref{border:1px solid var(--line);border-radius:10px;padding:12px;min-width:0}
+.ref .title{font-weight:700}
+.ref .nums{display:flex;flex-wrap:wrap;gap:6px 18px;margin:6px 0;font-variant-numeric:tabular-nums}
+.ref .nums b{font-size:1.15rem}
+.ref .src{font-size:.8rem;color:var(--muted);overflow-wrap:anywhere}
+footer{color:var(--muted);font-size:.8rem;margin-top:24px}
+@media (max-width:560px){body{font-size:14px}.wrap{padding:14px 10px 30px}
+h1{font-size:1.3rem}section.run,section.block{padding:12px;border-radius:10px}
+.kpi .v{font-size:1.2rem}.kpi.hero .v{font-size:1.7rem}th,td{padding:5px 6px}
+dl.kv{grid-template-columns:minmax(0,1fr)}dl.kv dt{margin-top:6px}
+.unitcol{display:none}.uin{display:block;font-size:.8em}
+svg.chart{font-size:13.5px}
+.charts,.grid2,.refs{grid-template-columns:minmax(0,1fr)}}
+"""
+
+
+def e(value: Any) -> str:
+    """Escaped text of any value."""
+    return escape(str(value), quote=True)
+
+
+def render_html(report: Report, *, comparison: Comparison | None = None,
+                references: Sequence[CardsLikeMine] = ()) -> str:
+    """The page. ``report`` should already be scrubbed (see core.report.writers)."""
+    title = page_title(report)
+    body = [_header(report, title)]
+    for i, run in enumerate(report.runs):
+        body.append(_run_section(run, i, multi=len(report.runs) > 1))
+    if comparison is not None:
+        body.append(_comparison_section(comparison))
+    for refs in references:
+        body.append(_references_section(refs))
+    body.append(_machine_software(report))
+    extra = []
+    if comparison is not None:
+        extra.append("the comparison also from the other run's report")
+    if references:
+        extra.append("the reference results from rocmate's table of published figures")
+    also = f" ({'; '.join(extra)})" if extra else ""
+    body.append(f"<footer>Rendered by rocmate from a rocmate.report/1 file: the run's figures, "
+                f"settings, machine and software come from that file{e(also)}. The page loads "
+                "nothing from the network.</footer>")
+    return "\n".join([
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8">',
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        '<meta name="color-scheme" content="light dark">',
+        '<meta name="referrer" content="no-referrer">',
+        '<link rel="icon" href="data:,">',
+        f"<title>{e(title)}</title>",
+        f"<style>{CSS}</style>",
+        "</head>",
+        "<body>",
+        '<div class="wrap">',
+        *body,
+        "</div>",
+        "</body>",
+        "</html>",
+    ]) + "\n"
+
+
+def page_title(report: Report) -> str:
+    if len(report.runs) == 1:
+        run = report.runs[0]
+        where = run.device.name if run.device else "no device"
+        return f"{fmt.suite_title(run.suite)} on {where}"
+    suites = ", ".join(dict.fromkeys(r.suite for r in report.runs))
+    return f"{len(report.runs)} runs: {suites}"
+
+
+def _header(report: Report, title: str) -> str:
+    schema = report.schema or SCHEMA
+    return (f'<header class="top"><div class="brand">rocmate report</div><h1>{e(title)}</h1>'
+            f'<p class="meta">{e(fmt.when(report.created))} · {e(report.tool)} '
+            f"{e(report.tool_version)} · {e(fmt.platform_text(report))} · "
+            f"<code>{e(schema)}</code></p></header>")
+
+
+# --- one run ------------------------------------------------------------------------------------
+
+
+def _run_section(run: SuiteRun, i: int, multi: bool) -> str:
+    head = f"<h2>{e(fmt.suite_title(run.suite))}</h2>" if multi else ""
+    device = f'<span class="muted">{e(fmt.device_label(run))}</span>'
+    parts = [f'<section class="run" id="run-{i + 1}">',
+             f'<div class="runhead">{head}<span class="badge {e(run.status)}">{e(run.status)}'
+             f"</span><code>{e(run.suite)}</code>{device}</div>",
+             _chips(run)]
+    if run.error is not None:
+        parts.append(_error_box(run))
+    if run.result is not None:
+        parts.append(_kpis(run))
+        parts.append(_figures_table(run))
+    parts.append(_step_chart(run, i))
+    parts.append(_telemetry_charts(run, i))
+    parts.append(_run_facts(run))
+    parts.append(_settings_table(run))
+    parts.append("</section>")
+    return "\n".join(p for p in parts if p)
+
+
+def _chips(run: SuiteRun) -> str:
+    flags = fmt.settings_flags(run.settings)
+    if not flags:
+        return ""
+    return '<div class="chips">' + "".join(f'<span class="chip">{e(f)}</span>'
+                                           for f in flags) + "</div>"
+
+
+def _error_box(run: SuiteRun) -> str:
+    err = run.error
+    assert err is not None
+    where = "the worker" if err.source == "worker" else "rocmate (the worker died without a word)"
+    out = [f'<div class="errorbox"><div class="kind">{e(run.status)}: {e(err.kind)}</div>',
+           f"<p>{e(err.message)}</p>",
+           f'<div class="advice"><strong>What to do:</strong> {e(err.advice)}</div>',
+           f'<p class="muted">Reported by {e(where)}.</p>']
+    if err.detail:
+        out.append(f"<details><summary>Details</summary><pre>{e(err.detail)}</pre></details>")
+    out.append("</div>")
+    return "\n".join(out)
+
+
+def _kpi(label: str, value: str, unit: str = "", sub: str = "", hero: bool = False,
+         exact: float | None = None) -> str:
+    v = e(value) if exact is None else f'<data value="{e(repr(exact))}">{e(value)}</data>'
+    u = f' <span class="u">{e(unit)}</span>' if unit else ""
+    s = f'<div class="s">{e(sub)}</div>' if sub else ""
+    return (f'<div class="kpi{" hero" if hero else ""}"><div class="k">{e(label)}</div>'
+            f'<div class="v">{v}{u}</div>{s}</div>')
+
+
+def _figure_sub(f: Figure) -> str:
+    parts = []
+    if f.p10 is not None and f.p90 is not None:
+        parts.append(f"p10–p90 {fmt.spread(f)}")
+    if f.cv is not None:
+        parts.append(f"cv {fmt.cv(f)}")
+    return " · ".join(parts)
+
+
+def _kpis(run: SuiteRun) -> str:
+    r = run.result
+    assert r is not None
+    f = r.headline_figure
+    hero = _kpi(f"{fmt.figure_label(r.headline)} (median)", fmt.num(f.median), f.unit,
+                _figure_sub(f), hero=True, exact=f.median)
+    tiles: list[str] = []
+    ref = run.reference
+    for name, g in list((k, v) for k, v in r.figures.items() if k != r.headline)[:2]:
+        sub = _figure_sub(g)
+        if ref is not None and name in ref.fractions:
+            sub = f"{fmt.pct(ref.fractions[name], 0)} of the datasheet's {fmt.num(ref.peaks[name])}"
+        tiles.append(_kpi(fmt.figure_label(name), fmt.num(g.median), g.unit, sub,
+                          exact=g.median))
+    if r.peak_memory_bytes is not None:
+        sub = (f"reserved {fmt.gib(r.peak_memory_reserved_bytes)}"
+               if r.peak_memory_reserved_bytes else "")
+        tiles.append(_kpi("peak memory", fmt.gib(r.peak_memory_bytes), "", sub))
+    if run.energy is not None:
+        en = run.energy
+        sub = f"at {en.mean_power_w:.0f} W mean" if en.mean_power_w else en.method
+        tiles.append(_kpi("energy", fmt.num(en.per_item_j), f"J/{en.item_unit}", sub))
+    w = r.warmup
+    state = "fixed length" if w.forced else ("settled" if w.settled else "did not settle")
+    tiles.append(_kpi("warm-up", fmt.seconds(w.seconds), "", f"{w.steps} steps, {state}"))
+    return hero + '<div class="kpis">' + "".join(tiles) + "</div>"
+
+
+def _num_cell(v: float | None, digits: int = 4, unit: str = "") -> str:
+    if v is None:
+        return '<td class="n">-</td>'
+    u = f' <span class="uin muted">{e(unit)}</span>' if unit else ""
+    return f'<td class="n"><data value="{e(repr(v))}">{e(fmt.num(v, digits))}</data>{u}</td>'
+
+
+def _figures_table(run: SuiteRun) -> str:
+    r = run.result
+    assert r is not None
+    rows = []
+    for name, f in r.figures.items():
+        cls = ' class="head"' if name == r.headline else ""
+        spread = e(fmt.spread(f)).replace("–", "–\u200b")  # may wrap after the dash
+        rows.append(f'<tr{cls} data-figure="{e(name)}"><td>{e(fmt.figure_label(name))}</td>'
+                    f"{_num_cell(f.median, unit=f.unit)}"
+                    f'<td class="sp">{spread}</td><td class="n">{e(fmt.cv(f))}</td>'
+                    f'<td class="unitcol">{e(f.unit)}</td></tr>')
+    full = []
+    for name, f in r.figures.items():
+        better = "higher" if f.higher_is_better else "lower"
+        full.append(f"<tr><td><code>{e(name)}</code></td><td class=\"n\">{f.n}</td>"
+                    f"{_num_cell(f.median, 6)}{_num_cell(f.mean, 6)}{_num_cell(f.min, 6)}"
+                    f"{_num_cell(f.p10, 6)}{_num_cell(f.p90, 6)}{_num_cell(f.max, 6)}"
+                    f"{_num_cell(f.cv, 4)}<td>{e(f.unit)}</td><td>{better}</td></tr>")
+    return "\n".join([
+        "<h3>Figures</h3>",
+        '<div class="scroll"><table><thead><tr><th>figure</th><th class="n">median</th>'
+        '<th class="n">p10–p90</th><th class="n">CV</th><th class="unitcol">unit</th></tr>'
+        "</thead><tbody>",
+        *rows, "</tbody></table></div>",
+        "<details><summary>All statistics</summary>",
+        '<div class="scroll"><table><thead><tr><th>figure</th><th class="n">n</th>'
+        '<th class="n">median</th><th class="n">mean</th><th class="n">min</th>'
+        '<th class="n">p10</th><th class="n">p90</th><th class="n">max</th><th class="n">cv</th>'
+        "<th>unit</th><th>better</th></tr></thead><tbody>",
+        *full, "</tbody></table></div></details>",
+    ])
+
+
+# --- charts -------------------------------------------------------------------------------------
+
+
+def _figure_html(svg: str, caption: str, note: str = "") -> str:
+    if not svg:
+        return ""
+    extra = f' <span class="muted">{e(note)}</span>' if note else ""
+    return f"<figure><figcaption>{e(caption)}{extra}</figcaption>{svg}</figure>"
+
+
+def _step_chart(run: SuiteRun, i: int) -> str:
+    steps = run.steps
+    if not steps:
+        return ""
+    parts = list(dict.fromkeys(s.part for s in steps))
+    series: list[Series] = []
+    warm: list[tuple[float, float]] = []
+    measured: dict[str | None, list[tuple[float, float]]] = {p: [] for p in parts}
+    for n, s in enumerate(steps, start=1):
+        (warm if s.phase == "warmup" else measured[s.part]).append((float(n), s.seconds))
+    if warm:
+        series.append(Series("warm-up", warm, color=6, dots=True, hollow=True))
+    for k, (part, pts) in enumerate(p for p in measured.items() if p[1]):
+        label = f"measured {part}" if part else "measured"
+        series.append(Series(label, pts, color=1 + k % 5, dots=len(pts) <= 150))
+    rules: list[Rule] = []
+    times = [s.seconds for s in steps if s.phase != "warmup"]
+    if len(parts) == 1 and times:
+        med = statistics.median(times)
+        rules.append(Rule(med, f"median {fmt.num(med)} s", color=2))
+    cap = None
+    if times and warm and max(y for _, y in warm) > 1.6 * max(times):
+        cap = max(times) * 1.35
+    svg = charts.render(Chart(title=f"Step time, {run.suite}", x_label="step", y_unit="s",
+                              series=series, rules=rules, y_cap=cap, chart_id=f"r{i}-steps"))
+    note = "each step timed between device synchronisations"
+    return ('<h3>Step times</h3><div class="charts">'
+            + _figure_html(svg, "Step time per step", note) + "</div>")
+
+
+def _phase_bands(run: SuiteRun) -> list[Band]:
+    bands: list[Band] = []
+    for phase, label, css in (("warmup", "warm-up", "band2"), ("measure", "measured", "band")):
+        ts = [(s.t - s.seconds, s.t) for s in run.steps if s.phase == phase and s.t is not None]
+        if ts:
+            bands.append(Band(min(a for a, _ in ts), max(b for _, b in ts), label, css))
+    return bands
+
+
+def _telemetry_charts(run: SuiteRun, i: int) -> str:
+    tel = run.telemetry
+    if not tel:
+        return ""
+    bands = _phase_bands(run)
+    figs: list[str] = []
+
+    def add(key: str, caption: str, unit: str, series: list[Series], note: str = "",
+            rules: Sequence[Rule] = (), y_min: float | None = 0.0,
+            y_max: float | None = None) -> None:
+        if not any(s.points for s in series):
+            return
+        svg = charts.render(Chart(title=caption, x_label="seconds since the run started",
+                                  y_unit=unit, series=series, bands=list(bands),
+                                  rules=list(rules), y_min=y_min, y_max=y_max,
+                                  chart_id=f"r{i}-{key}"))
+        figs.append(_figure_html(svg, caption, note))
+
+    power = [(t.t, t.power_w) for t in tel if t.power_w is not None]
+    rules = []
+    if run.energy and run.energy.mean_power_w:
+        rules.append(Rule(run.energy.mean_power_w,
+                          f"mean {run.energy.mean_power_w:.0f} W (measured)", color=2))
+    add("power", "Board power", "W", [Series("power", power, color=4)], rules=rules)
+    sensors = list(dict.fromkeys(k for t in tel for k in t.temps_c))
+    add("temp", "Temperature", "°C",
+        [Series(k, [(t.t, t.temps_c[k]) for t in tel if k in t.temps_c], color=2 + n % 5)
+         for n, k in enumerate(sensors)], y_min=None)
+    busy = [(t.t, t.busy_pct) for t in tel if t.busy_pct is not None]
+    add("busy", "GPU busy", "%", [Series("busy", busy, color=3)], y_max=100.0)
+    vram = [(t.t, t.vram_used_bytes / 2**30) for t in tel if t.vram_used_bytes is not None]
+    total = next((t.vram_total_bytes for t in tel if t.vram_total_bytes), None)
+    add("vram", "VRAM used", "GiB", [Series("used", vram, color=5)],
+        note=f"of {fmt.gib(total)}" if total else "")
+    clocks = list(dict.fromkeys(k for t in tel for k in t.clocks_mhz))
+    add("clocks", "Clocks", "MHz",
+        [Series(k, [(t.t, t.clocks_mhz[k]) for t in tel if k in t.clocks_mhz], color=1 + n % 5)
+         for n, k in enumerate(clocks)])
+    if not figs:
+        return ""
+    return ('<h3>Telemetry</h3><p class="muted">Sampled every 0.5 s; shaded: warm-up and the '
+            'measured phase.</p><div class="charts">' + "".join(figs) + "</div>")
+
+
+# --- facts --------------------------------------------------------------------------------------
+
+
+def _dl(items: Iterable[tuple[str, str]]) -> str:
+    rows = "".join(f"<dt>{e(k)}</dt><dd>{e(v)}</dd>" for k, v in items)
+    return f'<dl class="kv">{rows}</dl>' if rows else '<p class="muted">none recorded</p>'
+
+
+def _run_facts(run: SuiteRun) -> str:
+    items = [("started", fmt.when(run.started)), ("duration", fmt.seconds(run.duration_s))]
+    if run.result is not None:
+        items += [("warm-up", fmt.warmup_text(run)), ("measured", fmt.measure_text(run))]
+    if run.device is not None:
+        d = run.device
+        items.append(("device", fmt.device_label(run)))
+        if d.total_memory_bytes:
+            items.append(("device memory", fmt.gib(d.total_memory_bytes)))
+        if d.pci_id:
+            items.append(("PCI id", d.pci_id))
+    if run.energy is not None:
+        en = run.energy
+        items.append(("energy", f"{fmt.num(en.joules)} J in the measured phase, "
+                                f"{fmt.num(en.per_item_j)} J/{en.item_unit} ({en.method})"))
+    ref = run.reference
+    if ref is not None:
+        parts = [f"{k}: {fmt.pct(v, 0)} of {fmt.num(ref.peaks.get(k))}"
+                 for k, v in ref.fractions.items()]
+        text = "; ".join(parts) or "no peak known"
+        items.append(("vs datasheet", f"{ref.name or '?'}: {text}"))
+        if ref.note:
+            items.append(("datasheet note", ref.note))
+        if ref.source:
+            items.append(("datasheet source", ref.source))
+    return "<h3>Run</h3>" + _dl(items)
+
+
+def _settings_table(run: SuiteRun) -> str:
+    settings = fmt.settings_items(run.settings)
+    details = [(k, fmt.value(v)) for k, v in (run.result.details if run.result else {}).items()]
+    out = ["<h3>Settings</h3>", _dl(settings)]
+    if details:
+        out.append("<details><summary>Suite details</summary>" + _dl(details) + "</details>")
+    return "\n".join(out)
+
+
+def _machine_software(report: Report) -> str:
+    p = report.machine.platform
+    machine = [("system", fmt.platform_text(report))]
+    machine += [(k, fmt.value(v)) for k, v in p.items()
+                if k not in ("distro_name", "distro_version", "kernel") and v not in (None, "")]
+    gpus = fmt.gpu_items(report)
+    gpu_rows = "".join(
+        f"<tr><td>{e(g['name'])}</td><td>{e(g['vendor'])}</td><td><code>{e(g['pci_id'])}</code>"
+        f"</td><td>{e(g['gfx'])}</td><td class=\"n\">{e(g['vram'])}</td></tr>" for g in gpus)
+    gpu_table = ('<div class="scroll"><table><thead><tr><th>GPU</th><th>vendor</th><th>PCI id</th>'
+                 f'<th>gfx</th><th class="n">VRAM</th></tr></thead><tbody>{gpu_rows}</tbody>'
+                 "</table></div>") if gpus else '<p class="muted">no GPU recorded</p>'
+    env = report.software.env
+    env_block = (_dl(sorted(env.items())) if env
+                 else '<p class="muted">no relevant variables set</p>')
+    return "\n".join([
+        '<section class="block"><div class="grid2"><div><h2>Machine</h2>', _dl(machine),
+        "<h3>GPUs</h3>", gpu_table, "</div><div><h2>Software</h2>",
+        _dl(fmt.software_items(report)), "<h3>Environment</h3>", env_block,
+        "</div></div></section>",
+    ])
+
+
+# --- comparison and references ------------------------------------------------------------------
+
+
+def _diff_table(title: str, diffs: list[Difference], a: str = "A", b: str = "B") -> str:
+    if not diffs:
+        return ""
+    rows = "".join(f"<tr><td><code>{e(d.key)}</code></td><td>{e(d.a)}</td><td>{e(d.b)}</td></tr>"
+                   for d in diffs)
+    return (f"<h3>{e(title)}</h3><div class=\"scroll\"><table><thead><tr><th>what</th>"
+            f"<th>{e(a)}</th><th>{e(b)}</th></tr></thead><tbody>{rows}</tbody></table></div>")
+
+
+def _comparison_section(c: Comparison) -> str:
+    out = ['<section class="block" id="comparison"><h2>Compared with another run</h2>',
+           _dl([("A (baseline)", c.a_label), ("B (this report)", c.b_label)])]
+    for rc in c.runs:
+        title = rc.suite_a if rc.same_suite else f"{rc.suite_a} vs {rc.suite_b}"
+        out.append(f"<h3>{e(title)}</h3>")
+        out.append(_dl([("A", rc.device_a), ("B", rc.device_b)]))
+        out += [f'<p class="warnline">{e(n)}</p>' for n in rc.notes]
+        if rc.figures:
+            rows = []
+            for d in rc.figures:
+                cls = {"better": "better", "worse": "worse"}.get(d.verdict or "", "same")
+                rows.append(f"<tr><td>{e(fmt.figure_label(d.name))}</td>{_num_cell(d.a)}"
+                            f"{_num_cell(d.b)}<td class=\"n\">{e(fmt.ratio(d.ratio))}</td>"
+                            f'<td class="{cls}">{e(d.verdict or "-")}</td><td>{e(d.unit)}</td>'
+                            "</tr>")
+            out.append('<div class="scroll"><table><thead><tr><th>figure</th><th class="n">A'
+                       '</th><th class="n">B</th><th class="n">B/A</th><th>B is</th><th>unit</th>'
+                       "</tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>")
+        out.append(_diff_table("Settings that differ", rc.settings))
+    out.append(_diff_table("Software that differs", c.software))
+    out.append(_diff_table("Machine that differs", c.machine))
+    if c.unpaired:
+        out.append(f'<p class="muted">Runs with no partner: {e(", ".join(c.unpaired))}</p>')
+    out.append("</section>")
+    return "\n".join(p for p in out if p)
+
+
+def _references_section(refs: CardsLikeMine) -> str:
+    arch = f" ({refs.arch})" if refs.arch else ""
+    out = ['<section class="block" id="references">',
+           f"<h2>Cards like mine: {e(refs.suite)} on {e(refs.device)}{e(arch)}</h2>",
+           '<p class="muted">Published figures and blog claims, each with its source and '
+           "conditions. Where the conditions differ from this run, the ratio is only a hint."
+           "</p>"]
+    out += [f'<p class="warnline">{e(w)}</p>' for w in refs.warnings]
+    if refs.note:
+        out.append(f"<p>{e(refs.note)}</p>")
+    cards = []
+    for m in refs.matches:
+        r = m.row
+        if m.yours is not None:
+            cls = {"faster": "better", "slower": "worse"}.get(m.verdict or "", "same")
+            yours = (f'<span>yours <b>{e(fmt.num(m.yours))}</b> {e(r.unit)}</span>'
+                     f'<span class="{cls}">yours ÷ reference {e(fmt.ratio(m.ratio))} · '
+                     f'{e(m.verdict or "")}</span>')
+        else:
+            yours = f'<span class="muted">yours: - ({e(m.how or "")})</span>'
+        how = f'<div class="muted">yours = {e(m.how)}</div>' if m.how and m.yours else ""
+        diffs = "".join(f"<li>{e(d)}</li>" for d in m.differences)
+        lines = [
+            f'<div class="ref"><div class="title">{e(r.card)} '
+            f'<span class="badge plain">{e(m.match)}</span></div>',
+            f'<div class="muted">{e(fmt.figure_label(r.figure))} · {e(KIND_TITLES[r.kind])}</div>',
+            f'<div class="nums"><span>reference <b>{e(fmt.num(r.value))}</b> {e(r.unit)}</span>'
+            f"{yours}</div>{how}",
+            f'<div><span class="muted">conditions:</span> {e(conditions_text(r.conditions))}'
+            "</div>",
+            f'<ul class="diffs">{diffs}</ul>' if diffs else "",
+            (f'<div class="muted">not stated by the source: {e(", ".join(m.unstated))}</div>'
+             if m.unstated else ""),
+            f"<div>worked out: {e(r.derived)}</div>" if r.derived else "",
+            f"<div>{e(r.note)}</div>" if r.note else "",
+            f'<div class="src">method: {e(r.method)}</div>' if r.method else "",
+            f'<div class="src">source: {e(r.source)}</div></div>',
+        ]
+        cards.append("".join(lines))
+    if cards:
+        out.append('<div class="refs">' + "".join(cards) + "</div>")
+    out.append("</section>")
+    return "\n".join(out)

@@ -1,0 +1,109 @@
+"""The one door for writing reports out: JSON, HTML or Markdown, always scrubbed of names first
+(core.report.privacy), and reading a report file with a clear error for anything else."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from core.report.compare import compare
+from core.report.html import render_html
+from core.report.markdown import render_markdown
+from core.report.model import Report, ReportError, from_json, to_dict, to_json
+from core.report.privacy import Identity, learn, scrub_report, scrub_text
+from core.report.references import ReferenceRow, cards_like_mine
+
+FORMATS = ("json", "html", "md")
+SUFFIXES = {".json": "json", ".html": "html", ".htm": "html", ".md": "md", ".markdown": "md"}
+MAX_BYTES = 64 * 2**20  # a report with every step and sample is well under 1 MiB
+
+
+class ExportError(ValueError):
+    """The output format cannot be told, or the file cannot be written."""
+
+
+def format_for(path: str | Path | None, explicit: str | None = None) -> str:
+    """``explicit`` when given, else from the file's suffix."""
+    if explicit:
+        if explicit not in FORMATS:
+            raise ExportError(f"unknown format {explicit!r}: use one of {', '.join(FORMATS)}")
+        return explicit
+    suffix = Path(path).suffix.lower() if path else ""
+    if suffix not in SUFFIXES:
+        raise ExportError(f"cannot tell the format from {str(path)!r}: name it .json, .html or "
+                          ".md, or pass --format")
+    return SUFFIXES[suffix]
+
+
+def load_report_file(path: str | Path) -> Report:
+    """Read and validate a report file; ReportError says what is wrong, naming the file."""
+    p = Path(path)
+    name = p.name
+    try:
+        size = p.stat().st_size
+        if size > MAX_BYTES:
+            raise ReportError(f"{name}: {size:,} bytes is far too large for a rocmate report")
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise ReportError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise ReportError(f"{path}: is a folder, not a report file") from None
+    except OSError as exc:
+        raise ReportError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ReportError(f"{name}: not a rocmate report (not UTF-8 text)") from None
+    try:
+        return from_json(text)
+    except ReportError as exc:
+        raise ReportError(f"{name}: {exc}") from None
+
+
+def render(report: Report, fmt: str, *, baseline: Report | None = None,
+           baseline_label: str = "A", label: str = "B", references: bool = False,
+           all_cards: bool = False, reference_rows: list[ReferenceRow] | None = None,
+           identity: Identity | None = None) -> str:
+    """``report`` as ``fmt`` (json | html | md), scrubbed. HTML and Markdown can add a
+    comparison against ``baseline`` and the reference results for the report's cards; JSON is
+    the report alone."""
+    if fmt not in FORMATS:
+        raise ExportError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
+    # what either report gives away about its author is removed from both, and from the labels
+    identity = (identity or Identity()).merged(learn(to_dict(report)))
+    if baseline is not None:
+        identity = identity.merged(learn(to_dict(baseline)))
+    report = scrub_report(report, identity)
+    if fmt == "json":
+        return to_json(report) + "\n"
+    comparison = None
+    if baseline is not None:
+        comparison = compare(scrub_report(baseline, identity), report,
+                             scrub_text(baseline_label, identity), scrub_text(label, identity))
+    refs = []
+    if references:
+        refs = [cards_like_mine(report, i, rows=reference_rows, all_cards=all_cards)
+                for i in range(len(report.runs))]
+    if fmt == "html":
+        return render_html(report, comparison=comparison, references=refs)
+    return render_markdown(report, comparison=comparison, references=refs)
+
+
+def write_text(text: str, path: str | Path) -> Path:
+    """Write atomically (a reader never sees half a file); ExportError on failure."""
+    p = Path(path)
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", dir=p.parent)
+        os.fchmod(fd, 0o644)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+            os.replace(tmp, p)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise ExportError(f"cannot write {path}: {exc.strerror or exc}") from None
+    return p

@@ -1,0 +1,211 @@
+"""``rocmate report ...``: every command, and one clear line (no traceback) for every error."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from core.report.cli import add_parser, main, run
+from core.report.history import SCHEMA_VERSION
+from core.report.model import from_json
+from tests.report.support import CPU, FAILED, GEMM, H200, ROOT
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> str:
+    return str(tmp_path / "data" / "history.sqlite")
+
+
+def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def filled(db: str, capsys: pytest.CaptureFixture[str]) -> str:
+    code, out, _ = _run(capsys, "--db", db, "import", str(CPU), str(H200), str(FAILED))
+    assert code == 0 and out.count("imported") == 3
+    return db
+
+
+def test_wired_like_core_cli(db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    parser = argparse.ArgumentParser(prog="rocmate")
+    sub = parser.add_subparsers(dest="command")
+    add_parser(sub)
+    args = parser.parse_args(["report", "--db", db, "list"])
+    assert args.func is run and args.func(args) == 0
+    assert "no runs in the history yet" in capsys.readouterr().out
+    args = parser.parse_args(["report", "list", "--db", db])  # --db after the command too
+    assert args.db == db
+    args = parser.parse_args(["report"])
+    assert args.func(args) == 2
+    assert "choose a command" in capsys.readouterr().err
+
+
+def test_list_shows_time_suite_device_headline_status(filled: str,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _run(capsys, "--db", filled, "list")
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    assert lines[0].split() == ["id", "time", "suite", "device", "result", "status"]
+    h200 = next(line for line in lines if "H200" in line)
+    assert "#2" in h200 and "2026-11-30 07:15 UTC" in h200 and "resnet50-train" in h200
+    assert "4,624 images/s" in h200 and "ok (imported: h200-resnet50" in h200
+    assert any("error: missing-package" in line for line in lines)
+    code, out, _ = _run(capsys, "--db", filled, "list", "--json", "--status", "error")
+    rows = json.loads(out)
+    assert [r["suite"] for r in rows] == ["gemm"] and rows[0]["imported"] is True
+
+
+def test_show_by_id_and_by_file(filled: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "--db", filled, "show", "#2")
+    assert code == 0 and "resnet50-train on NVIDIA H200" in out and "4,624" in out
+    code, out, _ = _run(capsys, "--db", filled, "show", str(H200), "--references")
+    assert code == 0 and "Reference results for resnet50-train" in out
+    code, out, _ = _run(capsys, "--db", filled, "show", "2", "--json")
+    assert from_json(out) == from_json(H200.read_text())
+    code, out, _ = _run(capsys, "--db", filled, "show", "2", "--format", "md")
+    assert out.startswith("### rocmate: ResNet-50 training on NVIDIA H200")
+
+
+@pytest.mark.parametrize("suffix", ["json", "html", "md"])
+def test_export_by_suffix(filled: str, tmp_path: Path, suffix: str,
+                          capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / f"r.{suffix}"
+    code, stdout, _ = _run(capsys, "--db", filled, "export", "2", "-o", str(out))
+    assert code == 0 and f"wrote {out} ({suffix}" in stdout
+    text = out.read_text()
+    if suffix == "json":
+        assert text == H200.read_text()  # the stored report, byte for byte
+    elif suffix == "html":
+        assert text.startswith("<!DOCTYPE html>")
+    else:
+        assert "<details><summary>" in text
+    other = tmp_path / "r.txt"
+    assert _run(capsys, "--db", filled, "export", "2", "-o", str(other), "--format", "md")[0] == 0
+    assert other.read_text().startswith("### rocmate")
+
+
+def test_compare_two_runs_and_references(filled: str, tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "--db", filled, "compare", "1", "2")
+    assert code == 0 and "B/A" in out and "46.1×  better" in out
+    code, out, _ = _run(capsys, "--db", filled, "compare", "2", str(H200))
+    assert code == 0 and "1×  about the same" in out
+    code, out, _ = _run(capsys, "--db", filled, "compare", "2", "--references")
+    assert code == 0 and "cards like NVIDIA H200 (sm_90)" in out and "source:" in out
+    html = tmp_path / "c.html"
+    code, out, _ = _run(capsys, "--db", filled, "compare", "1", "2", "--references", "-o",
+                        str(html))
+    assert code == 0 and 'id="comparison"' in html.read_text()
+    code, out, _ = _run(capsys, "--db", filled, "compare", "1", "2", "--format", "md")
+    assert "**Compared with** run 1 (resnet50-train" in out and "#1" not in out
+
+
+def test_import_delete_and_reimport(filled: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "--db", filled, "import", str(H200))
+    assert code == 0 and "already in the history as #2" in out
+    code, out, _ = _run(capsys, "--db", filled, "delete", "2", "#3")
+    assert code == 0 and out.splitlines() == ["deleted #2", "deleted #3"]
+    code, _, err = _run(capsys, "--db", filled, "delete", "2")
+    assert code == 1 and err == "rocmate report: no run #2 in the history\n"
+    code, out, _ = _run(capsys, "--db", filled, "import", str(H200))
+    assert code == 0 and "imported" in out and "#4" in out
+
+
+def test_render(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for fmt in ("html", "md"):
+        out = tmp_path / f"x.{fmt}"
+        code, stdout, _ = _run(capsys, "render", str(GEMM), "--format", fmt, "-o", str(out))
+        assert code == 0 and out.exists() and "gemm on" in stdout
+    code, stdout, _ = _run(capsys, "render", str(GEMM), "--format", "md")
+    assert code == 0 and stdout.startswith("### rocmate: GEMM")
+    code, stdout, _ = _run(capsys, "render", str(GEMM), "-o", str(tmp_path / "y.html"))
+    assert code == 0 and (tmp_path / "y.html").read_text().startswith("<!DOCTYPE html>")
+
+
+def test_errors_are_one_line(db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    foreign = tmp_path / "foreign.json"
+    foreign.write_text('{"schema": "ai.onnx/3"}')
+    newer = tmp_path / "newer.json"
+    newer.write_text('{"schema": "rocmate.report/7", "runs": []}')
+    notjson = tmp_path / "notes.json"
+    notjson.write_text("hello")
+    cases = [
+        (["show", "5"], "no run #5: the history is empty"),
+        (["render", str(foreign), "--format", "html"], "foreign.json: foreign schema 'ai.onnx/3'"),
+        (["import", str(newer)], "newer.json: the report was written by a newer rocmate"),
+        (["render", str(notjson)], "notes.json: not a rocmate report: not JSON"),
+        (["render", str(tmp_path / "gone.json")], "gone.json: no such file"),
+        (["export", str(CPU), "-o", str(tmp_path / "x.pdf")], "cannot tell the format"),
+        (["compare", "1"], "compare needs two runs"),
+        (["delete", "abc"], "'abc' is not a run id"),
+    ]
+    for args, message in cases:
+        code, _, err = _run(capsys, "--db", db, *args)
+        assert code == 1, args
+        assert err.count("\n") == 1 and err.startswith("rocmate report: ") and message in err, err
+    code, _, _ = _run(capsys, "--db", db, "import", str(CPU))
+    code, _, err = _run(capsys, "--db", db, "show", "9")
+    assert code == 1
+    assert err == "rocmate report: no run #9 in the history (see rocmate report list)\n"
+
+
+def test_a_damaged_database_is_reported_in_one_line(db: str,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    Path(db).parent.mkdir(parents=True)
+    Path(db).write_bytes(b"SQLite format 3\x00" + os.urandom(5000))
+    code, out, err = _run(capsys, "--db", db, "list")
+    assert code == 1 and out.strip() == "no runs in the history yet"
+    assert err.count("\n") == 1 and "was damaged" in err and "corrupt-" in err
+    code, out, err = _run(capsys, "--db", db, "list")  # set aside once; the new file is fine
+    assert code == 0 and err == ""
+
+
+def test_a_newer_database_is_reported_in_one_line(db: str,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    Path(db).parent.mkdir(parents=True)
+    con = sqlite3.connect(db)
+    con.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 3}")
+    con.close()
+    code, _, err = _run(capsys, "--db", db, "list")
+    assert code == 1 and err.count("\n") == 1 and "newer rocmate" in err
+
+
+def test_a_locked_database_is_reported_in_one_line(filled: str,
+                                                   capsys: pytest.CaptureFixture[str],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import core.report.cli as cli
+    from core.report.history import History
+
+    monkeypatch.setattr(cli, "History", lambda path, on_notice: History(
+        path, on_notice=on_notice, timeout=0.2))
+    blocker = sqlite3.connect(filled, isolation_level=None)
+    blocker.execute("BEGIN EXCLUSIVE")
+    try:
+        code, _, err = _run(capsys, "--db", filled, "delete", "1")
+    finally:
+        blocker.execute("ROLLBACK")
+        blocker.close()
+    assert code == 1 and err.count("\n") == 1 and "is locked by another program" in err
+
+
+def test_no_traceback_from_a_real_process(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"schema": "rocmate.report/1", "tool_version": 3}')
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_DATA_HOME": str(tmp_path / "xdg")}
+    for args in (["show", "12"], ["import", str(bad)], ["compare", str(bad), "1"]):
+        proc = subprocess.run([sys.executable, "-m", "core.report.cli", *args], cwd=ROOT,
+                              env=env, capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 1, proc
+        assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
+        assert proc.stdout == ""
+    assert not (tmp_path / "xdg" / "rocmate" / "history.sqlite").exists()  # reading made nothing
