@@ -9,9 +9,11 @@ keeps only GPU-related packages, so the folder can be attached to a bug report.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import shlex
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -27,17 +29,7 @@ from core.system import (
     command_name,
 )
 
-ENV_KEPT = (
-    *WATCHED,
-    "HOME",
-    "XDG_DATA_HOME",
-    "WSL_DISTRO_NAME",
-    "WSL_INTEROP",
-    "DISPLAY",
-    "WAYLAND_DISPLAY",
-    "VIRTUAL_ENV",
-    "CONDA_PREFIX",
-)
+ENV_KEPT = (*WATCHED, "HOME", "XDG_DATA_HOME", "WSL_DISTRO_NAME", "VIRTUAL_ENV", "CONDA_PREFIX")
 _SERIALS = [
     (re.compile(r"^(unique_id\s+)\d+", re.M), r"\g<1>0"),
     (re.compile(r"(Uuid:\s+GPU-)[0-9A-Za-z]+"), r"\g<1>XX"),
@@ -71,10 +63,13 @@ class RecordingSystem:
         self.torch: dict[str, Any] | None = None
         self.user_info: UserInfo | None = None
         self.disk: dict[str, int] = {}
+        self.user_name = self.live.user().name
 
     # -- recording helpers ---------------------------------------------------------------------
-    def _mirror(self, path: str) -> Path:
+    def _mirror(self, path: str, hops: int = 0) -> Path:
         """Recreate the symbolic links on the way to ``path``; the snapshot-side path."""
+        if hops > 40:
+            raise OSError(f"too many levels of symbolic links: {path}")
         parts = [p for p in os.path.normpath("/" + path).split("/") if p]
         done: list[str] = []
         for index, part in enumerate(parts):
@@ -89,19 +84,41 @@ class RecordingSystem:
                 os.symlink(target, link)
             resolved = os.path.normpath(os.path.join("/" + "/".join(done), target))
             rest = "/".join(parts[index + 1 :])
-            return self._mirror(resolved + ("/" + rest if rest else ""))
+            return self._mirror(resolved + ("/" + rest if rest else ""), hops + 1)
         return self.files.joinpath(*done)
 
     def _store(self, path: str, data: bytes) -> None:
         host = self._mirror(path)
         host.parent.mkdir(parents=True, exist_ok=True)
-        host.write_bytes(anonymise_file(path, data))
+        host.write_bytes(anonymise_file(path, data, self.user_name))
+
+    def _record(self, action: Callable[[], object]) -> None:
+        """Record something; a link loop or an odd file is left out of the snapshot."""
+        with contextlib.suppress(OSError):
+            action()
+
+    def _make_dir(self, path: str) -> None:
+        self._mirror(path).mkdir(parents=True, exist_ok=True)
+
+    def _touch(self, path: str) -> None:
+        host = self._mirror(path)
+        if self.live.is_dir(path):
+            host.mkdir(parents=True, exist_ok=True)
+        elif not host.exists() and not host.is_symlink():
+            host.parent.mkdir(parents=True, exist_ok=True)
+            host.write_bytes(b"")
+
+    def _link(self, path: str, target: str) -> None:
+        link = self._mirror(os.path.dirname(path)) / os.path.basename(path)
+        link.parent.mkdir(parents=True, exist_ok=True)
+        if not link.is_symlink():
+            os.symlink(target, link)
 
     # -- System --------------------------------------------------------------------------------
     def read_bytes(self, path: str, limit: int = MAX_READ) -> bytes | None:
         data = self.live.read_bytes(path, limit)
         if data is not None:
-            self._store(path, data)
+            self._record(lambda: self._store(path, data))
         return data
 
     def read_text(self, path: str, limit: int = MAX_READ) -> str | None:
@@ -111,37 +128,29 @@ class RecordingSystem:
     def list_dir(self, path: str) -> list[str] | None:
         names = self.live.list_dir(path)
         if names is not None:
-            self._mirror(path).mkdir(parents=True, exist_ok=True)
+            self._record(lambda: self._make_dir(path))
         return names
 
     def exists(self, path: str) -> bool:
         found = self.live.exists(path)
         if found:
-            host = self._mirror(path)
-            if self.live.is_dir(path):
-                host.mkdir(parents=True, exist_ok=True)
-            elif not host.exists() and not host.is_symlink():
-                host.parent.mkdir(parents=True, exist_ok=True)
-                host.write_bytes(b"")
+            self._record(lambda: self._touch(path))
         return found
 
     def is_dir(self, path: str) -> bool:
         found = self.live.is_dir(path)
         if found:
-            self._mirror(path).mkdir(parents=True, exist_ok=True)
+            self._record(lambda: self._make_dir(path))
         return found
 
     def readlink(self, path: str) -> str | None:
         target = self.live.readlink(path)
         if target is not None:
-            link = self._mirror(os.path.dirname(path)) / os.path.basename(path)
-            link.parent.mkdir(parents=True, exist_ok=True)
-            if not link.is_symlink():
-                os.symlink(target, link)
+            self._record(lambda: self._link(path, target))
         return target
 
     def resolve(self, path: str) -> str:
-        self._mirror(path)
+        self._record(lambda: self._mirror(path))
         return self.live.resolve(path)
 
     def run(self, argv: Sequence[str], timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
@@ -234,17 +243,29 @@ def anonymise_text(text: str) -> str:
     return text
 
 
-def anonymise_file(path: str, data: bytes) -> bytes:
+def anonymise_file(path: str, data: bytes, user: str | None = None) -> bytes:
     if path.startswith("/sys/firmware/efi/"):
         return data
     text = data.decode("utf-8", errors="replace")
     if _SHELL_FILES.search(path):
-        keep = {s.line for s in scan_file(path, text)}
+        # Only what the probe found, rebuilt as NAME=value on its own line number: the rest of a
+        # line (another command, a token, a password) never reaches the snapshot.
+        found = {s.line: s for s in scan_file(path, text)}
         lines = text.splitlines()
-        text = "\n".join(line if i in keep else "" for i, line in enumerate(lines, 1)) + "\n"
+        text = (
+            "\n".join(
+                f"export {found[i].name}={shlex.quote(found[i].value)}" if i in found else ""
+                for i in range(1, len(lines) + 1)
+            )
+            + "\n"
+        )
     elif path == "/var/lib/dpkg/status":
         stanzas = text.split("\n\n")
         text = "\n\n".join(s for s in stanzas if _DPKG_KEEP.match(_package_name(s))) + "\n"
+    if user:
+        # Home folders of other people on the machine are not the user's to share.
+        other = re.compile(rf"/home/(?!{re.escape(user)}(?:/|\b))[^/\s'\"]+")
+        text = other.sub("/home/someone", text)
     return anonymise_text(text).encode("utf-8")
 
 

@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 MAX_READ = 4 << 20
+MAX_LINK_HOPS = 40
+UNRESOLVABLE = "/\0unresolvable"
 """Largest file a probe reads (sysfs files are tiny; dpkg status can be a few MiB)."""
 
 DEFAULT_TIMEOUT = 10.0
@@ -306,7 +308,9 @@ class SnapshotSystem:
     def _host(self, path: str) -> Path | None:
         """The folder-side path for a machine path, with links resolved inside the snapshot."""
         resolved = self.resolve(path)
-        return self.files / resolved.lstrip("/")
+        if resolved == UNRESOLVABLE:
+            return None
+        return self._open_inside(self.files / resolved.lstrip("/"))
 
     def resolve(self, path: str) -> str:
         parts = [p for p in _normalise(path).split("/") if p]
@@ -319,8 +323,10 @@ class SnapshotSystem:
                     done.pop()
                 continue
             candidate = self.files.joinpath(*done, part)
-            if candidate.is_symlink() and hops < 40:
+            if candidate.is_symlink():
                 hops += 1
+                if hops > MAX_LINK_HOPS:
+                    return UNRESOLVABLE  # a loop or a chain too long: nothing is read
                 target = os.readlink(candidate)
                 if target.startswith("/"):
                     done = []
@@ -329,16 +335,21 @@ class SnapshotSystem:
             done.append(part)
         return "/" + "/".join(done)
 
+    def _open_inside(self, host: Path) -> Path | None:
+        """``host`` if it is a regular file or folder really inside the snapshot, else None."""
+        try:
+            real = host.resolve(strict=True)
+        except (OSError, RuntimeError):
+            return None
+        root = self.root.resolve()
+        if real != root and root not in real.parents:
+            return None
+        return real
+
     # -- files -------------------------------------------------------------------------------
     def read_bytes(self, path: str, limit: int = MAX_READ) -> bytes | None:
         host = self._host(path)
-        if host is None:
-            return None
-        try:
-            with open(host, "rb") as handle:
-                return handle.read(limit)
-        except (OSError, ValueError):
-            return None
+        return _read_regular(host, limit) if host is not None else None
 
     def read_text(self, path: str, limit: int = MAX_READ) -> str | None:
         data = self.read_bytes(path, limit)
@@ -354,11 +365,9 @@ class SnapshotSystem:
             return None
 
     def exists(self, path: str) -> bool:
-        host = self.files / _normalise(path).lstrip("/")
-        if host.is_symlink():
+        if self.readlink(path) is not None:
             return True
-        resolved = self._host(path)
-        return resolved is not None and resolved.exists()
+        return self._host(path) is not None
 
     def is_dir(self, path: str) -> bool:
         host = self._host(path)
@@ -366,9 +375,13 @@ class SnapshotSystem:
 
     def readlink(self, path: str) -> str | None:
         parent = self.resolve(os.path.dirname(_normalise(path)) or "/")
-        host = self.files / parent.lstrip("/") / os.path.basename(_normalise(path))
+        if parent == UNRESOLVABLE:
+            return None
+        folder = self._open_inside(self.files / parent.lstrip("/"))
+        if folder is None:
+            return None
         try:
-            return os.readlink(host)
+            return os.readlink(folder / os.path.basename(_normalise(path)))
         except (OSError, ValueError):
             return None
 
@@ -378,10 +391,10 @@ class SnapshotSystem:
         stem = self.root / "commands" / command_name(args)
         text_path = stem.with_name(stem.name + ".txt")
         rc_path = stem.with_name(stem.name + ".rc")
-        try:
-            output = text_path.read_bytes().decode("utf-8", errors="replace")
-        except OSError:
+        data = _read_regular(text_path, MAX_READ)
+        if data is None:
             return CommandResult(args, found=False)
+        output = data.decode("utf-8", errors="replace")
         rc_text = _read_small(rc_path)
         if rc_text is None:
             return CommandResult(args, output=output, returncode=0)
@@ -463,11 +476,26 @@ def _normalise(path: str) -> str:
     return os.path.normpath("/" + path.lstrip("/")) if path else "/"
 
 
-def _read_small(path: Path) -> str | None:
+def _read_regular(path: Path, limit: int) -> bytes | None:
+    """A regular file's first bytes, never through a link, a FIFO or a device."""
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except (OSError, ValueError):
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read(limit)
     except OSError:
         return None
+    finally:
+        os.close(fd)
+
+
+def _read_small(path: Path) -> str | None:
+    data = _read_regular(path, 1 << 20)
+    return None if data is None else data.decode("utf-8", errors="replace")
 
 
 def _load_json(path: Path) -> Any:

@@ -8,6 +8,7 @@ usual shell start-up files are searched for lines that set them.
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass
 
 from core.system import System, UserInfo
@@ -25,12 +26,13 @@ WATCHED = (
     "ROCM_PATH",
     "HIP_PATH",
     "LD_LIBRARY_PATH",
+    "XDG_DATA_HOME",
 )
-_PER_NODE_OVERRIDE = re.compile(r"^HSA_OVERRIDE_GFX_VERSION_(\d+)$")
+_PER_NODE_OVERRIDE = re.compile(r"^HSA_OVERRIDE_GFX_VERSION_(0|[1-9][0-9]*)$", re.ASCII)
 _NAMES = "|".join(re.escape(n) for n in WATCHED)
 _ASSIGNMENT = re.compile(
     r"^\s*(?:export\s+|declare\s+-x\s+|setenv\s+|set\s+-[gxU]+\s+|set\s+-x\s+)?"
-    rf"(?P<name>(?:{_NAMES})(?:_\d+)?)(?:\s*=\s*|\s+)(?P<value>.*)$"
+    rf"(?P<name>(?:{_NAMES})(?:_(?:0|[1-9][0-9]*))?)(?:\s*=\s*|\s+)(?P<value>.*)$"
 )
 _FISH_UNIVERSAL = re.compile(r"^SETUVAR\s+(?:--export\s+)?(?P<name>[A-Z_0-9]+):(?P<value>.*)$")
 
@@ -139,8 +141,20 @@ def _assignment(line: str) -> tuple[str, str] | None:
     match = _ASSIGNMENT.match(line)
     if not match:
         return None
-    value = match.group("value").split("#", 1)[0].strip().rstrip(";").strip()
-    return match.group("name"), _unquote(value)
+    return match.group("name"), first_word(match.group("value"))
+
+
+def first_word(text: str) -> str:
+    """The value a shell assigns: up to the first unquoted space, ``;``, ``&``, ``|`` or ``#``."""
+    lexer = shlex.shlex(text, posix=True, punctuation_chars=";&|")
+    lexer.whitespace_split = True
+    try:
+        token = lexer.get_token()
+    except ValueError:  # an unclosed quote: take the text up to the first separator
+        token = re.split(r"[\s;&|#]", text.strip().strip("\"'"), maxsplit=1)[0]
+    if token is None or token in {";", "&", "|", "&&", "||", ";;"}:
+        return ""
+    return token
 
 
 def _fish_universal(line: str) -> tuple[str, str] | None:

@@ -56,3 +56,20 @@ def test_serials_and_unrelated_lines_are_removed() -> None:
     )
     kept = anonymise_file("/var/lib/dpkg/status", status).decode()
     assert "openssh" not in kept and "rocm-core" in kept
+
+
+def test_shell_lines_are_rebuilt_from_what_was_found() -> None:
+    bashrc = (
+        b"export HIP_VISIBLE_DEVICES=0; export AWS_SECRET_ACCESS_KEY=SECRET2\n"
+        b'export HSA_OVERRIDE_GFX_VERSION=11.0.0 && curl -H "Authorization: Bearer SECRET3" x\n'
+        b"export HIP_PATH=/home/bob/rocm\n"
+        b'ROCM_PATH="/opt/rocm" PASSWORD=SECRET4 ./run.sh\n'
+    )
+    kept = anonymise_file("/home/ana/.bashrc", bashrc, user="ana").decode()
+    assert "SECRET" not in kept and "bob" not in kept and "curl" not in kept
+    assert kept.splitlines() == [
+        "export HIP_VISIBLE_DEVICES=0",
+        "export HSA_OVERRIDE_GFX_VERSION=11.0.0",
+        "export HIP_PATH=/home/someone/rocm",
+        "export ROCM_PATH=/opt/rocm",
+    ]

@@ -132,3 +132,25 @@ def test_clean_env_restores_library_path(monkeypatch: object) -> None:
         assert "LD_LIBRARY_PATH" not in clean_env()
     finally:
         mp.undo()
+
+
+def test_a_crafted_snapshot_cannot_read_outside_itself(tmp_path: Path) -> None:
+    files = tmp_path / "files"
+    (files / "etc").mkdir(parents=True)
+    # A chain of links longer than the hop limit, ending at the host's own file.
+    previous = "/etc/os-release"
+    for i in range(45):
+        link = files / f"l{i}"
+        os.symlink(previous if i == 0 else f"/l{i - 1}", link)
+    os.symlink("/l44", files / "etc/os-release")
+    os.symlink("/", files / "etc/up")  # an absolute link is taken inside the snapshot
+    os.symlink("/etc/hostname", tmp_path / "env.json")  # a link straight to the host
+    (tmp_path / "commands").mkdir()
+    os.mkfifo(tmp_path / "commands/rocminfo.txt")  # would block a plain open()
+    system = SnapshotSystem(tmp_path)
+    assert system.read_text("/etc/os-release") is None
+    listed = system.list_dir("/etc/up") or []
+    assert "etc" in listed and "usr" not in listed  # the snapshot's own root, not the host's
+    assert system.read_text("/etc/up/etc/hostname") is None
+    assert system.env() == {}
+    assert not system.run(["rocminfo"]).found
