@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from core.diagnose.context import Context, OverrideSetting, Support, fits, make_setting
 from core.diagnose.finding import Finding
 from core.probe.gpus import Gpu
@@ -153,11 +155,7 @@ def override_wrong(ctx: Context) -> list[Finding]:
             if origins
             else ""
         )
-        right = (
-            f"export {setting.variable}={sup.override}"
-            if sup.status == "override" and sup.override
-            else f"unset {setting.variable}"
-        )
+        right = _override_advice(ctx, gpu, sup, setting)
         findings.append(
             Finding(
                 "override-wrong",
@@ -170,6 +168,22 @@ def override_wrong(ctx: Context) -> list[Finding]:
         )
     findings += _stale_file_overrides(ctx, seen)
     return findings
+
+
+def _override_advice(ctx: Context, gpu: Gpu, sup: Support, setting: OverrideSetting) -> str:
+    """What to set instead: for the global variable on a box with several AMD GPUs, the
+    per-node form for the card the user trains on (the primary), never another card's value."""
+    if setting.variable == "HSA_OVERRIDE_GFX_VERSION" and len(ctx.amd) > 1 and ctx.primary:
+        main, main_sup = ctx.primary
+        if main_sup.status == "override" and main_sup.override and main.kfd_node is not None:
+            return (
+                f"unset HSA_OVERRIDE_GFX_VERSION; export "
+                f"HSA_OVERRIDE_GFX_VERSION_{main.kfd_node}={main_sup.override}"
+            )
+        return "unset HSA_OVERRIDE_GFX_VERSION"
+    if sup.status == "override" and sup.override:
+        return f"export {setting.variable}={sup.override}"
+    return f"unset {setting.variable}"
 
 
 def _override_problem(ctx: Context, gpu: Gpu, sup: Support, setting: OverrideSetting) -> str | None:
@@ -258,50 +272,70 @@ def igpu_first(ctx: Context) -> list[Finding]:
 
 
 def hidden_by_env(ctx: Context) -> list[Finding]:
+    """hip-visible-devices-hides, following the runtimes: ROCr filters first, then HIP indexes
+    what is left with HIP_VISIBLE_DEVICES (or CUDA_VISIBLE_DEVICES when HIP's is empty)."""
     if not ctx.usable_amd:
         return []
     count = len(ctx.facts.gpus.kfd_nodes) or len(ctx.amd)
-    usable_indexes = {ctx.rocm_index(g) for g, _ in ctx.usable_amd}
+    usable = {ctx.rocm_index(g) for g, _ in ctx.usable_amd}
     env = ctx.facts.environment
-    for name in ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"):
-        value = env.get(name)
-        if value is None:
-            continue
-        visible = _visible_indexes(value, count)
-        if visible is None or visible & usable_indexes:
-            continue
-        return [
-            Finding(
-                "hip-visible-devices-hides",
-                "error",
-                f"{name}={value!s} hides every usable AMD GPU",
-                f"ROCm numbers this machine's GPUs 0..{count - 1}; the usable ones are "
-                f"{', '.join(str(i) for i in sorted(i for i in usable_indexes if i is not None))}. "
-                f"With {name} set like this, PyTorch sees none of them.",
-                f"unset {name}   (or set it to one of the usable indexes)",
-            )
-        ]
-    return []
+    visible, used = visible_indexes(
+        count,
+        env.get("ROCR_VISIBLE_DEVICES"),
+        env.get("HIP_VISIBLE_DEVICES"),
+        env.get("CUDA_VISIBLE_DEVICES"),
+    )
+    if visible is None or not used or visible & usable:
+        return []
+    shown = ", ".join(f"{name}={env.get(name)!s}" for name in used)
+    return [
+        Finding(
+            "hip-visible-devices-hides",
+            "error",
+            f"{shown} hides every usable AMD GPU",
+            f"ROCm numbers this machine's GPUs 0..{count - 1}; the usable ones are "
+            f"{', '.join(str(i) for i in sorted(i for i in usable if i is not None))}. "
+            "With these variables PyTorch sees none of them.",
+            f"unset {' '.join(used)}   (or list one of the usable GPUs)",
+        )
+    ]
 
 
-def _visible_indexes(value: str, count: int) -> set[int] | None:
-    """The device indexes a *_VISIBLE_DEVICES value leaves visible; None when it cannot be told."""
-    tokens = [t.strip() for t in value.split(",")]
-    if value.strip() == "":
-        return set()
-    visible: set[int] = set()
-    for token in tokens:
-        if token.lstrip("-").isdigit():
-            index = int(token)
-            if index < 0:
-                break  # the runtime stops at the first invalid index
-            if index < count:
-                visible.add(index)
-            else:
-                break
-        else:
-            return None  # UUIDs: cannot be matched without the runtime
-    return visible
+def visible_indexes(
+    count: int, rocr: str | None, hip: str | None, cuda: str | None
+) -> tuple[set[int] | None, list[str]]:
+    """The device indexes left visible, and the variables that filtered; None when unknowable."""
+    devices = list(range(count))
+    used = []
+    if rocr is not None:
+        used.append("ROCR_VISIBLE_DEVICES")
+        picked = _pick(devices, rocr)
+        if picked is None:
+            return None, used
+        devices = picked
+    ordinals, name = (hip, "HIP_VISIBLE_DEVICES") if hip else (cuda, "CUDA_VISIBLE_DEVICES")
+    if ordinals:
+        used.append(name)
+        picked = _pick(devices, ordinals)
+        if picked is None:
+            return None, used
+        devices = picked
+    return set(devices), used
+
+
+def _pick(devices: list[int], value: str) -> list[int] | None:
+    """The runtime's reading of a device list: indexes up to the first invalid one."""
+    chosen = []
+    for token in value.split(","):
+        if token.startswith("GPU-"):
+            return None  # a UUID: only the runtime can match it
+        if not re.fullmatch(r"0|[1-9][0-9]*", token, flags=re.ASCII):
+            break
+        index = int(token)
+        if index >= len(devices):
+            break
+        chosen.append(devices[index])
+    return chosen
 
 
 def _torch_has_native_code(ctx: Context, gpu: Gpu) -> bool:

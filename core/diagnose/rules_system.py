@@ -32,8 +32,8 @@ def wsl1(ctx: Context) -> list[Finding]:
 def kfd(ctx: Context) -> list[Finding]:
     """kfd-missing: no /dev/kfd on native Linux, or no ROCm WSL runtime on WSL 2."""
     facts = ctx.facts
-    if not ctx.amd and not (facts.platform.wsl == 2 and facts.platform.dxg):
-        return []
+    if not ctx.amd and (facts.gpus.gpus or not (facts.platform.wsl == 2 and facts.platform.dxg)):
+        return []  # no AMD GPU: nothing for ROCm's device node to serve
     if facts.platform.wsl == 1:
         return []
     if facts.platform.wsl == 2:
@@ -83,7 +83,11 @@ def _kfd_missing(ctx: Context) -> Finding:
 def _wsl_runtime(ctx: Context) -> list[Finding]:
     rocm = ctx.facts.rocm
     run = rocm.rocminfo_run
-    agents = [a for a in (rocm.rocminfo.agents if rocm.rocminfo else ()) if a.device_type == "GPU"]
+    agents = [
+        a
+        for a in (rocm.rocminfo.agents if rocm.rocminfo else ())
+        if (a.device_type or "").upper() == "GPU"
+    ]
     if run is not None and run.found and agents:
         return [Finding("wsl-runtime-ok", "ok", "The ROCm WSL runtime sees the GPU")]
     why = (
@@ -263,7 +267,7 @@ def dkms(ctx: Context) -> list[Finding]:
 
 def windows_side(ctx: Context) -> list[Finding]:
     windows = ctx.facts.windows
-    if windows is None:
+    if windows is None or (ctx.facts.gpus.gpus and not ctx.amd):
         return []
     if not windows.checked:
         return [
@@ -275,9 +279,7 @@ def windows_side(ctx: Context) -> list[Finding]:
                 "Make sure the AMD Adrenalin driver with WSL support is installed on Windows.",
             )
         ]
-    amd = [
-        g for g in windows.gpus if "amd" in (g.vendor or "").lower() or "radeon" in g.name.lower()
-    ]
+    amd = [g for g in windows.gpus if _is_amd_name(f"{g.vendor or ''} {g.name}")]
     if not amd:
         return [
             Finding(
@@ -295,6 +297,11 @@ def windows_side(ctx: Context) -> list[Finding]:
             "Windows: " + "; ".join(f"{g.name} driver {g.driver_version or '?'}" for g in amd),
         )
     ]
+
+
+def _is_amd_name(text: str) -> bool:
+    lowered = text.lower()
+    return any(word in lowered for word in ("advanced micro devices", "amd", "radeon", "ati "))
 
 
 def _chosen(ctx: Context) -> RocmRelease | None:

@@ -7,6 +7,7 @@ the SMI tools where they run, and on WSL 2 the Windows side. Names come from the
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 
 from core.knowledge.base import GpuRow, Knowledge
@@ -140,7 +141,7 @@ def read_kfd_nodes(system: System, problems: list[str]) -> tuple[list[KfdNode], 
     names = system.list_dir(KFD_NODES) or []
     gpu_nodes: list[KfdNode] = []
     cpu_nodes: list[int] = []
-    for name in sorted((n for n in names if n.isdigit()), key=int):
+    for name in sorted((n for n in names if re.fullmatch(r"[0-9]+", n)), key=int):
         text = system.read_text(f"{KFD_NODES}/{name}/properties")
         if text is None:
             problems.append(f"KFD node {name}: properties unreadable")

@@ -49,3 +49,19 @@ def test_access_through_acl_is_a_warning_only(tmp_path: Path) -> None:
 def test_in_the_groups_nothing_to_say(tmp_path: Path) -> None:
     found = _with_user(tmp_path, ["ana", "render", "video"], None, readable=True)
     assert "kfd-no-access" not in found and "not-in-render-group" not in found
+
+
+def test_visible_devices_follow_the_runtimes() -> None:
+    from core.diagnose.rules_gpu import visible_indexes
+
+    assert visible_indexes(2, None, None, None) == ({0, 1}, [])
+    assert visible_indexes(2, None, "", "") == ({0, 1}, [])  # empty HIP/CUDA: no filter
+    assert visible_indexes(2, "", None, None) == (set(), ["ROCR_VISIBLE_DEVICES"])
+    assert visible_indexes(2, None, "0", "1")[0] == {0}  # HIP wins over CUDA
+    assert visible_indexes(2, "1", "1", None)[0] == set()  # HIP indexes what ROCr left
+    assert visible_indexes(2, "1", "0", None)[0] == {1}
+    assert visible_indexes(3, None, "2,x,0", None)[0] == {2}  # stops at the first bad token
+    assert visible_indexes(2, None, "--1", None)[0] == set()
+    assert visible_indexes(2, None, "²", None)[0] == set()
+    assert visible_indexes(2, None, "01", None)[0] == set()
+    assert visible_indexes(2, "GPU-abc,1", None, None)[0] is None
