@@ -26,13 +26,21 @@ from core.knowledge.base import Knowledge, RocmRelease, TorchIndex
 from core.knowledge.choose import serving_releases, ubuntu_version
 from core.probe.gpus import Gpu
 from core.probe.parse.kfd import override_to_gfx
+from core.probe.platform import PlatformFacts
 
 STRATEGIES = ("pip-only", "rocm-apt", "wsl", "therock")
 KEYRING = "/etc/apt/keyrings/rocm.gpg"
 SOURCES = "/etc/apt/sources.list.d/rocm.list"
 AMDGPU_SOURCES = "/etc/apt/sources.list.d/amdgpu.list"
-ROCM_PACKAGE_PREFIXES = ("rocm", "hip", "hsa-", "rocminfo", "amd-smi", "miopen", "rocblas")
-_PACKAGE_RELEASE = re.compile(r"\.(\d)(\d\d)(\d\d)-")
+# Packages the plan may purge: the same names the privileged helper accepts (its allow-list is
+# the authority; apt removes what depends on these).
+PURGEABLE = re.compile(
+    r"^(?:rocm(?:-[a-z0-9]+)*|rocminfo|amd-smi-lib|hsa-rocr(?:-dev)?|hip-runtime-amd)"
+    r"(?:[0-9]+(?:\.[0-9]+)*)?$"
+)
+MAX_PACKAGES_PER_STEP = 32
+USER_NAME = re.compile(r"^[a-z_][a-z0-9_-]{0,31}$")
+_PACKAGE_RELEASE = re.compile(r"\.(\d{1,2})(\d\d)(\d\d)-")
 PIN = "/etc/apt/preferences.d/rocm-pin-600"
 PIN_CONTENT = "Package: *\nPin: release o=repo.radeon.com\nPin-Priority: 600\n"
 PACKAGE_SETS = {
@@ -80,6 +88,8 @@ def make_plan(facts: Facts, kb: Knowledge, choices: Choices | None = None) -> Pl
     gpu, support = ctx.primary
     venv = choices.venv or os.path.dirname(os.path.dirname(managed_python_for(facts)))
     apt_release = None
+    if strategy in ("rocm-apt", "wsl"):
+        ubuntu_codename(kb, facts.platform)  # refuse early when the repository line cannot be made
     if strategy == "rocm-apt":
         apt_release = _apt_release(kb, facts, support, choices.rocm)
     elif strategy == "wsl":
@@ -116,6 +126,29 @@ def make_plan(facts: Facts, kb: Knowledge, choices: Choices | None = None) -> Pl
         preflight=tuple(_preflight(ctx, strategy, choices, venv)),
         notes=tuple(builder.notes),
     )
+
+
+def ubuntu_codename(kb: Knowledge, platform: PlatformFacts) -> str:
+    """The Ubuntu codename AMD's repository line needs (a derivative's base); PlanError if none."""
+    if platform.ubuntu_codename and kb.ubuntu_version_for(platform.ubuntu_codename):
+        return platform.ubuntu_codename
+    if platform.codename and kb.ubuntu_version_for(platform.codename):
+        return platform.codename
+    by_version = kb.ubuntu_codename_for(platform.distro_version)
+    if platform.distro_id == "ubuntu" and by_version:
+        return by_version
+    raise PlanError(
+        f"cannot tell which Ubuntu release {platform.distro_name} {platform.distro_version} is "
+        "(no UBUNTU_CODENAME or VERSION_CODENAME in /etc/os-release)"
+    )
+
+
+def amdgpu_dir(release: RocmRelease) -> str | None:
+    """repo.radeon.com/amdgpu/<dir>: the release number up to 6.x, the driver number from 7.0."""
+    if release.amdgpu_repo_dir:
+        return release.amdgpu_repo_dir
+    major = release.version.split(".")[0]
+    return release.repo_dir if major.isdigit() and int(major) < 7 else None
 
 
 def release_of_package(version: str) -> str | None:
@@ -173,7 +206,7 @@ def _check_strategy(ctx: Context, strategy: str) -> None:
         raise PlanError("the wsl strategy is for WSL 2 only")
     if strategy != "wsl" and platform.wsl == 2:
         raise PlanError("in WSL 2 only the wsl strategy works (there is no /dev/kfd)")
-    if strategy == "rocm-apt" and not platform.is_ubuntu_family:
+    if strategy in ("rocm-apt", "wsl") and not platform.is_ubuntu_family:
         raise PlanError(
             f"AMD's apt repository serves Ubuntu and its derivatives, not {platform.distro_name}"
         )
@@ -262,7 +295,7 @@ def _wsl_release(kb: Knowledge, gpu: Gpu, support: Support, rocm: str | None) ->
     releases = [
         r
         for r in kb.current_releases()
-        if r.stream == "legacy" and r.wsl and r.amdgpu_install_deb and r.repo_dir
+        if r.stream == "legacy" and r.wsl and r.amdgpu_install_deb and amdgpu_dir(r)
     ]
     if rocm:
         releases = [r for r in releases if r.version == rocm]
@@ -329,7 +362,7 @@ class _Builder:
         names = sorted(
             p.name
             for p in self.facts.rocm.dpkg_packages
-            if p.name.startswith(ROCM_PACKAGE_PREFIXES)
+            if PURGEABLE.match(p.name)
             and (release_of_package(p.version or "") or keep_series) != keep_series
         )
         if not names:
@@ -338,17 +371,22 @@ class _Builder:
                     "Several ROCm versions are installed outside dpkg; remove the old ones by hand."
                 )
             return
-        self.add(
-            Step(
-                "remove-old-rocm",
-                f"Remove ROCm packages of releases other than {keep_series or 'the chosen one'}",
-                "Old ROCm libraries on the search path mix with new ones. Runs only if you "
-                "agree (--remove-old).",
-                privileged=True,
-                argv=("apt-get", "purge", "-y", *names),
-                consent=self.choices.remove_old,
+        chunks = [
+            names[i : i + MAX_PACKAGES_PER_STEP]
+            for i in range(0, len(names), MAX_PACKAGES_PER_STEP)
+        ]
+        for number, chunk in enumerate(chunks):
+            self.add(
+                Step(
+                    "remove-old-rocm" + (f"-{number + 1}" if number else ""),
+                    f"Remove ROCm packages of releases other than {keep_series or 'this one'}",
+                    "Old ROCm libraries on the search path mix with new ones. Runs only if you "
+                    "agree (--remove-old).",
+                    privileged=True,
+                    argv=("apt-get", "purge", "-y", *chunk),
+                    consent=self.choices.remove_old,
+                )
             )
-        )
 
     def apt_source(self, release: RocmRelease, codename: str, amdgpu: bool = False) -> None:
         repo = self.ctx.kb.repository
@@ -389,7 +427,7 @@ class _Builder:
                         AMDGPU_SOURCES,
                         content=(
                             f"deb [arch=amd64 signed-by={KEYRING}] https://repo.radeon.com/amdgpu/"
-                            f"{release.repo_dir}/ubuntu {codename} main\n"
+                            f"{amdgpu_dir(release)}/ubuntu {codename} main\n"
                         ),
                     ),
                     kind="file",
@@ -418,7 +456,7 @@ class _Builder:
     def rocm_apt(self, release: RocmRelease) -> None:
         self.apt_release = release
         self.remove_old()
-        codename = self.facts.platform.ubuntu_codename
+        codename = ubuntu_codename(self.ctx.kb, self.facts.platform)
         self.apt_source(release, codename)
         packages = PACKAGE_SETS.get(self.choices.package_set)
         if packages is None:
@@ -437,7 +475,7 @@ class _Builder:
 
     def wsl(self, release: RocmRelease) -> None:
         self.apt_release = release
-        codename = self.facts.platform.ubuntu_codename or "jammy"
+        codename = ubuntu_codename(self.ctx.kb, self.facts.platform)
         self.apt_source(release, codename, amdgpu=True)
         self.packages = ["amdgpu-install"]
         self.add(
@@ -470,6 +508,13 @@ class _Builder:
             return
         missing = [g for g in ("render", "video") if g not in perms.user.groups]
         if not missing:
+            return
+        if not USER_NAME.match(perms.user.name):
+            self.notes.append(
+                f"Add yourself to the render and video groups by hand (sudo usermod -aG "
+                f"render,video {perms.user.name}); rocmate's root helper takes only plain "
+                "local user names."
+            )
             return
         self.add(
             Step(

@@ -126,6 +126,8 @@ class RocmRelease:
     wsl_targets: tuple[str, ...] = ()
     repo_dir: str | None = None
     amdgpu_install_deb: str | None = None
+    amdgpu_repo_dir: str | None = None
+    """The directory under repo.radeon.com/amdgpu/ (from 7.0 on a driver number, e.g. 30.30)."""
     apt_uri_template: str | None = None
     apt_suite: str | None = None
     key_url: str | None = None
@@ -699,7 +701,7 @@ def _parse_gpus(data: Mapping[str, Any]) -> tuple[GpuRow, ...]:
 
 RELEASE_OPTIONAL = (
     "stream", "date", "targets_complete", "targets_from", "deprecated_targets", "ubuntu_kernels",
-    "other_distros", "min_kernel", "wsl", "wsl_targets", "repo_dir", "amdgpu_install_deb",
+    "other_distros", "min_kernel", "wsl", "wsl_targets", "repo_dir", "amdgpu_install_deb", "amdgpu_repo_dir",
     "apt_uri_template", "apt_suite", "key_url", "note",
 )
 
@@ -798,6 +800,7 @@ def _parse_rocm(data: Mapping[str, Any]) -> tuple[tuple[RocmRelease, ...], RocmR
             wsl_targets=wsl_targets,
             repo_dir=r.opt_text("repo_dir"),
             amdgpu_install_deb=r.opt_text("amdgpu_install_deb"),
+            amdgpu_repo_dir=r.opt_text("amdgpu_repo_dir"),
             apt_uri_template=r.opt_text("apt_uri_template"),
             apt_suite=r.opt_text("apt_suite"),
             key_url=r.opt_text("key_url"),

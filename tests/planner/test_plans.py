@@ -170,7 +170,7 @@ def test_wsl_plan() -> None:
     assert plan.strategy == "wsl" and plan.rocm == "7.2"
     assert step(plan, "apt-source-amdgpu")["file"]["content"] == (
         f"deb [arch=amd64 signed-by={KEYRING}] "
-        "https://repo.radeon.com/amdgpu/7.2/ubuntu jammy main\n"
+        "https://repo.radeon.com/amdgpu/30.30/ubuntu jammy main\n"  # driver-numbered from 7.0
     )
     assert step(plan, "amdgpu-install-wsl")["argv"] == [
         "amdgpu-install",
@@ -249,3 +249,24 @@ def test_cli_dry_run_json_contract() -> None:
     for s in data["steps"]:
         assert {"id", "privileged", "title", "explain"} <= set(s)
         assert ("argv" in s) != ("file" in s)
+
+
+def test_planner_refuses_what_the_helper_would_refuse(tmp_path: Path) -> None:
+    import shutil
+
+    from core.install.planner import ubuntu_codename
+
+    root = tmp_path / "m"
+    shutil.copytree(MACHINES / "rx7900xtx-ubuntu2404-ready", root, symlinks=True)
+    (root / "files/etc/os-release").write_text('NAME="Ubuntu"\nID=ubuntu\nVERSION_ID="24.04"\n')
+    facts = run_doctor(SnapshotSystem(root), probe_torch=False).facts
+    assert ubuntu_codename(load_knowledge(), facts.platform) == "noble"  # from the version
+    (root / "files/etc/os-release").write_text('NAME="Ubuntu"\nID=ubuntu\n')
+    facts = run_doctor(SnapshotSystem(root), probe_torch=False).facts
+    with pytest.raises(PlanError, match="cannot tell which Ubuntu"):
+        make_plan(facts, load_knowledge(), Choices(strategy="rocm-apt"))
+    user = json.loads((root / "user.json").read_text())
+    (root / "user.json").write_text(json.dumps({**user, "name": "john.doe", "groups": ["x"]}))
+    facts = run_doctor(SnapshotSystem(root), probe_torch=False).facts
+    plan = make_plan(facts, load_knowledge(), Choices())
+    assert "groups" not in ids(plan) and any("john.doe" in n for n in plan.notes)
