@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 import os
 import re
@@ -25,6 +26,14 @@ from core.system import clean_env
 Event = dict[str, Any]
 Emit = Callable[[Event], None]
 STEP_TIMEOUT = 3 * 3600.0
+POLL_S = 0.5
+WATCHED_VARIABLES = (
+    "HSA_OVERRIDE_GFX_VERSION",
+    "HIP_VISIBLE_DEVICES",
+    "ROCR_VISIBLE_DEVICES",
+    "CUDA_VISIBLE_DEVICES",
+    "PYTORCH_HIP_ALLOC_CONF",
+)
 KEY_LIMIT = 64 * 1024
 _PERCENT = re.compile(r"(\d{1,3}(?:\.\d+)?)\s*%")
 
@@ -167,9 +176,13 @@ class Runner:
             ok = self._write_file(step)
         else:
             assert step.argv is not None
-            env = self.plan.env if step.kind == "verify" else None
+            env = self._verify_env() if step.kind == "verify" else None
             code, last = await self._stream(list(step.argv), None, step.id, env=env)
             ok = code == 0
+            if code == 130 and self.cancelled.is_set():
+                self.emit({"event": "step", "id": step.id, "status": "cancelled"})
+                self.emit({"event": "done", "ok": False, "error": "cancelled"})
+                return False
             if not ok:
                 self.emit(
                     {
@@ -193,6 +206,15 @@ class Runner:
         self._finished(step)
         self.emit({"event": "step", "id": step.id, "status": "done"})
         return True
+
+    def _verify_env(self) -> dict[str, str]:
+        """The plan's variables, and none of the user's stale ones (an old override)."""
+        env = clean_env()
+        for name in list(env):
+            if name.startswith(WATCHED_VARIABLES):
+                del env[name]
+        env.update(self.plan.env)
+        return env
 
     def _write_file(self, step: Step) -> bool:
         spec = step.file
@@ -230,52 +252,80 @@ class Runner:
         env: dict[str, str] | None = None,
         helper: bool = False,
     ) -> tuple[int, str]:
+        """Run one process, relaying its lines; (exit code, last line). 124 = timed out,
+        130 = cancelled. stdin is written while stdout is read, so neither can block."""
         try:
             proc = await asyncio.create_subprocess_exec(
                 *argv,
                 stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.STDOUT,
-                env=clean_env(env),
+                env=env if env is not None else clean_env(),
             )
         except OSError as exc:
             return 127, f"{argv[0]}: {exc.strerror or exc}"
-        if stdin is not None and proc.stdin is not None:
-            proc.stdin.write(stdin)
-            await proc.stdin.drain()
-            proc.stdin.close()
+        feeder = asyncio.ensure_future(_feed(proc, stdin))
         last = ""
+        deadline = time.monotonic() + STEP_TIMEOUT
         assert proc.stdout is not None
         try:
             while True:
-                raw = await asyncio.wait_for(proc.stdout.readline(), timeout=STEP_TIMEOUT)
+                if self.cancelled.is_set():
+                    _stop(proc)
+                    await proc.wait()
+                    return 130, "cancelled"
+                if time.monotonic() > deadline:
+                    _stop(proc, kill=True)
+                    await proc.wait()
+                    return 124, "timed out"
+                try:
+                    raw = await asyncio.wait_for(proc.stdout.readline(), timeout=POLL_S)
+                except TimeoutError:
+                    continue
                 if not raw:
                     break
                 line = raw.decode("utf-8", errors="replace").rstrip()
                 if line:
-                    last = line
-                    self._relay(step_id, line, helper)
-                if self.cancelled.is_set():
-                    proc.terminate()
-        except TimeoutError:
-            proc.kill()
-            return 124, "timed out"
+                    last = self._relay(step_id, line, helper) or line
+        finally:
+            await feeder
         return await proc.wait(), last
 
-    def _relay(self, step_id: str, line: str, helper: bool) -> None:
+    def _relay(self, step_id: str, line: str, helper: bool) -> str | None:
+        """Pass one line on; for the helper's own "done", its error text (the run's is later)."""
         if helper and line.startswith("{"):
             try:
                 parsed = json.loads(line)
             except ValueError:
                 parsed = None
             if isinstance(parsed, dict):
+                if parsed.get("event") == "done":
+                    parsed["event"] = "helper-done"
                 self.emit({**parsed, "via": "helper"})
-                return
+                error = parsed.get("error")
+                return str(error) if error else None
         event: Event = {"event": "output", "id": step_id, "line": line}
         match = _PERCENT.search(line)
         if match and float(match.group(1)) <= 100:
             event["percent"] = float(match.group(1))
         self.emit(event)
+        return None
+
+
+async def _feed(proc: asyncio.subprocess.Process, data: bytes | None) -> None:
+    """Write a child's whole input, then close it; a child that left early is not an error."""
+    if data is None or proc.stdin is None:
+        return
+    with contextlib.suppress(ConnectionError, BrokenPipeError):
+        proc.stdin.write(data)
+        await proc.stdin.drain()
+        proc.stdin.close()
+
+
+def _stop(proc: asyncio.subprocess.Process, kill: bool = False) -> None:
+    """Ask a child to stop; a root child (pkexec/sudo) may refuse a user's signal."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        proc.kill() if kill else proc.terminate()
 
 
 def _download(url: str) -> bytes:

@@ -172,3 +172,67 @@ def test_blocked_plan_and_missing_root_route(tmp_path: Path) -> None:
     step = Step("groups", "g", "g", privileged=True, argv=("usermod", "-aG", "render", "a"))
     ok, events = _run(_plan(tmp_path, step), tmp_path / "b", None)
     assert not ok and "root" in events[-1]["error"]
+
+
+def test_cancel_stops_a_silent_step(tmp_path: Path) -> None:
+    import time as _time
+
+    step = Step(
+        "sleep", "sleep", "sleeps", argv=(sys.executable, "-c", "import time; time.sleep(30)")
+    )
+    events: list[dict[str, Any]] = []
+    runner = Runner(_plan(tmp_path, step), events.append, None, folder=tmp_path / "s")
+
+    async def go() -> bool:
+        task = asyncio.ensure_future(runner.run())
+        await asyncio.sleep(1.0)
+        runner.cancel()
+        return await task
+
+    start = _time.monotonic()
+    assert asyncio.run(go()) is False
+    assert _time.monotonic() - start < 10
+    assert {"event": "step", "id": "sleep", "status": "cancelled"}.items() <= events[-2].items()
+    assert events[-1]["error"] == "cancelled"
+
+
+def test_helper_failure_text_and_early_exit(tmp_path: Path) -> None:
+    helper = [
+        sys.executable,
+        "-c",
+        "import json\n"
+        "print(json.dumps({'event': 'done', 'ok': False, 'error': 'apt-get update failed'}))\n"
+        "raise SystemExit(1)\n",
+    ]
+    step = Step("apt-update", "update", "update", privileged=True, argv=("apt-get", "update"))
+    ok, events = _run(_plan(tmp_path, step), tmp_path / "s", helper)
+    assert not ok
+    assert any(e["event"] == "helper-done" for e in events)
+    assert events[-1]["event"] == "done" and events[-1]["error"] == "apt-get update failed"
+    # A helper that exits before reading its input is a failure, not a crash.
+    quitter = [sys.executable, "-c", "raise SystemExit(2)"]
+    big = Step(
+        "apt-install",
+        "install",
+        "install",
+        privileged=True,
+        argv=("apt-get", "install", "-y", *[f"rocm-p{i}" for i in range(30)]),
+    )
+    ok, events = _run(_plan(tmp_path, big), tmp_path / "t", quitter)
+    assert not ok and events[-1]["exit"] == 2
+
+
+def test_verify_sees_the_plan_variables_not_stale_ones(tmp_path: Path, monkeypatch: Any) -> None:
+    monkeypatch.setenv("HSA_OVERRIDE_GFX_VERSION", "9.9.9")
+    monkeypatch.setenv("HSA_OVERRIDE_GFX_VERSION_1", "9.9.9")
+    check = (
+        "import os, sys\n"
+        "env = os.environ\n"
+        "sys.exit(env.get('HSA_OVERRIDE_GFX_VERSION') != '10.3.0'"
+        " or 'HSA_OVERRIDE_GFX_VERSION_1' in env)"
+    )
+    verify = Step("verify", "v", "v", argv=(sys.executable, "-c", check), kind="verify")
+    ok, _ = _run(
+        _plan(tmp_path, verify, env={"HSA_OVERRIDE_GFX_VERSION": "10.3.0"}), tmp_path / "s"
+    )
+    assert ok
