@@ -136,6 +136,9 @@ def _snapshot(args: argparse.Namespace) -> int:
     from core.snapshot import write_snapshot
 
     out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        print(f"rocmate: {out} is a file; choose a new folder", file=sys.stderr)
+        return 2
     if out.exists() and any(out.iterdir()):
         print(f"rocmate: {out} is not empty; choose a new folder", file=sys.stderr)
         return 2
