@@ -701,7 +701,8 @@ def _parse_gpus(data: Mapping[str, Any]) -> tuple[GpuRow, ...]:
 
 RELEASE_OPTIONAL = (
     "stream", "date", "targets_complete", "targets_from", "deprecated_targets", "ubuntu_kernels",
-    "other_distros", "min_kernel", "wsl", "wsl_targets", "repo_dir", "amdgpu_install_deb", "amdgpu_repo_dir",
+    "other_distros", "min_kernel", "wsl", "wsl_targets", "repo_dir", "amdgpu_install_deb",
+    "amdgpu_repo_dir",
     "apt_uri_template", "apt_suite", "key_url", "note",
 )
 
