@@ -141,7 +141,8 @@ def override_needed(ctx: Context) -> list[Finding]:
 def override_wrong(ctx: Context) -> list[Finding]:
     findings = []
     seen: set[str] = set()
-    for gpu, sup in ctx.amd:
+    primary = [ctx.primary] if ctx.primary else []
+    for gpu, sup in primary + [item for item in ctx.amd if item not in primary]:
         setting = ctx.override_for(gpu)
         if setting is None or setting.variable in seen:
             continue

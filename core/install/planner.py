@@ -310,7 +310,13 @@ def _environment(
     env = {"PYTORCH_HIP_ALLOC_CONF": ALLOC_CONF}
     has_native = bool(index and gpu.gfx and gpu.gfx in index.arch_list)
     if support.status == "override" and support.override and not has_native:
-        env["HSA_OVERRIDE_GFX_VERSION"] = support.override
+        # With several AMD GPUs in KFD the global variable would make every one of them pose as
+        # the same target: the per-node form (KFD node id, CPU nodes counted) touches only this one.
+        in_kfd = [g for g, _ in ctx.amd if g.kfd_node is not None]
+        if len(in_kfd) > 1 and gpu.kfd_node is not None:
+            env[f"HSA_OVERRIDE_GFX_VERSION_{gpu.kfd_node}"] = support.override
+        else:
+            env["HSA_OVERRIDE_GFX_VERSION"] = support.override
     discrete = [g for g, s in ctx.usable_amd if not g.integrated]
     integrated_first = any(
         g.integrated

@@ -270,3 +270,20 @@ def test_planner_refuses_what_the_helper_would_refuse(tmp_path: Path) -> None:
     facts = run_doctor(SnapshotSystem(root), probe_torch=False).facts
     plan = make_plan(facts, load_knowledge(), Choices())
     assert "groups" not in ids(plan) and any("john.doe" in n for n in plan.notes)
+
+
+def test_per_node_override_when_several_amd_gpus_share_kfd(tmp_path: Path) -> None:
+    from tests.core.test_robustness import KFD, _build
+
+    _build(tmp_path)  # an RX 6700 XT (gfx1031, KFD node 1) needing 10.3.0 ...
+    node = tmp_path / KFD / "2"  # ... beside a Raphael iGPU (gfx1036) as KFD node 2
+    node.mkdir(parents=True)
+    (node / "properties").write_text(
+        "cpu_cores_count 0\nsimd_count 4\nsimd_per_cu 2\ngfx_target_version 100306\n"
+        "vendor_id 4098\ndevice_id 5710\nlocation_id 4352\ndomain 0\ndrm_render_minor 129\n"
+    )
+    facts = run_doctor(SnapshotSystem(tmp_path), probe_torch=False).facts
+    assert [g.gfx for g in facts.gpus.amd] == ["gfx1031", "gfx1036"]
+    plan = make_plan(facts, load_knowledge(), Choices())
+    assert plan.env.get("HSA_OVERRIDE_GFX_VERSION_1") == "10.3.0"
+    assert "HSA_OVERRIDE_GFX_VERSION" not in plan.env
