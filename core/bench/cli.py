@@ -12,8 +12,9 @@ from typing import IO, Any
 from core.bench.protocol import PRECISIONS, SIZES, SUITES
 from core.bench.reporting import build_report
 from core.bench.runner import BenchRunner, RunOutcome, WorkerOptions, default_run_file, run_sync
-from core.report.model import Figure, Report, SuiteRun, to_json
+from core.report.model import Report, to_json
 from core.report.privacy import scrub_report
+from core.report.text import run_text
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -145,72 +146,12 @@ def _num(v: float | None, digits: int = 4) -> str:
     return f"{v:.{digits}g}"
 
 
-def _bytes(n: int | None) -> str:
-    return "-" if n is None else f"{n / 2**30:.2f} GiB"
-
-
 def summary(report: Report) -> str:
     """The summary table of a report's runs."""
     lines: list[str] = []
     for run in report.runs:
-        lines += _run_summary(run)
+        lines += run_text(run)  # the same table `rocmate report show` prints
     return "\n".join(lines)
-
-
-def _run_summary(run: SuiteRun) -> list[str]:
-    dev = run.device
-    where = f"{dev.name} ({dev.backend}, {dev.arch})" if dev else "no device"
-    s = run.settings
-    flags = [str(s["precision"])] if s.get("precision") else []
-    if s.get("batch_size"):
-        flags.append(f"batch {s['batch_size']}")
-    if s.get("channels_last"):
-        flags.append("channels_last")
-    if s.get("compile"):
-        flags.append("compiled")
-    if s.get("preset"):
-        flags.append(f"preset {s['preset']}")
-    out = [f"{run.suite} on {where}{': ' if flags else ''}{', '.join(flags)}  [{run.status}]"]
-    if run.result is None:
-        if run.error:
-            out.append(f"  error ({run.error.kind}): {run.error.message}")
-            out.append(f"  advice: {run.error.advice}")
-        return out
-    r = run.result
-    out.append(f"  {'figure':<18}{'median':>12}  {'p10':>10}  {'p90':>10}  {'cv':>6}  unit")
-    for name, f in r.figures.items():
-        mark = "*" if name == r.headline else " "
-        out.append(f" {mark}{name:<18}{_num(f.median):>12}  {_num(f.p10):>10}  "
-                   f"{_num(f.p90):>10}  {_cv(f):>6}  {f.unit}")
-    w = r.warmup
-    state = "forced" if w.forced else ("settled" if w.settled else "NOT settled")
-    first = f", first step {w.first_step_s:.2f} s" if w.first_step_s is not None else ""
-    out.append(f"  warm-up: {w.steps} steps in {w.seconds:.1f} s{first} ({state}); "
-               f"measured {r.measure.steps} steps in {r.measure.seconds:.1f} s")
-    mem = f"  peak memory: {_bytes(r.peak_memory_bytes)}"
-    if r.peak_memory_reserved_bytes:
-        mem += f" (reserved {_bytes(r.peak_memory_reserved_bytes)})"
-    out.append(mem)
-    if run.energy:
-        e = run.energy
-        power = f" at {e.mean_power_w:.0f} W" if e.mean_power_w else ""
-        out.append(f"  energy: {e.per_item_j:.4g} J/{e.item_unit}{power} ({e.method})")
-    if run.telemetry:
-        peak_t = max((max(t.temps_c.values()) for t in run.telemetry if t.temps_c), default=None)
-        if peak_t is not None:
-            out.append(f"  hottest sensor: {peak_t:.0f} °C")
-    ref = run.reference
-    if ref is not None:
-        if ref.fractions:
-            parts = [f"{k} {v:.0%} of {_num(ref.peaks[k])}" for k, v in ref.fractions.items()]
-            out.append(f"  vs datasheet ({ref.name}): " + "; ".join(parts))
-        elif ref.note:
-            out.append(f"  vs datasheet: {ref.note}")
-    return out
-
-
-def _cv(f: Figure) -> str:
-    return "-" if f.cv is None else f"{f.cv:.1%}"
 
 
 def run(args: argparse.Namespace) -> int:
