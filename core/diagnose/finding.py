@@ -5,6 +5,27 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 SEVERITIES = ("error", "warning", "info", "ok")
+REQUIRED_IDS = (
+    "no-gpu",
+    "no-amd-gpu",
+    "gfx-needs-override",
+    "override-wrong",
+    "gfx-unsupported",
+    "kfd-missing",
+    "kfd-no-access",
+    "not-in-render-group",
+    "wsl1",
+    "distro-unsupported",
+    "kernel-old",
+    "rocm-multiple",
+    "torch-missing",
+    "torch-not-rocm",
+    "torch-no-gpu",
+    "torch-arch-missing",
+    "igpu-first",
+    "hip-visible-devices-hides",
+)
+"""The finding ids DESIGN.md requires ("Finding ids that must exist"), in its table's order."""
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,6 @@ Strategies:
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from core.knowledge.choose import serving_releases, ubuntu_version
 from core.probe.gpus import Gpu
 from core.probe.parse.kfd import override_to_gfx
 from core.probe.platform import PlatformFacts
+from core.probe.torch import managed_venv
 
 STRATEGIES = ("pip-only", "rocm-apt", "wsl", "therock")
 KEYRING = "/etc/apt/keyrings/rocm.gpg"
@@ -86,7 +86,9 @@ def make_plan(facts: Facts, kb: Knowledge, choices: Choices | None = None) -> Pl
         return Plan(strategy=strategy, rocm=None, torch_index=None, steps=(), blocked=blocked)
     assert ctx.primary is not None
     gpu, support = ctx.primary
-    venv = choices.venv or os.path.dirname(os.path.dirname(managed_python_for(facts)))
+    venv = choices.venv or managed_venv(
+        facts.permissions.user.home, facts.environment.values.get("XDG_DATA_HOME")
+    )
     apt_release = None
     if strategy in ("rocm-apt", "wsl"):
         ubuntu_codename(kb, facts.platform)  # refuse early when the repository line cannot be made
@@ -157,15 +159,6 @@ def release_of_package(version: str) -> str | None:
     if not match:
         return None
     return f"{int(match.group(1))}.{int(match.group(2))}"
-
-
-def managed_python_for(facts: Facts) -> str:
-    """The managed environment's python for this machine's user (XDG data dir)."""
-    home = facts.permissions.user.home
-    data_home = facts.environment.values.get("XDG_DATA_HOME") or os.path.join(
-        home, ".local", "share"
-    )
-    return os.path.join(data_home, "rocmate", "venv", "bin", "python")
 
 
 # -- decisions ------------------------------------------------------------------------------

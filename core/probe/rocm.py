@@ -23,7 +23,7 @@ AMD_SMI = ("amd-smi", "static")
 RPM_QUERY = ("rpm", "-q", "rocm-core", "rocminfo", "hip-runtime-amd")
 # Packages whose version is the ROCm release they belong to.
 _CORE_PACKAGES = re.compile(r"^rocm-core(\d[\d.]*)?$")
-_DISTRO_PACKAGES = re.compile(r"^(libamdhip64-\d+|libhsa-runtime64-\d+|libhsakmt\d+|rocminfo)$")
+_DISTRO_HIP = re.compile(r"^libamdhip64-\d+$")
 _VERSION = re.compile(r"(\d+\.\d+(?:\.\d+)?)")
 
 
@@ -144,7 +144,7 @@ def _dpkg_installs(packages: list[DpkgPackage]) -> list[RocmInstall]:
             match = _VERSION.search(package.version or "")
             if match:
                 found.append(RocmInstall(_full(match.group(1)), f"dpkg:{package.name}"))
-        elif _DISTRO_PACKAGES.match(package.name) and package.name.startswith("libamdhip64"):
+        elif _DISTRO_HIP.match(package.name):
             # Ubuntu/Debian's own ROCm: versions like 5.7.1-3 (noble) or 5.2.3-3 (bookworm)
             match = _VERSION.search(package.version or "")
             if match:

@@ -152,12 +152,17 @@ def run_torch_probe(system: System, python: str | None, timeout: float) -> dict[
     return {**base, "error": f"the torch probe failed: {tail[0][:300]}"}
 
 
+def managed_venv(home: str, xdg_data_home: str | None) -> str:
+    """rocmate's managed environment: $XDG_DATA_HOME/rocmate/venv (~/.local/share by default)."""
+    data_home = xdg_data_home or os.path.join(home, ".local", "share")
+    return os.path.join(data_home, "rocmate", "venv")
+
+
 def managed_python(system: System) -> str:
     """The Python of rocmate's managed environment (it may not exist yet)."""
     env = system.env()
     home = env.get("HOME") or system.user().home
-    data_home = env.get("XDG_DATA_HOME") or os.path.join(home, ".local", "share")
-    return os.path.join(data_home, "rocmate", "venv", "bin", "python")
+    return os.path.join(managed_venv(home, env.get("XDG_DATA_HOME")), "bin", "python")
 
 
 def default_python(system: System) -> str:

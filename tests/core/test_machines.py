@@ -36,6 +36,15 @@ def test_enough_machines() -> None:
     assert len(MACHINES) >= 25
 
 
+def test_every_required_finding_is_raised_by_some_machine(
+    answers: dict[str, dict[str, Any]],
+) -> None:
+    from core.diagnose.finding import REQUIRED_IDS
+
+    raised = {f["id"] for answer in answers.values() for f in answer["findings"]}
+    assert set(REQUIRED_IDS) <= raised, set(REQUIRED_IDS) - raised
+
+
 @pytest.mark.parametrize("machine", MACHINES, ids=lambda p: p.name)
 def test_platform(machine: Path, answers: dict[str, dict[str, Any]]) -> None:
     expected = _expected(machine).get("platform", {})

@@ -6,31 +6,13 @@ from pathlib import Path
 
 import pytest
 
+from core.diagnose.finding import REQUIRED_IDS
 from core.knowledge.base import Knowledge, load_knowledge
 
 ERRORS = Path(__file__).resolve().parents[1] / "fixtures" / "errors"
 
 # The finding ids DESIGN.md requires the doctor to have ("Finding ids that must exist").
-DESIGN_FINDINGS = frozenset({
-    "no-gpu",
-    "no-amd-gpu",
-    "gfx-needs-override",
-    "override-wrong",
-    "gfx-unsupported",
-    "kfd-missing",
-    "kfd-no-access",
-    "not-in-render-group",
-    "wsl1",
-    "distro-unsupported",
-    "kernel-old",
-    "rocm-multiple",
-    "torch-missing",
-    "torch-not-rocm",
-    "torch-no-gpu",
-    "torch-arch-missing",
-    "igpu-first",
-    "hip-visible-devices-hides",
-})
+DESIGN_FINDINGS = frozenset(REQUIRED_IDS)
 
 # fixture file -> the pattern that must match first
 FIRST_MATCH = {
