@@ -7,6 +7,8 @@ The suite times that same pipeline call (its split comes from a text-encoder for
 run-to-run spread; the rocmate rounds' text encoder / UNet loop / VAE split is printed as well.
 
     python benchmarks/bench_sd15_overhead.py --python python3 --out OUT_DIR
+    python benchmarks/bench_sd15_overhead.py --python python3 --in-process-blocks 8 --rounds 4 \
+        --arms plain,rocmate,rocmate-no-telemetry --out OUT_DIR
     python benchmarks/bench_sd15_overhead.py --device cpu --tiny --python python3 --rounds 3
 """
 
@@ -14,13 +16,17 @@ from __future__ import annotations
 
 import argparse
 import gc
+import io
+import json
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 import torch
-from bench_common import dump, headline, run_rocmate
+from bench_common import dump, run_rocmate
 from diffusers import (
     AutoencoderKL,
     EulerDiscreteScheduler,
@@ -29,13 +35,18 @@ from diffusers import (
 )
 from transformers import CLIPTextConfig, CLIPTextModel
 
+from core.bench.device import resolve
+from core.bench.harness import Harness, Options, Workload
+from core.bench.protocol import Emitter
 from core.bench.runner import WorkerOptions
 from core.bench.suites import sd15 as cfg
 
 SPLIT = ("text_encoder_s", "unet_loop_s", "vae_decode_s")
 
 
-def plain_pipeline(device: str, tiny: bool, images: int, warmup: int, steps: int) -> float:
+def plain_pipeline(device: str, tiny: bool, images: int, warmup: int, steps: int
+                   ) -> list[float]:
+    """Seconds per image of ``images`` plain pipeline calls after ``warmup`` more."""
     dtype = torch.float16 if device.startswith("cuda") else torch.float32
     with torch.device(device):  # the networks are created on the device, as in rocmate
         unet = UNet2DConditionModel(**(cfg.UNET_TINY if tiny else cfg.UNET_SD15))
@@ -48,6 +59,8 @@ def plain_pipeline(device: str, tiny: bool, images: int, warmup: int, steps: int
             scheduler=EulerDiscreteScheduler(**cfg.SCHEDULER_SD15),
             safety_checker=None, feature_extractor=None, requires_safety_checker=False)
     pipe = pipe.to(device, dtype)
+    for m in (unet, vae, text_encoder):
+        m.eval()  # as from_pretrained leaves them (and as rocmate does)
     pipe.set_progress_bar_config(disable=True)
     size = 32 if tiny else 512
     torch.backends.cudnn.benchmark = True
@@ -66,7 +79,89 @@ def plain_pipeline(device: str, tiny: bool, images: int, warmup: int, steps: int
 
     for _ in range(warmup):
         one()
-    return statistics.median([one() for _ in range(images)])
+    return [one() for _ in range(images)]
+
+
+def plain_round(args: argparse.Namespace) -> list[float]:
+    """One plain round in a fresh process (this script with ``--plain-once``): both sides then
+    start from a new interpreter and a new device context, and free their memory on exit."""
+    argv = [sys.executable, __file__, "--plain-once", "--device", args.device,
+            "--images", str(args.images), "--warmup", str(args.warmup),
+            "--inference-steps", str(args.inference_steps)] + (["--tiny"] if args.tiny else [])
+    done = subprocess.run(argv, stdout=subprocess.PIPE, text=True, check=True)
+    return [float(t) for t in json.loads(done.stdout.strip().splitlines()[-1])]
+
+
+def rocmate_round(args: argparse.Namespace, name: str, telemetry: bool
+                  ) -> tuple[list[float], dict[str, float]] | None:
+    """One rocmate run: its measured seconds per image, and the median text / UNet / VAE split."""
+    opts = WorkerOptions(suite="sd15-infer", device=args.device,
+                         size="tiny" if args.tiny else "default", steps=args.images,
+                         inference_steps=args.inference_steps)
+    _, report = run_rocmate(opts, args.python, args.out, name, telemetry=telemetry)
+    run = report.runs[0]
+    if run.result is None:
+        return None
+    times = [s.seconds for s in run.steps if s.phase == "measure"]
+    return times, {k: run.result.figures[k].median for k in SPLIT}
+
+
+ARMS = ("plain", "rocmate", "rocmate-no-telemetry")
+
+
+def in_process(args: argparse.Namespace, blocks: int, per_block: int = 5) -> dict[str, object]:
+    """One process, one pipeline (rocmate's own build): blocks of plain calls alternate with
+    blocks of rocmate's timed step through its harness (marks, text-encoder hook, step callback,
+    step events). Host noise and process differences fall out; what is left is the harness."""
+    dev = resolve(args.device)
+    dtype = torch.float16 if dev.is_gpu else torch.float32
+    if dev.is_gpu:
+        torch.backends.cudnn.benchmark = True
+    with tempfile.TemporaryDirectory() as tmp:
+        c = cfg.build_random(args.tiny, dev.torch_device, dtype, tmp)
+        pipe = cfg.build_pipeline(c)
+    for m in (c.unet, c.vae, c.text_encoder):
+        m.eval()
+    harness = Harness(Emitter(io.StringIO()), dev,
+                      Options(suite="sd15-infer", device=args.device, steps=per_block))
+    timer = cfg.PipelineTimer(pipe, dev.is_gpu)
+    ours = Workload(step=cfg.image_step(pipe, timer, cfg.PROMPT, c.resolution,
+                                        args.inference_steps, dev.sync),
+                    items=1, unit="images/s")
+
+    def plain() -> float:
+        dev.sync()
+        t0 = time.perf_counter()
+        pipe(cfg.PROMPT, height=c.resolution, width=c.resolution,
+             num_inference_steps=args.inference_steps, guidance_scale=cfg.GUIDANCE,
+             output_type="np")
+        dev.sync()
+        return time.perf_counter() - t0
+
+    for _ in range(args.warmup):
+        plain()
+    plain_t: list[float] = []
+    ours_t: list[float] = []
+    ratios: list[float] = []
+    for b in range(blocks):
+        sides = ("plain", "rocmate") if b % 2 == 0 else ("rocmate", "plain")
+        got: dict[str, list[float]] = {}
+        for side in sides:
+            if side == "plain":
+                got[side] = [plain() for _ in range(per_block)]
+            else:
+                got[side] = harness.measure(ours)[0]
+        plain_t += got["plain"]
+        ours_t += got["rocmate"]
+        ratios.append(statistics.median(got["rocmate"]) / statistics.median(got["plain"]))
+    timer.close()
+    p, o = statistics.median(plain_t), statistics.median(ours_t)
+    paired = statistics.median(ratios)
+    print(f"RESULT sd15 in one process ({blocks} alternating blocks of {per_block} images): "
+          f"plain {p:.4f} s/image, rocmate's step {o:.4f} ({o / p - 1:+.2%}); median of the "
+          f"per-block ratios {paired - 1:+.2%}", flush=True)
+    return {"plain_s_per_image": p, "rocmate_s_per_image": o, "ratio": o / p,
+            "median_block_ratio": paired, "plain_images": plain_t, "rocmate_images": ours_t}
 
 
 def main() -> int:
@@ -75,46 +170,76 @@ def main() -> int:
     ap.add_argument("--device", default="cuda:0")
     ap.add_argument("--tiny", action="store_true")
     ap.add_argument("--images", type=int, default=10)
-    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--warmup", type=int, default=20,
+                    help="plain-pipeline warm-up images: more than rocmate's warm-up cap (15), "
+                         "so both sides measure the settled state")
     ap.add_argument("--inference-steps", type=int, default=20)
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--arms", default="plain,rocmate",
+                    help=f"comma-separated, from {', '.join(ARMS)} (the last one tells whether "
+                         "the parent's telemetry sampling changes the result)")
+    ap.add_argument("--in-process-blocks", type=int, default=0,
+                    help="first compare in one process: N alternating blocks of 5 images")
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--plain-once", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.plain_once:  # one plain round, in a fresh process like rocmate's worker
+        print(json.dumps(plain_pipeline(args.device, args.tiny, args.images, args.warmup,
+                                        args.inference_steps)))
+        return 0
+    arms = args.arms.split(",")
+    if "plain" not in arms or not set(arms) <= set(ARMS):
+        ap.error(f"--arms: 'plain' and any of {', '.join(ARMS[1:])}")
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
-    plain: list[float] = []
-    ours: list[float] = []
-    split: dict[str, list[float]] = {}
-    for r in range(args.rounds):
-        plain.append(plain_pipeline(args.device, args.tiny, args.images, args.warmup,
-                                    args.inference_steps))
-        gc.collect()  # the pipeline's GPU memory goes back before the worker starts
+    if args.in_process_blocks:
+        row_in = in_process(args, args.in_process_blocks)
+        dump([row_in], args.out / "overhead-sd15-in-process.json" if args.out else None)
+        gc.collect()  # this process's pipeline and its device memory go before the rounds
         if args.device.startswith("cuda"):
             torch.cuda.empty_cache()
-        opts = WorkerOptions(suite="sd15-infer", device=args.device,
-                             size="tiny" if args.tiny else "default", steps=args.images,
-                             inference_steps=args.inference_steps)
-        _, report = run_rocmate(opts, args.python, args.out, f"overhead-sd15-r{r}")
-        value, _unit = headline(report)
-        result = report.runs[0].result
-        if value is None or result is None:
-            return 1
-        ours.append(value)
-        parts = {k: result.figures[k].median for k in SPLIT}
-        for k, v in parts.items():
-            split.setdefault(k, []).append(v)
-        print(f"round {r}: plain pipeline {plain[-1]:.4f} s/image, rocmate {ours[-1]:.4f} "
-              f"s/image (text {parts['text_encoder_s']:.4f} + UNet loop "
-              f"{parts['unet_loop_s']:.4f} + VAE {parts['vae_decode_s']:.4f} s)", flush=True)
+    if args.rounds < 1:
+        return 0
+    medians: dict[str, list[float]] = {a: [] for a in arms}
+    images: dict[str, list[float]] = {a: [] for a in arms}
+    for r in range(args.rounds):
+        # Rotate which arm goes first, so a drift over the run (host load, clocks) cancels.
+        order = arms[r % len(arms):] + arms[:r % len(arms)]
+        split: dict[str, float] = {}
+        for arm in order:
+            if arm == "plain":
+                times = plain_round(args)
+            else:
+                got = rocmate_round(args, f"overhead-sd15-r{r}-{arm}", arm == "rocmate")
+                if got is None:
+                    return 1
+                times, split = got
+            medians[arm].append(statistics.median(times))
+            images[arm].extend(times)
+        p = medians["plain"][-1]
+        cells = [f"{a} {medians[a][-1]:.4f}"
+                 + ("" if a == "plain" else f" ({medians[a][-1] / p - 1:+.1%})") for a in arms]
+        parts = " + ".join(f"{k} {v:.4f}" for k, v in split.items())
+        print(f"round {r}: {', '.join(cells)} s/image; rocmate's split: {parts}", flush=True)
     # Medians over rounds: at batch 1 the H200 is CPU-bound and single rounds swing by 20 %+.
-    p, o = statistics.median(plain), statistics.median(ours)
-    row = {"plain_s_per_image": p, "rocmate_s_per_image": o, "ratio": o / p,
-           "within_3pct": abs(o / p - 1) <= 0.03, "plain_rounds": plain, "rocmate_rounds": ours,
-           **{f"rocmate_{k}": statistics.median(v) for k, v in split.items()}}
-    print(f"RESULT sd15: plain {p:.4f} s/image, rocmate {o:.4f} s/image ({o / p - 1:+.2%}) -> "
-          f"{'OK' if row['within_3pct'] else 'OVER 3%'}", flush=True)
+    p = statistics.median(medians["plain"])
+    row: dict[str, object] = {"plain_s_per_image": p, "rounds": medians, "images": images,
+                              "settings": vars(args) | {"out": str(args.out)}}
+    ok = True
+    for arm in arms[1:]:
+        o = statistics.median(medians[arm])
+        paired = statistics.median(a / b for a, b in zip(medians[arm], medians["plain"],
+                                                          strict=True))
+        pooled = statistics.median(images[arm]) / statistics.median(images["plain"])
+        within = abs(o / p - 1) <= 0.03
+        ok = ok and (within or arm != "rocmate")
+        row[arm] = {"s_per_image": o, "ratio": o / p, "median_round_ratio": paired,
+                    "pooled_image_ratio": pooled, "within_3pct": within}
+        print(f"RESULT sd15 {arm}: plain {p:.4f} s/image, {arm} {o:.4f} s/image "
+              f"({o / p - 1:+.2%}) -> {'OK' if within else 'OVER 3%'}; median of the "
+              f"per-round ratios {paired - 1:+.2%}, of all images {pooled - 1:+.2%}", flush=True)
     dump([row], args.out / "overhead-sd15.json" if args.out else None)
-    return 0 if row["within_3pct"] else 1
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

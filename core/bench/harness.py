@@ -99,7 +99,8 @@ class Harness:
         self.options = options
         self.started = time.perf_counter()
 
-    def _timed_step(self, fn: StepFn) -> tuple[float, dict[str, float]]:
+    def timed_step(self, fn: StepFn) -> tuple[float, dict[str, float]]:
+        """One step: its seconds up to the device synchronisation after it, and its figures."""
         t0 = time.perf_counter()
         extra = fn() or {}
         self.device.sync()
@@ -147,7 +148,7 @@ class Harness:
                     len(times) >= 2 and elapsed >= w.max_warmup_s
                 ):
                     break
-            dt, extra = self._timed_step(w.step)
+            dt, extra = self.timed_step(w.step)
             times.append(dt)
             self._emit_step(w, "warmup", len(times) - 1, dt, extra)
         return {
@@ -175,7 +176,7 @@ class Harness:
                 n >= w.min_steps and time.perf_counter() - t_start >= seconds
             ):
                 break
-            dt, extra = self._timed_step(w.step)
+            dt, extra = self.timed_step(w.step)
             times.append(dt)
             for k, v in extra.items():
                 if isinstance(v, (int, float)):

@@ -23,6 +23,7 @@ import json
 import os
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -270,6 +271,30 @@ class PipelineTimer:
         self._hook.remove()
 
 
+def image_step(pipe: Any, timer: PipelineTimer, prompt: str | list[str], resolution: int,
+               steps: int, sync: Callable[[], None]) -> Callable[[], dict[str, float]]:
+    """The timed step: one plain pipeline call (an image, or a batch), output as a numpy array
+    on the host, and its text encoder / UNet loop / VAE split from the timer's marks."""
+
+    def step() -> dict[str, float]:
+        marks = timer.start()
+        pipe(prompt, height=resolution, width=resolution, num_inference_steps=steps,
+             guidance_scale=GUIDANCE, output_type="np",
+             callback_on_step_end=timer.on_step_end, callback_on_step_end_tensor_inputs=[])
+        marks.mark("end")
+        sync()  # the image's final synchronisation; the events are read after it
+        missing = [m for m in MARKS if m not in marks.marks]
+        if missing:
+            raise RuntimeError(f"sd15-infer: the pipeline call left no {missing} mark")
+        text_s = marks.seconds("start", "text_encoded")
+        unet_s = marks.seconds("text_encoded", "denoised")
+        vae_s = marks.seconds("denoised", "end")
+        return {"unet_it_s": steps / unet_s if unet_s > 0 else 0.0, "text_encoder_s": text_s,
+                "unet_loop_s": unet_s, "vae_decode_s": vae_s}
+
+    return step
+
+
 def run(h: Harness, opts: Options) -> dict[str, Any]:
     dev = h.device.torch_device
     dtype = {"fp32": torch.float32, "amp-fp16": torch.float16, "amp-bf16": torch.bfloat16}[
@@ -302,23 +327,7 @@ def run(h: Harness, opts: Options) -> dict[str, Any]:
     timer = PipelineTimer(pipe, h.device.is_gpu)
     prompt: str | list[str] = PROMPT if bs == 1 else [PROMPT] * bs
 
-    def step() -> dict[str, float]:
-        """One image (batch): the plain pipeline call, output as a numpy array on the host."""
-        marks = timer.start()
-        pipe(prompt, height=c.resolution, width=c.resolution, num_inference_steps=steps,
-             guidance_scale=GUIDANCE, output_type="np",
-             callback_on_step_end=timer.on_step_end, callback_on_step_end_tensor_inputs=[])
-        marks.mark("end")
-        h.device.sync()  # the image's final synchronisation; the events are read after it
-        missing = [m for m in MARKS if m not in marks.marks]
-        if missing:
-            raise RuntimeError(f"sd15-infer: the pipeline call left no {missing} mark")
-        text_s = marks.seconds("start", "text_encoded")
-        unet_s = marks.seconds("text_encoded", "denoised")
-        vae_s = marks.seconds("denoised", "end")
-        return {"unet_it_s": steps / unet_s if unet_s > 0 else 0.0, "text_encoder_s": text_s,
-                "unet_loop_s": unet_s, "vae_decode_s": vae_s}
-
+    step = image_step(pipe, timer, prompt, c.resolution, steps, h.device.sync)
     w = Workload(step=step, items=bs, unit="images/s", min_warmup_steps=2,
                  max_warmup_steps=8 if opts.tiny else 15, min_steps=5)
     try:
