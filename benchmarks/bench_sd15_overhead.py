@@ -7,8 +7,8 @@ The suite times that same pipeline call (its split comes from a text-encoder for
 run-to-run spread; the rocmate rounds' text encoder / UNet loop / VAE split is printed as well.
 
     python benchmarks/bench_sd15_overhead.py --python python3 --out OUT_DIR
-    python benchmarks/bench_sd15_overhead.py --python python3 --in-process-blocks 8 --rounds 4 \
-        --arms plain,rocmate,rocmate-no-telemetry --out OUT_DIR
+    python benchmarks/bench_sd15_overhead.py --python python3 --in-process-blocks 8 --rounds 3 \
+        --arms plain,plain-like-worker,rocmate,rocmate-no-telemetry --out OUT_DIR
     python benchmarks/bench_sd15_overhead.py --device cpu --tiny --python python3 --rounds 3
 """
 
@@ -18,6 +18,7 @@ import argparse
 import gc
 import io
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -40,6 +41,7 @@ from core.bench.harness import Harness, Options, Workload
 from core.bench.protocol import Emitter
 from core.bench.runner import WorkerOptions
 from core.bench.suites import sd15 as cfg
+from core.system import clean_env
 
 SPLIT = ("text_encoder_s", "unet_loop_s", "vae_decode_s")
 
@@ -82,13 +84,20 @@ def plain_pipeline(device: str, tiny: bool, images: int, warmup: int, steps: int
     return [one() for _ in range(images)]
 
 
-def plain_round(args: argparse.Namespace) -> list[float]:
+def plain_round(args: argparse.Namespace, like_worker: bool = False) -> list[float]:
     """One plain round in a fresh process (this script with ``--plain-once``): both sides then
-    start from a new interpreter and a new device context, and free their memory on exit."""
-    argv = [sys.executable, __file__, "--plain-once", "--device", args.device,
-            "--images", str(args.images), "--warmup", str(args.warmup),
+    start from a new interpreter and a new device context, and free their memory on exit.
+    ``like_worker`` starts it the way rocmate's runner starts its worker: ``-E -B -u``, its own
+    session, a temporary working folder and ``clean_env()``."""
+    flags = ["-E", "-B", "-u"] if like_worker else []
+    argv = [sys.executable, *flags, os.path.abspath(__file__), "--plain-once",
+            "--device", args.device, "--images", str(args.images), "--warmup", str(args.warmup),
             "--inference-steps", str(args.inference_steps)] + (["--tiny"] if args.tiny else [])
-    done = subprocess.run(argv, stdout=subprocess.PIPE, text=True, check=True)
+    with tempfile.TemporaryDirectory() as cwd:
+        done = subprocess.run(argv, stdout=subprocess.PIPE, text=True, check=True,
+                              cwd=cwd if like_worker else None,
+                              env=clean_env() if like_worker else None,
+                              start_new_session=like_worker)
     return [float(t) for t in json.loads(done.stdout.strip().splitlines()[-1])]
 
 
@@ -106,7 +115,7 @@ def rocmate_round(args: argparse.Namespace, name: str, telemetry: bool
     return times, {k: run.result.figures[k].median for k in SPLIT}
 
 
-ARMS = ("plain", "rocmate", "rocmate-no-telemetry")
+ARMS = ("plain", "plain-like-worker", "rocmate", "rocmate-no-telemetry")
 
 
 def in_process(args: argparse.Namespace, blocks: int, per_block: int = 5) -> dict[str, object]:
@@ -176,8 +185,9 @@ def main() -> int:
     ap.add_argument("--inference-steps", type=int, default=20)
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--arms", default="plain,rocmate",
-                    help=f"comma-separated, from {', '.join(ARMS)} (the last one tells whether "
-                         "the parent's telemetry sampling changes the result)")
+                    help=f"comma-separated, from {', '.join(ARMS)}: plain-like-worker starts the "
+                         "plain process as the runner starts its worker; rocmate-no-telemetry runs "
+                         "rocmate without the parent's sampling")
     ap.add_argument("--in-process-blocks", type=int, default=0,
                     help="first compare in one process: N alternating blocks of 5 images")
     ap.add_argument("--out", type=Path)
@@ -190,6 +200,8 @@ def main() -> int:
     arms = args.arms.split(",")
     if "plain" not in arms or not set(arms) <= set(ARMS):
         ap.error(f"--arms: 'plain' and any of {', '.join(ARMS[1:])}")
+    if args.rounds and not args.tiny and not args.device.startswith("cuda"):
+        ap.error("--device cpu needs --tiny")
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
     if args.in_process_blocks:
@@ -207,8 +219,8 @@ def main() -> int:
         order = arms[r % len(arms):] + arms[:r % len(arms)]
         split: dict[str, float] = {}
         for arm in order:
-            if arm == "plain":
-                times = plain_round(args)
+            if arm.startswith("plain"):
+                times = plain_round(args, like_worker=arm == "plain-like-worker")
             else:
                 got = rocmate_round(args, f"overhead-sd15-r{r}-{arm}", arm == "rocmate")
                 if got is None:
@@ -226,7 +238,7 @@ def main() -> int:
     row: dict[str, object] = {"plain_s_per_image": p, "rounds": medians, "images": images,
                               "settings": vars(args) | {"out": str(args.out)}}
     ok = True
-    for arm in arms[1:]:
+    for arm in [a for a in arms if a != "plain"]:
         o = statistics.median(medians[arm])
         paired = statistics.median(a / b for a, b in zip(medians[arm], medians["plain"],
                                                           strict=True))
