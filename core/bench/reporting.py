@@ -13,8 +13,16 @@ from core.bench.peaks import reference
 from core.bench.runner import RunOutcome
 from core.bench.telemetry import energy
 from core.knowledge.base import Knowledge
+from core.probe.driver import (
+    amdgpu_dkms_version,
+    amdgpu_loaded,
+    nvidia_loaded,
+    nvidia_version,
+    version_text,
+)
 from core.report.model import (
     DeviceInfo,
+    Driver,
     Energy,
     ErrorInfo,
     Figure,
@@ -36,6 +44,9 @@ _STEP_KEYS = {"event", "phase", "index", "seconds", "items", "throughput", "unit
               "part"}
 _ITEM_UNITS = {"images/s": "image", "tokens/s": "token"}
 _DOCTOR_GPU_KEYS = ("vendor", "pci_id", "name", "gfx", "vram_bytes", "integrated")
+_PCI_DEVICES = "/sys/bus/pci/devices"
+_BACKEND_DRIVERS = {"hip": "amdgpu", "cuda": "nvidia"}
+_VENDOR_DRIVERS = {"amd": "amdgpu", "nvidia": "nvidia"}
 
 
 def _figure(d: dict[str, Any]) -> Figure:
@@ -130,14 +141,63 @@ def suite_run(out: RunOutcome, kb: Knowledge | None = None, home: str | None = N
     return run
 
 
-def software(hello: dict[str, Any] | None) -> Software:
+def software(hello: dict[str, Any] | None, driver: Driver | None = None) -> Software:
+    """The worker's versions (its hello), plus the GPU kernel driver read on the parent side."""
     h = hello or {}
     hip = h.get("hip")
     packages = {k: str(h[k]) for k in ("torchvision", "diffusers", "transformers", "cudnn")
                 if h.get(k) is not None}
     return Software(python=h.get("python"), torch=h.get("torch"), hip=hip, cuda=h.get("cuda"),
                     rocm=".".join(str(hip).split(".")[:2]) if hip else None,
-                    packages=packages, env=dict(h.get("env") or {}))
+                    packages=packages, env=dict(h.get("env") or {}), driver=driver)
+
+
+def gpu_driver(system: System, hello: dict[str, Any] | None, facts: Machine) -> Driver | None:
+    """The kernel driver of the GPU the run used (else of the machine's first AMD or NVIDIA GPU):
+    amdgpu from DKMS or the kernel's own, or NVIDIA's; None when there is none or it cannot be
+    read. Files only, no command; a failure is logged, never raised."""
+    try:
+        name = _driver_name(system, hello or {}, facts)
+        kernel = str(facts.platform.get("kernel") or "") or None
+        if name == "amdgpu":
+            return _amdgpu_driver(system, kernel)
+        if name == "nvidia":
+            return _nvidia_driver(system, kernel)
+    except Exception as exc:  # a report without the driver beats no report
+        log.warning("GPU driver facts unavailable: %s", exc)
+    return None
+
+
+def _driver_name(system: System, hello: dict[str, Any], facts: Machine) -> str | None:
+    """amdgpu or nvidia: the driver bound to the run's PCI device, else the one its backend
+    (hip, cuda) needs, else the first AMD or NVIDIA GPU's."""
+    bus = hello.get("pci_bus_id")
+    if isinstance(bus, str) and bus:
+        link = system.readlink(f"{_PCI_DEVICES}/{bus.lower()}/driver") or ""
+        bound = link.rstrip("/").rsplit("/", 1)[-1]
+        if bound in _VENDOR_DRIVERS.values():
+            return bound
+    by_backend = _BACKEND_DRIVERS.get(str(hello.get("backend")))
+    if by_backend:
+        return by_backend
+    return next((_VENDOR_DRIVERS[v] for g in facts.gpus
+                 if (v := str(g.get("vendor"))) in _VENDOR_DRIVERS), None)
+
+
+def _amdgpu_driver(system: System, kernel: str | None) -> Driver | None:
+    """amdgpu: DKMS-built when /sys/module/amdgpu/version exists, else the kernel's own."""
+    if not amdgpu_loaded(system):
+        return None
+    dkms = amdgpu_dkms_version(system)
+    return Driver(name="amdgpu", version=version_text(dkms) if dkms else None,
+                  source="dkms" if dkms else "in-tree", kernel=kernel)
+
+
+def _nvidia_driver(system: System, kernel: str | None) -> Driver | None:
+    """NVIDIA's module and its version, when it is loaded."""
+    if not nvidia_loaded(system):
+        return None
+    return Driver(name="nvidia", version=nvidia_version(system), source="nvidia", kernel=kernel)
 
 
 def machine(system: System) -> Machine:
@@ -170,10 +230,11 @@ def build_report(outcomes: list[RunOutcome], system: System,
         home: str | None = system.user().home
     except Exception:
         home = None
+    facts = machine_facts or machine(system)
     return Report(
         tool_version=__version__,
         created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        machine=machine_facts or machine(system),
-        software=software(hello),
+        machine=facts,
+        software=software(hello, gpu_driver(system, hello, facts)),
         runs=[suite_run(o, kb, home) for o in outcomes],
     )

@@ -1,13 +1,28 @@
-"""Kernel-driver readiness: amdgpu loaded, kernels and headers, DKMS leftovers, Secure Boot."""
+"""Kernel-driver readiness: amdgpu loaded, kernels and headers, DKMS leftovers, Secure Boot.
+
+Also the loaded GPU driver's version (amdgpu's DKMS version, NVIDIA's module version), read from
+files only, for the benchmark report (core.bench.reporting).
+"""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from core.probe.parse.oslike import parse_mokutil_sb_state, parse_secure_boot_efivar
 from core.system import System
 
 SECURE_BOOT_VAR = "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c"
+AMDGPU_MODULE = "/sys/module/amdgpu"
+NVIDIA_MODULE = "/sys/module/nvidia"
+NVIDIA_PROC_VERSION = "/proc/driver/nvidia/version"
+
+# A module version as the kernel shows it ("6.10.5", "580.159.03"); anything else is not kept.
+_VERSION = re.compile(r"[0-9][0-9A-Za-z.+~_-]{0,63}")
+# "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.03  Wed ...", also "... Open Kernel
+# Module for x86_64  ..." of the open modules.
+_NVRM = re.compile(r"^NVRM version:.*?Kernel Module(?: for \S+)?\s+([0-9][0-9.]*[0-9])\b",
+                   re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -44,11 +59,10 @@ class DriverFacts:
 
 
 def probe_driver(system: System, wsl: int | None) -> DriverFacts:
-    version = (system.read_text("/sys/module/amdgpu/version") or "").strip() or None
     uefi = system.is_dir("/sys/firmware/efi")
     return DriverFacts(
-        amdgpu_loaded=system.is_dir("/sys/module/amdgpu"),
-        amdgpu_dkms_version=version,
+        amdgpu_loaded=amdgpu_loaded(system),
+        amdgpu_dkms_version=amdgpu_dkms_version(system),
         kernels=tuple(_kernels(system)) if not wsl else (),
         dkms_trees=tuple(_entries(system, "/var/lib/dkms/amdgpu", lambda n: n[:1].isdigit())),
         crash_files=tuple(
@@ -58,6 +72,37 @@ def probe_driver(system: System, wsl: int | None) -> DriverFacts:
         uefi=uefi,
         secure_boot=_secure_boot(system) if uefi else False,
     )
+
+
+def amdgpu_loaded(system: System) -> bool:
+    """Whether the amdgpu module is loaded (or built into the kernel)."""
+    return system.is_dir(AMDGPU_MODULE)
+
+
+def amdgpu_dkms_version(system: System) -> str | None:
+    """The version of a DKMS-built amdgpu; None for the kernel's own driver (no version file)."""
+    return (system.read_text(f"{AMDGPU_MODULE}/version") or "").strip() or None
+
+
+def nvidia_loaded(system: System) -> bool:
+    """Whether NVIDIA's kernel module is loaded."""
+    return system.is_dir(NVIDIA_MODULE) or system.exists(NVIDIA_PROC_VERSION)
+
+
+def nvidia_version(system: System) -> str | None:
+    """The loaded NVIDIA module's version ("580.159.03"): /sys/module/nvidia/version, else the
+    NVRM line of /proc/driver/nvidia/version; None when neither says."""
+    version = version_text(system.read_text(f"{NVIDIA_MODULE}/version", limit=256) or "")
+    if version:
+        return version
+    m = _NVRM.search(system.read_text(NVIDIA_PROC_VERSION, limit=4096) or "")
+    return m.group(1) if m else None
+
+
+def version_text(text: str) -> str | None:
+    """``text`` when it is a plain version string, else None (a report keeps nothing else)."""
+    text = text.strip()
+    return text if _VERSION.fullmatch(text) else None
 
 
 def _kernels(system: System) -> list[KernelInfo]:

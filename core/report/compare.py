@@ -148,7 +148,8 @@ def _software(a: Report, b: Report) -> list[Difference]:
     def view(r: Report) -> dict[str, Any]:
         s = r.software
         v: dict[str, Any] = {"python": s.python, "torch": s.torch, "hip": s.hip, "cuda": s.cuda,
-                             "rocm": s.rocm, "rocmate": r.tool_version}
+                             "rocm": s.rocm, "driver": fmt.driver_text(s.driver),
+                             "rocmate": r.tool_version}
         v.update({f"packages.{k}": x for k, x in s.packages.items()})
         v.update({f"env.{k}": x for k, x in s.env.items()})
         return v

@@ -11,7 +11,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from core.report.model import Figure, Report, SuiteRun
+from core.report.model import Driver, Figure, Report, SuiteRun
 
 SUITE_TITLES = {
     "resnet50-train": "ResNet-50 training",
@@ -164,10 +164,25 @@ def measure_text(run: SuiteRun) -> str:
     return f"{m.steps} steps in {seconds(m.seconds)}, {m.items:,} items"
 
 
+def driver_text(d: Driver | None) -> str | None:
+    """``amdgpu 6.10.5 (DKMS)``, ``amdgpu in-tree (kernel 6.8.0-45-generic)``, ``nvidia
+    580.159.03``; None when the report has no driver."""
+    if d is None:
+        return None
+    if d.source == "in-tree":  # the kernel's own driver: its version is the kernel's
+        version = f" {d.version}" if d.version else ""
+        kernel = f" (kernel {d.kernel})" if d.kernel else ""
+        return f"{d.name}{version} in-tree{kernel}"
+    text = f"{d.name} {d.version or '(version unknown)'}"
+    if d.source == "dkms":
+        return f"{text} (DKMS)"
+    return text if d.source in (None, d.name) else f"{text} ({d.source})"
+
+
 def software_items(report: Report) -> list[tuple[str, str]]:
     s = report.software
     items = [("Python", s.python), ("PyTorch", s.torch), ("HIP", s.hip), ("CUDA", s.cuda),
-             ("ROCm", s.rocm)]
+             ("ROCm", s.rocm), ("GPU driver", driver_text(s.driver))]
     out = [(k, v) for k, v in items if v]
     out += [(k, v) for k, v in s.packages.items()]
     return out

@@ -109,7 +109,7 @@ def _footer_line(report: Report) -> str:
         bits += fmt.settings_flags(run.settings)
         bits.append(fmt.device_label(run))
     bits += [f"{k} {v}" for k, v in fmt.software_items(report)
-             if k in ("PyTorch", "ROCm", "HIP", "CUDA")]
+             if k in ("PyTorch", "ROCm", "HIP", "CUDA", "GPU driver")]
     bits.append(fmt.platform_text(report))
     bits.append(f"rocmate {report.tool_version}, {fmt.when(report.created)}")
     return " · ".join(md(b) for b in bits)

@@ -160,6 +160,16 @@ class Machine:
 
 
 @dataclass
+class Driver:
+    """The GPU kernel driver of the machine's run device (absent from older reports)."""
+
+    name: str  # amdgpu | nvidia
+    version: str | None = None  # "6.10.5" (amdgpu-dkms), "580.159.03"; None for in-tree amdgpu
+    source: str | None = None  # dkms | in-tree | nvidia (NVIDIA's own module)
+    kernel: str | None = None  # the kernel release it runs under, "6.8.0-45-generic"
+
+
+@dataclass
 class Software:
     python: str | None = None
     torch: str | None = None
@@ -168,6 +178,7 @@ class Software:
     rocm: str | None = None
     packages: dict[str, str] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
+    driver: Driver | None = None  # written only when known: older reports stay byte-identical
 
 
 @dataclass
@@ -186,6 +197,8 @@ class Report:
 
 def to_dict(report: Report) -> dict[str, Any]:
     d = asdict(report)
+    if d["software"].get("driver") is None:  # an optional 1.x addition: absent, not null
+        d["software"].pop("driver", None)
     return {"schema": d.pop("schema"), **d}
 
 
@@ -318,6 +331,11 @@ def _result(r: _R) -> SuiteResult:
     return res
 
 
+def _driver(r: _R) -> Driver:
+    return Driver(name=r.text("name"), version=r.otext("version"), source=r.otext("source"),
+                  kernel=r.otext("kernel"))
+
+
 def _step(r: _R) -> Step:
     return Step(phase=r.text("phase"), index=r.integer("index"), seconds=r.num("seconds"),
                 items=r.integer("items"), t=r.onum("t"), part=r.otext("part"),
@@ -405,7 +423,8 @@ def from_dict(data: Any) -> Report:
             g for g in m.seq("gpus") if isinstance(g, dict)]),
         software=Software(python=s.otext("python"), torch=s.otext("torch"), hip=s.otext("hip"),
                           cuda=s.otext("cuda"), rocm=s.otext("rocm"),
-                          packages=s.str_map("packages"), env=s.str_map("env")),
+                          packages=s.str_map("packages"), env=s.str_map("env"),
+                          driver=s.osub("driver", _driver)),
         runs=r.items("runs", _run),
         schema=SCHEMA,
     )

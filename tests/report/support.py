@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
-from core.report.model import ErrorInfo, Report, from_json
+from core.report.model import Driver, ErrorInfo, Report, from_json
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "reports"
@@ -46,6 +46,9 @@ def seeded(base: Path = H200) -> Report:
         "MIOPEN_USER_DB_PATH": f"{HOME}/.config/miopen",
         "HIP_VISIBLE_DEVICES": "0", "SSH_CONNECTION": "192.0.2.7 51234 192.0.2.8 22"})
     report.software.packages["torch-wheel"] = f"file://{HOME}/wheels/torch-2.4.1.whl"
+    # a kernel built on the host and named after it (make LOCALVERSION=-<host>)
+    report.software.driver = Driver(name="nvidia", version="580.159.03", source="nvidia",
+                                    kernel=f"6.8.0-45-{HOST}")
     run = report.runs[0]
     run.settings["model"] = f"{HOME}/models/sd15.safetensors"
     run.settings["note"] = f"started by {USER}@{HOST}:~$ rocmate bench (mail {EMAIL})"
