@@ -24,21 +24,37 @@ with strict argument schemas (core/install/_helper_validate.py), and then:
   It stops at the first failure; every file the run wrote is then removed again (or its old
   content put back). A second run of the same plan changes nothing ("unchanged" steps).
 
-Exit codes: 0 done, 1 a step failed (rolled back) or the run was cancelled, 2 refused,
-3 not root or bad command line. Never 126/127, which pkexec uses for "dismissed" and "not
-authorised". Children run from argv lists with a fixed PATH, ``LC_ALL=C.UTF-8``,
-``DEBIAN_FRONTEND=noninteractive``, stdin closed and a timeout; never through a shell.
+  One run at a time: before the first step the helper takes an exclusive, non-blocking lock on
+  ``/run/rocmate-helper.lock`` (core/install/_helper_lock.py). While another run holds it, the
+  only event is ``{"event": "done", "ok": false, "error": "another rocmate set-up is running
+  (pid N); wait for it to finish, then try again"}`` and nothing runs.
+
+  apt's own lock: ``apt-get install``/``purge`` wait up to ``APT_LOCK_WAIT_S`` seconds for dpkg's
+  lock (``-o DPkg::Lock::Timeout``) while another package manager (unattended-upgrades, apt in
+  a terminal) holds it; apt prints "Waiting for cache lock" lines meanwhile. ``apt-get update``
+  does not honour that option (its lock on /var/lib/apt/lists is taken without waiting), so the
+  helper runs it again every few seconds, within the same bound, while that lock is held. When
+  the wait runs out, the error names the lock and the process holding it, as apt reported it.
+
+Exit codes: 0 done, 1 a step failed (rolled back), the run was cancelled, or another run holds
+the single-run lock (or it cannot be taken safely; nothing ran), 2 refused, 3 not root or bad
+command line. Never 126/127, which pkexec uses for "dismissed" and "not authorised". Children
+run from argv lists with a fixed PATH, ``LC_ALL=C.UTF-8``, ``DEBIAN_FRONTEND=noninteractive``,
+stdin closed and a timeout; never through a shell.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import sys
 import tempfile
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from types import FrameType
 from typing import IO, Any
 
@@ -51,6 +67,7 @@ from core.install._helper_exec import (
     run_child,
 )
 from core.install._helper_files import FileFailed, Transaction
+from core.install._helper_lock import LockBusy, LockFailed, RunLock, take_lock
 from core.install._helper_target import Policy, Target, load_policy
 from core.install._helper_validate import (
     MAX_INPUT_BYTES,
@@ -66,7 +83,20 @@ from core.install._helper_validate import (
     check_input,
 )
 
-__all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_REFUSED", "EXIT_USAGE", "check", "main", "run_plan"]
+__all__ = [
+    "APT_LOCK_WAIT_S",
+    "EXIT_FAILED",
+    "EXIT_OK",
+    "EXIT_REFUSED",
+    "EXIT_USAGE",
+    "AptLock",
+    "apt_lock",
+    "apt_packages_argv",
+    "apt_update_argv",
+    "check",
+    "main",
+    "run_plan",
+]
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -82,11 +112,17 @@ TIMEOUTS = {
     "usermod": 60.0,
     "gpg": 60.0,
 }
+APT_LOCK_WAIT_S = 120
+"""How long apt waits for another package manager's lock: apt-daily's update and a short
+unattended-upgrades run finish well within it, while a user watching the progress is not left
+in front of a silent prompt for long; a longer run ends in a message naming the holder."""
+APT_LOCK_RETRY_S = 3.0
 APT_OPTIONS = [
     "-o", "APT::Status-Fd={status_fd}",
     "-o", "APT::Color=0",
     "-o", "Dpkg::Progress-Fancy=0",
     "-o", "Dpkg::Use-Pty=0",
+    "-o", f"DPkg::Lock::Timeout={APT_LOCK_WAIT_S}",
 ]
 DPKG_OPTIONS = [
     "-o", "Dpkg::Options::=--force-confdef",
@@ -95,6 +131,17 @@ DPKG_OPTIONS = [
 NOTHING_TO_DO = "0 upgraded, 0 newly installed, 0 to remove"
 APT_BAD = ("GPG error", "Failed to fetch", "is not signed", "NO_PUBKEY", "EXPKEYSIG", "BADSIG",
            "does not have a Release file", "Hash Sum mismatch")
+APT_LOCK_FAILED = (
+    "E: Could not get lock ",
+    "E: Unable to acquire the dpkg frontend lock",
+    "E: Unable to lock the administration directory",
+    "E: Unable to lock directory ",
+)
+APT_LOCK_HOLDER_RE = re.compile(
+    r"Could not get lock (?P<path>/\S+?)\.? It is held by process (?P<pid>\d+)"
+    r"(?: \((?P<name>[^)\n]{1,32})\))?"
+)
+APT_LOCK_PATH_RE = re.compile(r"/[^\s(),?]+")
 CANCEL_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
 Emit = Callable[[dict[str, Any]], None]
@@ -169,6 +216,44 @@ def _apt_failure(result: ChildResult, uris: tuple[str, ...]) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class AptLock:
+    """apt stopped because another program held one of its locks, as apt reported it."""
+
+    path: str | None
+    pid: int | None = None
+    name: str | None = None
+
+    def describe(self) -> str:
+        """Who holds which lock: "process 1234 (unattended-upgr) holds /var/lib/dpkg/lock"."""
+        what = self.path or "apt's lock"
+        if self.pid is None:
+            return f"{what} is held"
+        return f"process {self.pid}" + (f" ({self.name})" if self.name else "") + f" holds {what}"
+
+    def message(self, waited_s: int | None) -> str:
+        """The failure in words; ``waited_s`` is how long apt waited (None: it did not)."""
+        waited = f" and did not finish within {waited_s} s" if waited_s else ""
+        return (f"another package manager is running ({self.describe()}){waited}; "
+                "wait for it to finish, then try again")
+
+
+def apt_lock(result: ChildResult) -> AptLock | None:
+    """The lock apt could not get, when that is why it failed (None: it failed otherwise)."""
+    if result.code == 0 or result.timed_out:
+        return None
+    failed = [line for line in result.all_lines if line.startswith(APT_LOCK_FAILED)]
+    if not failed:
+        return None
+    held = [m for line in result.all_lines if (m := APT_LOCK_HOLDER_RE.search(line))]
+    if held:  # "E: Could not get lock ..." or, after a wait, apt's "Waiting for cache lock: ..."
+        name = held[-1]["name"]
+        shown = "".join(c if c.isprintable() else "?" for c in name) if name else None
+        return AptLock(held[-1]["path"], int(held[-1]["pid"]), shown)
+    path = APT_LOCK_PATH_RE.search(failed[0])
+    return AptLock(path.group(0).rstrip(".") if path else None)
+
+
 def _last_words(result: ChildResult) -> str:
     """A short reason for a failed child: its exit code and its most telling line."""
     if result.timed_out:
@@ -188,9 +273,31 @@ def _run(argv: list[str], action: Action, emit: Emit, status_fd: bool = False) -
     return run_child([program, *argv[1:]], action.step_id, emit, timeout, status_fd=status_fd)
 
 
+def apt_update_argv() -> list[str]:
+    """The argv of the apt-update verb (its program found in the fixed PATH later)."""
+    return ["apt-get", *APT_OPTIONS, "update"]
+
+
+def apt_packages_argv(action: AptPackages) -> list[str]:
+    """The argv of the apt-install and apt-purge verbs."""
+    command = "purge" if action.purge else "install"
+    flags = ["-y"] + (["--no-install-recommends"] if action.no_recommends else [])
+    return ["apt-get", *APT_OPTIONS, *DPKG_OPTIONS, command, *flags, "--", *action.packages]
+
+
 def _apt_update(action: AptUpdate, plan: CheckedPlan, emit: Emit) -> str:
-    """apt-get update; a complaint about one of the plan's repositories fails the step."""
-    result = _run(["apt-get", *APT_OPTIONS, "update"], action, emit, status_fd=True)
+    """apt-get update, again every few seconds while another program holds apt's lock on the
+    lists (up to APT_LOCK_WAIT_S); a complaint about one of the plan's repositories fails it."""
+    deadline = time.monotonic() + APT_LOCK_WAIT_S
+    result = _run(apt_update_argv(), action, emit, status_fd=True)
+    while (lock := apt_lock(result)) and time.monotonic() + APT_LOCK_RETRY_S < deadline:
+        emit({"event": "output", "id": action.step_id,
+              "line": f"Waiting for apt's lock: {lock.describe()}; "
+                      f"trying again in {APT_LOCK_RETRY_S:g} s"})
+        time.sleep(APT_LOCK_RETRY_S)  # a lock failure happens before apt changes anything
+        result = _run(apt_update_argv(), action, emit, status_fd=True)
+    if lock is not None:
+        raise StepFailed(f"apt-get update failed: {lock.message(APT_LOCK_WAIT_S)}")
     problem = _apt_failure(result, plan.source_uris)
     if problem:
         raise StepFailed(f"apt-get update failed: {problem}")
@@ -200,11 +307,11 @@ def _apt_update(action: AptUpdate, plan: CheckedPlan, emit: Emit) -> str:
 def _apt_packages(action: AptPackages, emit: Emit) -> str:
     """apt-get install/purge; "unchanged" when apt had nothing to do."""
     command = "purge" if action.purge else "install"
-    flags = ["-y"] + (["--no-install-recommends"] if action.no_recommends else [])
-    argv = ["apt-get", *APT_OPTIONS, *DPKG_OPTIONS, command, *flags, "--", *action.packages]
-    result = _run(argv, action, emit, status_fd=True)
+    result = _run(apt_packages_argv(action), action, emit, status_fd=True)
     if result.code != 0:
-        raise StepFailed(f"apt-get {command} failed: {_last_words(result)}")
+        lock = apt_lock(result)
+        reason = lock.message(APT_LOCK_WAIT_S) if lock else _last_words(result)
+        raise StepFailed(f"apt-get {command} failed: {reason}")
     if any(line.startswith(NOTHING_TO_DO) for line in result.all_lines):
         return "unchanged"
     return "done"
@@ -232,7 +339,9 @@ def _amdgpu_install(action: AmdgpuInstall, emit: Emit) -> str:
         argv.append("--no-dkms")
     result = _run(argv, action, emit)
     if result.code != 0:
-        raise StepFailed(f"amdgpu-install failed: {_last_words(result)}")
+        lock = apt_lock(result)  # its apt-get does not wait for the lock
+        reason = lock.message(None) if lock else _last_words(result)
+        raise StepFailed(f"amdgpu-install failed: {reason}")
     return "done"
 
 
@@ -317,13 +426,39 @@ def _fail(action: Action | None, error: str, tx: Transaction, emit: Emit) -> int
     return EXIT_FAILED
 
 
+def _lock(target: Target, emit: Emit) -> RunLock | None:
+    """Take the single-run lock; None, after the final event, when another run holds it or it
+    cannot be taken safely (nothing has run then)."""
+    try:
+        return take_lock(target)
+    except LockBusy as exc:
+        error = str(exc)
+    except LockFailed as exc:
+        error = f"cannot take the single-run lock: {exc}"
+    except Cancelled:
+        error = "cancelled"
+    emit({"event": "done", "ok": False, "error": error})
+    return None
+
+
 def run_plan(plan: CheckedPlan, emit: Emit, target: Target | None = None) -> int:
-    """Carry out a checked plan in order; stop and roll back at the first failure."""
+    """Carry out a checked plan in order, one run at a time (the single-run lock of ``target``);
+    stop and roll back at the first failure."""
     target = target or Target()
     commands = [a for a in plan.actions if not isinstance(a, WriteFile | HsaSwap)]
     if target.root != "/" and commands:
         raise ValueError("commands run only against the real root")
-    tx = Transaction(target)
+    lock = _lock(target, emit)
+    if lock is None:
+        return EXIT_FAILED
+    try:
+        return _run_steps(plan, emit, Transaction(target))
+    finally:
+        lock.release()
+
+
+def _run_steps(plan: CheckedPlan, emit: Emit, tx: Transaction) -> int:
+    """The steps of a locked run, with the events; a failure rolls back ``tx``."""
     current: Action | None = None
     try:
         emit({"event": "plan",

@@ -13,7 +13,8 @@ The helper (core/install/helper.py) is the only code that runs as root; nothing 
 
 pkexec exits 126 when the user dismissed the password prompt and 127 when the user is not
 authorised (or no polkit agent is running); :func:`explain_exit` says so in words. The helper
-itself exits 0 (done), 1 (a step failed, rolled back), 2 (refused) or 3 (not root / usage).
+itself exits 0 (done), 1 (a step failed, rolled back; or another run holds its single-run lock,
+nothing ran), 2 (refused) or 3 (not root / usage).
 """
 
 from __future__ import annotations

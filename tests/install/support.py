@@ -178,9 +178,10 @@ def write_accounts(root: Path) -> None:
 
 
 def add_fixtures(root: Path) -> None:
-    """apt folders, a torch/lib folder, and the symbolic links hostile inputs aim at."""
+    """apt folders, a torch/lib folder, /run (the helper's lock), and the symbolic links hostile
+    inputs aim at."""
     for folder in ("etc/apt/keyrings", "etc/apt/sources.list.d", "etc/apt/preferences.d",
-                   TORCH_LIB.lstrip("/"), "tmp"):
+                   TORCH_LIB.lstrip("/"), "tmp", "run"):
         (root / folder).mkdir(parents=True, exist_ok=True)
     (root / TORCH_LIB.lstrip("/") / "libhsa-runtime64.so").write_bytes(b"bundled runtime")
     links = {

@@ -5,14 +5,21 @@ local apt repository this test builds, signs with its own throwaway key and serv
 * the same plan again changes nothing;
 * a wrong or untrusted key fingerprint is refused and nothing is written;
 * a tampered repository makes apt-get update fail, and the key, source and pin that run wrote
-  are removed again.
+  are removed again;
+* while another package manager holds apt's lock, apt-get install waits for it
+  (DPkg::Lock::Timeout) and the helper runs apt-get update again until the lists are free; a lock
+  that is not let go ends in a message naming the process that holds it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import functools
 import http.server
 import itertools
+import json
+import os
 import shutil
 import subprocess
 import threading
@@ -23,7 +30,10 @@ from typing import Any
 
 import pytest
 
+from core.install import helper
+from core.install._helper_exec import ChildResult
 from tests.install.support import (
+    CHROOT_ENV,
     SUITE,
     TESTER,
     HelperRun,
@@ -31,6 +41,7 @@ from tests.install.support import (
     chroot,
     command_step,
     copy_root,
+    events,
     install_rocmate,
     keyring_step,
     pin_content,
@@ -344,3 +355,101 @@ def test_tampered_repository_rolls_back(name: str, root_copy: Path, test_repo: S
     assert (root_copy / "etc/apt/keyrings").is_dir()  # it was there before the run
     assert not (root_copy / VERSION_FILE).exists()
     assert TESTER not in _group_members(root_copy, "render")
+
+
+# --------------------------------------------------------------------------------------------
+# another package manager holds apt's lock: the helper waits, then carries on
+
+
+@contextlib.contextmanager
+def _apt_lock_held(root: Path, lock_file: str) -> Iterator[int]:
+    """Hold one of apt's locks of ``root`` from this process: an fcntl lock, as apt and dpkg
+    take them (flock would not conflict). Yields the fd; closing it lets go."""
+    fd = os.open(root / lock_file, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o640)
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        yield fd
+    finally:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+def _run_while_locked(
+    root: Path, payload: bytes, lock_file: str, waiting: str, stderr_path: Path
+) -> tuple[HelperRun, dict[str, Any]]:
+    """Run the helper while this process holds ``lock_file``; let go as soon as an output event
+    with ``waiting`` in its line shows the helper waiting. The whole run, and that event."""
+    seen: list[bytes] = []
+    found: dict[str, Any] | None = None
+    with _apt_lock_held(root, lock_file) as fd, stderr_path.open("wb") as stderr:
+        proc = subprocess.Popen(
+            ["chroot", str(root), "/usr/bin/python3", "-I", "-m", "core.install.helper"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, env=CHROOT_ENV,
+            cwd=root / "opt/rocmate",
+        )
+        assert proc.stdin is not None and proc.stdout is not None
+        try:
+            proc.stdin.write(payload)
+            proc.stdin.close()
+            for raw in proc.stdout:  # apt flushes each "Waiting for cache lock" line
+                seen.append(raw)
+                event = json.loads(raw)
+                if event["event"] == "output" and waiting in event["line"]:
+                    found = event
+                    break
+            os.close(fd)  # let go: the waiting helper carries on
+            seen.append(proc.stdout.read())
+            code = proc.wait(timeout=120)
+        except BaseException:
+            proc.kill()
+            proc.wait()
+            raise
+    stdout = b"".join(seen).decode()
+    assert found is not None, stdout
+    return HelperRun(code, stdout, stderr_path.read_text(), events(stdout)), found
+
+
+def test_install_waits_for_the_dpkg_lock(root_copy: Path, tmp_path: Path) -> None:
+    install_rocmate(root_copy)
+    payload = plan(command_step("apt-install", "apt-get", "install", "-y", "ca-certificates"))
+    run, waiting = _run_while_locked(root_copy, payload, "var/lib/dpkg/lock-frontend",
+                                     "Waiting for cache lock", tmp_path / "stderr")
+    assert waiting["id"] == "apt-install"
+    assert (f"Could not get lock /var/lib/dpkg/lock-frontend. It is held by process "
+            f"{os.getpid()}") in waiting["line"]
+    done = _done(run)
+    assert run.code == 0 and done["ok"] is True, run.stdout + run.stderr
+    assert step_statuses(run.events) == {"apt-install": "unchanged"}
+
+
+def test_update_tries_again_while_the_lists_are_locked(root_copy: Path, tmp_path: Path) -> None:
+    install_rocmate(root_copy)
+    payload = plan(command_step("apt-update", "apt-get", "update"))
+    run, waiting = _run_while_locked(root_copy, payload, "var/lib/apt/lists/lock",
+                                     "Waiting for apt's lock", tmp_path / "stderr")
+    assert waiting == {
+        "event": "output", "id": "apt-update",
+        "line": f"Waiting for apt's lock: process {os.getpid()} holds /var/lib/apt/lists/lock; "
+                "trying again in 3 s",
+    }
+    done = _done(run)
+    assert run.code == 0 and done["ok"] is True, run.stdout + run.stderr
+    assert step_statuses(run.events) == {"apt-update": "done"}
+    lines = [e["line"] for e in run.events if e["event"] == "output"]
+    assert "E: Unable to lock directory /var/lib/apt/lists/" in lines  # the first try met it
+
+
+def test_a_lock_that_is_not_let_go_is_named(root_copy: Path) -> None:
+    """apt's own words after its wait runs out (1 s here) become the helper's message."""
+    with _apt_lock_held(root_copy, "var/lib/dpkg/lock-frontend"):
+        out = chroot(root_copy, "apt-get", "-o", "DPkg::Lock::Timeout=1", "install", "-y",
+                     "ca-certificates", check=False)
+    assert out.returncode == 100, out.stdout + out.stderr
+    result = ChildResult(out.returncode, all_lines=(out.stdout + out.stderr).splitlines())
+    lock = helper.apt_lock(result)
+    assert lock == helper.AptLock("/var/lib/dpkg/lock-frontend", os.getpid())
+    assert lock.message(helper.APT_LOCK_WAIT_S) == (
+        f"another package manager is running (process {os.getpid()} holds "
+        "/var/lib/dpkg/lock-frontend) and did not finish within 120 s; wait for it to finish, "
+        "then try again"
+    )

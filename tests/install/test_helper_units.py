@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 
 from core.install import helper
-from core.install._helper_exec import run_child
+from core.install._helper_exec import ChildResult, run_child
 from core.install._helper_files import FileFailed, Transaction
 from core.install._helper_openpgp import KeyFormatError, dearmor, parse_key
 from core.install._helper_target import Policy, Target
-from core.install._helper_validate import WriteFile, check_input
+from core.install._helper_validate import AptPackages, WriteFile, check_input
 from core.install.privilege import explain_exit, helper_command
 from core.knowledge.base import load_knowledge
 from tests.install.support import (
@@ -350,6 +350,87 @@ def test_run_child_status_fd() -> None:
     ]
     env_line = next(e["line"] for e in out if e["event"] == "output")
     assert env_line == "env ['DEBIAN_FRONTEND', 'HOME', 'LANG', 'LC_ALL', 'PATH']"
+
+
+def _has_option(argv: list[str], command: str, option: list[str]) -> bool:
+    """``option`` (an "-o", "KEY=VALUE" pair) stands among apt's options before ``command``."""
+    options = argv[1:argv.index(command)]
+    return any(options[i:i + 2] == option for i in range(len(options) - 1))
+
+
+def test_apt_argv_waits_for_the_dpkg_lock(fake: Target, policy: Policy) -> None:
+    wait = ["-o", "DPkg::Lock::Timeout=120"]
+    assert helper.APT_LOCK_WAIT_S == 120
+    install = helper.apt_packages_argv(
+        AptPackages("i", "t", packages=("rocm-core",), no_recommends=True))
+    purge = helper.apt_packages_argv(AptPackages("p", "t", packages=("rocm-core",), purge=True))
+    update = helper.apt_update_argv()
+    for argv, command in ((install, "install"), (purge, "purge"), (update, "update")):
+        assert argv[0] == "apt-get" and _has_option(argv, command, wait), argv
+    assert install[install.index("install"):] == [
+        "install", "-y", "--no-install-recommends", "--", "rocm-core"]
+    assert purge[purge.index("purge"):] == ["purge", "-y", "--", "rocm-core"]
+    # The wait is the helper's own; a plan still cannot bring any apt option.
+    sneaky = plan(command_step("i", "apt-get", "-o", "DPkg::Lock::Timeout=-1", "install", "-y",
+                               "rocm-core"))
+    result = check_input(sneaky, fake, policy)
+    assert not result.ok and "apt-get '-o' is not allowed" in result.refused[0].reason
+
+
+UNATTENDED = [  # Ubuntu, while unattended-upgrades installs (apt names the holder)
+    "E: Could not get lock /var/lib/dpkg/lock-frontend. It is held by process 1234 "
+    "(unattended-upgr)",
+    "N: Be aware that removing the lock file is not a solution and may break your system.",
+    "E: Unable to acquire the dpkg frontend lock (/var/lib/dpkg/lock-frontend), is another "
+    "process using it?",
+]
+WAITED = [  # apt 2.6 after -o DPkg::Lock::Timeout ran out
+    "Waiting for cache lock: Could not get lock /var/lib/dpkg/lock. It is held by process 977 "
+    "(apt-get)... 119s",
+    "E: Unable to lock the administration directory (/var/lib/dpkg/), is another process "
+    "using it?",
+]
+LISTS = [  # apt-get update while apt-daily refreshes the lists
+    "Reading package lists...",
+    "E: Could not get lock /var/lib/apt/lists/lock. It is held by process 17074",
+    "E: Unable to lock directory /var/lib/apt/lists/",
+]
+
+
+@pytest.mark.parametrize(
+    ("code", "lines", "expected"),
+    [
+        (100, UNATTENDED, helper.AptLock("/var/lib/dpkg/lock-frontend", 1234, "unattended-upgr")),
+        (100, WAITED, helper.AptLock("/var/lib/dpkg/lock", 977, "apt-get")),
+        (100, LISTS, helper.AptLock("/var/lib/apt/lists/lock", 17074)),
+        (100, LISTS[2:], helper.AptLock("/var/lib/apt/lists/")),
+        (100, WAITED[1:], helper.AptLock("/var/lib/dpkg/")),
+        (100, ["E: Could not get lock /var/lib/dpkg/lock. It is held by process 5 (a\x1b[2Jb)",
+               "E: Unable to lock the administration directory (/var/lib/dpkg/)"],
+         helper.AptLock("/var/lib/dpkg/lock", 5, "a?[2Jb")),
+        (100, [*WAITED[:1], "E: Unable to locate package rocm-core"], None),  # waited, then failed
+        (0, WAITED[:1], None),  # waited, then worked
+    ],
+    ids=["unattended", "waited", "lists", "lists-no-holder", "admin-no-holder", "control-chars",
+         "other-failure", "success"],
+)
+def test_apt_lock_is_read_from_apt_words(
+    code: int, lines: list[str], expected: helper.AptLock | None
+) -> None:
+    assert helper.apt_lock(ChildResult(code, all_lines=list(lines))) == expected
+
+
+def test_apt_lock_messages() -> None:
+    held = helper.AptLock("/var/lib/dpkg/lock-frontend", 1234, "unattended-upgr")
+    assert held.message(120) == (
+        "another package manager is running (process 1234 (unattended-upgr) holds "
+        "/var/lib/dpkg/lock-frontend) and did not finish within 120 s; wait for it to finish, "
+        "then try again"
+    )
+    assert helper.AptLock("/var/lib/apt/lists/").message(None) == (
+        "another package manager is running (/var/lib/apt/lists/ is held); wait for it to "
+        "finish, then try again"
+    )
 
 
 def test_main_refuses_without_root(monkeypatch: pytest.MonkeyPatch) -> None:
