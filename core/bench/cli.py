@@ -68,6 +68,10 @@ def options_from_args(args: argparse.Namespace) -> WorkerOptions:
         inference_steps=args.inference_steps, seed=args.seed)
 
 
+# The measured phase's default length per part (docs/bench.md), for the progress bar.
+_MEASURE_SECONDS = {"gemm": 2.0, "bandwidth": 2.0}
+
+
 class Progress:
     """A one-line progress display on stderr (plain lines when stderr is not a terminal)."""
 
@@ -131,11 +135,24 @@ class Progress:
             if o.steps:
                 frac = min(1.0, idx / o.steps)
             else:
-                target = o.seconds or 10.0
+                target = o.seconds or _MEASURE_SECONDS.get(o.suite, 10.0)
                 frac = min(1.0, (float(ev.get("rx_t", 0.0)) - self.measure_t0) / target)
             bar = "#" * int(frac * 20)
             text = f"{label:<14} [{bar:<20}] {frac:>4.0%}  {rate_s}"
         return text
+
+
+def _write_out(path: Path, text: str) -> bool:
+    """Write the --out report (its folder created); a failure is one line, and the run still
+    goes to the history and the summary."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text + "\n", encoding="utf-8")
+    except OSError as exc:
+        print(f"rocmate: the report could not be written to {path}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return False
+    return True
 
 
 def _num(v: float | None, digits: int = 4) -> str:
@@ -176,8 +193,7 @@ def run(args: argparse.Namespace) -> int:
     # Scrubbed before it is written anywhere: no user, host or home path leaves the machine.
     report = scrub_report(build_report([outcome], system))
     text = to_json(report)
-    if args.out:
-        Path(args.out).write_text(text + "\n", encoding="utf-8")
+    out_failed = bool(args.out) and not _write_out(Path(args.out), text)
     if not args.no_history:
         try:
             with History(default_path(env)) as history:
@@ -188,8 +204,9 @@ def run(args: argparse.Namespace) -> int:
         print(text)
     else:
         print(summary(report))
-        saved = [f"run file {run_file}"] + ([f"report {args.out}"] if args.out else [])
+        saved = [f"run file {run_file}"] + ([f"report {args.out}"] if args.out and not out_failed
+                                            else [])
         print("  " + "; ".join(saved))
     if outcome.status == "ok":
-        return 0
+        return 1 if out_failed else 0
     return 130 if outcome.status == "cancelled" else 1

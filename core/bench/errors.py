@@ -6,6 +6,7 @@ Shared by the worker (exceptions) and the parent (a dead worker's stderr), so st
 from __future__ import annotations
 
 import re
+import sys
 import traceback
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +21,8 @@ _PATTERNS: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"invalid device function",
             r"hipErrorInvalidDeviceFunction",
             r"no kernel image is available",
+            r"Cannot read \S*TensileLibrary\.dat",  # rocBLAS: no kernels for this gfx
+            r"TensileLibrary\S*:.*for GPU arch",
         ),
     ),
     (
@@ -151,9 +154,32 @@ def advice_for(kind: str, ctx: Context, *, package: str | None = None, text: str
     )
 
 
-def _last_line(text: str) -> str:
+# Lines torch appends to device and compiler errors; they say nothing about the failure itself.
+_BOILERPLATE = re.compile(
+    r"^(?:Compile with `TORCH_USE_|For debugging consider passing|"
+    r"\S+ kernel errors might be asynchronously reported|Set TORCHDYNAMO_VERBOSE|"
+    r"You can suppress this exception|Set TORCH_LOGS|To execute this test, run|"
+    r"Device-side assertion tracking was not enabled)",
+    re.I,
+)
+
+
+def _message_line(text: str, kind: str | None) -> str:
+    """The line of an error text that says what went wrong: the one the classifier matched,
+    else the first line that is not torch's boilerplate."""
     lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
-    return lines[-1] if lines else text.strip()
+    if kind is not None:
+        for pattern in dict(_PATTERNS).get(kind, ()):
+            hit = next((ln for ln in lines if re.search(pattern, ln, re.I)), None)
+            if hit:
+                return hit
+    useful = [ln for ln in lines if not _BOILERPLATE.match(ln)]
+    return useful[0] if useful else (lines[0] if lines else text.strip())
+
+
+# Import names whose pip package is called otherwise.
+_PIP_NAMES = {"PIL": "Pillow", "yaml": "PyYAML", "cv2": "opencv-python",
+              "sklearn": "scikit-learn", "google": "protobuf"}
 
 
 def from_exception(exc: BaseException, ctx: Context) -> ErrorInfo:
@@ -165,19 +191,31 @@ def from_exception(exc: BaseException, ctx: Context) -> ErrorInfo:
         message = "interrupted"
     elif isinstance(exc, ModuleNotFoundError) and exc.name:
         top = exc.name.split(".")[0]
+        package = _PIP_NAMES.get(top, top)
+        if exc.name != top and top in sys.modules:  # torch imports, torch._C does not: broken
+            return ErrorInfo(
+                kind="missing-package",
+                message=f"{top} is installed but broken: no module named {exc.name!r}",
+                advice=(f"Reinstall {package} in the target Python ({ctx.python or 'python'} -m "
+                        f"pip install --force-reinstall {package}, from the same index), or pick "
+                        "another Python with --python."),
+                detail=detail,
+                package=package,
+            )
         return ErrorInfo(
             kind="missing-package",
             message=f"No module named {top!r} in the target Python",
-            advice=advice_for("missing-package", ctx, package=top),
+            advice=advice_for("missing-package", ctx, package=package),
             detail=detail,
-            package=top,
+            package=package,
         )
     elif isinstance(exc, MemoryError):
         kind = "oom"
         message = "out of memory (MemoryError)"
     else:
-        kind = classify_text(text) or "other"
-        message = _last_line(str(exc)) or type(exc).__name__
+        found = classify_text(text)
+        kind = found or "other"
+        message = _message_line(str(exc), found) or type(exc).__name__
         if kind == "other":
             message = f"{type(exc).__name__}: {message}"
     return ErrorInfo(kind=kind, message=message[:500], advice=advice_for(kind, ctx, text=text),

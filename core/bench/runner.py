@@ -35,7 +35,7 @@ from typing import IO, Any
 import core.bench
 from core.bench import errors
 from core.bench.protocol import decode
-from core.bench.telemetry import DeviceIds, Sampler, open_sampler
+from core.bench.telemetry import DeviceIds, Sampler, open_sampler, sysfs_ids
 from core.report.model import TelemetrySample
 from core.system import LiveSystem, System, clean_env
 
@@ -43,6 +43,8 @@ EventCallback = Callable[[dict[str, Any]], None]
 
 STDERR_KEEP = 64 * 1024
 LINE_LIMIT = 16 * 1024 * 1024
+END_GRACE_S = 10.0  # after its last event (done, error) a worker gets this long to exit
+STEP_WATCHDOG_FACTOR = 3.0  # the watchdog never fires before 3x the longest step seen
 
 
 @dataclass(frozen=True)
@@ -163,6 +165,7 @@ class BenchRunner:
         self.proc: asyncio.subprocess.Process | None = None
         self._cancelled = False
         self._hung = False
+        self._waited_s = 0.0
         self._t0 = 0.0
         self._file: IO[str] | None = None
         self._sampler: Sampler | None = None
@@ -187,8 +190,12 @@ class BenchRunner:
     # -- control ---------------------------------------------------------------------------------
 
     def cancel(self) -> None:
-        """Ask the worker to stop (SIGINT); it is killed if it has not ended after a grace time."""
+        """Ask the worker to stop (SIGINT); it is killed if it has not ended after a grace time.
+        A cancel before the worker has started stops it as soon as it has."""
         self._cancelled = True
+        self._interrupt()
+
+    def _interrupt(self) -> None:
         proc = self.proc
         if proc is None or proc.returncode is not None:
             return
@@ -217,10 +224,8 @@ class BenchRunner:
         self._t0 = time.monotonic()
         workdir = Path(tempfile.mkdtemp(prefix="rocmate-worker-"))
         try:
-            if self.run_file is not None:
-                self.run_file.parent.mkdir(parents=True, exist_ok=True)
-                self._file = open(self.run_file, "a", encoding="utf-8")  # noqa: SIM115
-                out.run_file = str(self.run_file)
+            if self.run_file is not None and not self._open_run_file(out):
+                return out
             argv = worker_command(self.python, self.options)
             self._record({"event": "run", "schema": "rocmate.run/1", "suite": out.suite,
                           "argv": argv, "started": started, "rx_t": 0.0})
@@ -237,6 +242,36 @@ class BenchRunner:
                 self._file.close()
             shutil.rmtree(workdir, ignore_errors=True)
         return out
+
+    def _open_run_file(self, out: RunOutcome) -> bool:
+        """Open the run file for appending; on failure the run ends with a readable error."""
+        assert self.run_file is not None
+        try:
+            self.run_file.parent.mkdir(parents=True, exist_ok=True)
+            self._file = open(self.run_file, "a", encoding="utf-8")  # noqa: SIM115
+        except OSError as exc:
+            out.error = self._parent_error(
+                "other", f"cannot write the run file {self.run_file}: {exc.strerror or exc}",
+                advice="Choose a run file in a folder you can write to (--run-file), or free "
+                       "space on the disk that holds it.")
+            return False
+        out.run_file = str(self.run_file)
+        return True
+
+    def _read_limit(self, out: RunOutcome) -> tuple[float, bool]:
+        """How long to wait for the next line, and whether running out of it means a hang.
+
+        Until the first step: the start-up timeout (build, compile, autotuning). Then the
+        watchdog, but never less than a few times the longest step seen (a big model on a slow
+        device is slow, not hung). After ``done`` or an ``error`` the worker has said all it
+        will: a short grace to exit, and a worker that lingers is not hung, only stopped."""
+        finished = out.error is not None or any(p.get("phase") == "done" for p in out.phases)
+        if finished:
+            return END_GRACE_S, False
+        if not out.steps:
+            return self.startup_timeout_s, True
+        longest = max((float(s.get("seconds") or 0.0) for s in out.steps), default=0.0)
+        return max(self.watchdog_s, STEP_WATCHDOG_FACTOR * longest), True
 
     async def _run_worker(self, argv: list[str], workdir: Path, out: RunOutcome) -> None:
         try:
@@ -259,17 +294,23 @@ class BenchRunner:
             self._record({**out.error, "rx_t": self._now()})
             return
         assert self.proc.stdout is not None and self.proc.stderr is not None
+        if self._cancelled:  # cancelled while the process was starting
+            self._interrupt()
         stderr_task = asyncio.create_task(self._read_stderr(self.proc.stderr))
         telemetry_task: asyncio.Task[None] | None = None
         try:
             while True:
-                limit = self.watchdog_s if out.steps else self.startup_timeout_s
+                limit, hang_if_silent = self._read_limit(out)
+                self._waited_s = limit
                 try:
                     line = await asyncio.wait_for(self.proc.stdout.readline(), timeout=limit)
                 except asyncio.TimeoutError:
-                    self._hung = not self._cancelled
+                    self._hung = hang_if_silent and not self._cancelled
                     self._kill()
                     break
+                except ValueError:  # a line over LINE_LIMIT: not protocol; skip it
+                    self._stderr.extend(b"[stdout] (a line too long to read was skipped)\n")
+                    continue
                 if not line:
                     break
                 event = decode(line)
@@ -280,8 +321,10 @@ class BenchRunner:
                 event["rx_t"] = self._now()
                 self._dispatch(event, out)
                 self._record(event)
-                if event["event"] == "hello" and self.telemetry and telemetry_task is None:
-                    telemetry_task = asyncio.create_task(self._sample_loop(event, out))
+                if event["event"] == "hello":
+                    out.device_ids = sysfs_ids(self.system, event.get("pci_bus_id"))
+                    if self.telemetry and telemetry_task is None:
+                        telemetry_task = asyncio.create_task(self._sample_loop(event, out))
             try:
                 out.returncode = await asyncio.wait_for(self.proc.wait(), timeout=30)
             except asyncio.TimeoutError:
@@ -292,9 +335,12 @@ class BenchRunner:
                 self._kill()
                 await self.proc.wait()
                 out.returncode = self.proc.returncode
+            # the worker is gone; whatever it started in its group (compile workers) goes too
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
             if telemetry_task is not None:
                 telemetry_task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
+                with contextlib.suppress(asyncio.CancelledError, Exception):
                     await telemetry_task
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(stderr_task, timeout=5)
@@ -323,11 +369,24 @@ class BenchRunner:
                 del self._stderr[: -STDERR_KEEP]
 
     async def _sample_loop(self, hello: dict[str, Any], out: RunOutcome) -> None:
+        """Sample until cancelled. Telemetry is a bonus: if it fails, it stops (the run file
+        says why) and the run goes on."""
+        try:
+            await self._sample(hello, out)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            self._record({"event": "telemetry-stopped", "rx_t": self._now(),
+                          "reason": f"{type(exc).__name__}: {exc}"})
+
+    async def _sample(self, hello: dict[str, Any], out: RunOutcome) -> None:
         self._sampler = await asyncio.to_thread(open_sampler, self.system, hello)
         if self._sampler is None:
             return
         out.telemetry_source = self._sampler.kind
-        out.device_ids = await asyncio.to_thread(self._sampler.ids)
+        ids = await asyncio.to_thread(self._sampler.ids)
+        if ids.pci_id or out.device_ids is None:
+            out.device_ids = ids
         sampler = self._sampler
         while True:
             sample = await asyncio.to_thread(sampler.sample, self._now())
@@ -374,7 +433,7 @@ class BenchRunner:
         if self._cancelled:
             return self._parent_error("interrupted", "the run was cancelled")
         if self._hung:
-            waited = self.watchdog_s if out.steps else self.startup_timeout_s
+            waited = self._waited_s
             return self._parent_error(
                 "other", f"the worker sent nothing for {waited:.0f} s and was killed (hung)",
                 advice="The worker stopped making progress (a GPU hang, a stuck compile, or a "
@@ -382,7 +441,10 @@ class BenchRunner:
                        "and attach the run file to a bug report.",
                 detail=tail) | {"cause": "hung"}
         if rc is not None and rc < 0:
-            sig = signal.Signals(-rc).name if -rc in signal.valid_signals() else str(-rc)
+            try:
+                sig = signal.Signals(-rc).name
+            except ValueError:  # a real-time signal has no name
+                sig = f"signal {-rc}"
             info = errors.from_output(tail, ctx, message=f"the worker was killed by {sig}")
             advice = info.advice
             if info.kind == "other" and -rc == signal.SIGKILL:

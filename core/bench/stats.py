@@ -23,7 +23,7 @@ class Summary:
     mean: float
     min: float
     max: float
-    cv: float  # sample standard deviation / mean; 0 for a single value
+    cv: float | None  # sample standard deviation / mean; None for a single value (unknown)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -45,13 +45,14 @@ def percentile(values: Sequence[float], q: float) -> float:
     return float(data[lo] + (data[hi] - data[lo]) * frac)
 
 
-def cv(values: Sequence[float]) -> float:
-    """Coefficient of variation (sample stdev / mean); 0 for fewer than two values."""
+def cv(values: Sequence[float]) -> float | None:
+    """Coefficient of variation (sample stdev / mean); None for fewer than two values (one
+    value says nothing about the spread) or a zero mean."""
     if len(values) < 2:
-        return 0.0
+        return None
     mean = statistics.fmean(values)
     if mean == 0:
-        return 0.0
+        return None
     return statistics.stdev(values) / abs(mean)
 
 
@@ -96,4 +97,6 @@ class SettleRule:
         second = statistics.median(win[half:])
         if first <= 0:
             return False
-        return abs(second - first) / first <= self.drift and cv(win) <= self.max_cv
+        spread = cv(win)
+        return abs(second - first) / first <= self.drift and spread is not None and (
+            spread <= self.max_cv)

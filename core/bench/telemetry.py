@@ -146,11 +146,7 @@ class AmdSysfsSampler:
         )
 
     def ids(self) -> DeviceIds:
-        vendor = _hex(self._read("vendor"))
-        device = _hex(self._read("device"))
-        rev = _hex(self._read("revision"))
-        pci = f"{vendor.zfill(4)}:{device.zfill(4)}" if vendor and device else None
-        return DeviceIds(pci_id=pci, revision=rev[-2:].zfill(2) if rev else None)
+        return _ids_from(self._read)
 
     def close(self) -> None:
         pass
@@ -188,21 +184,33 @@ class NvmlSampler:
         except Exception as exc:  # no driver, no library
             log.info("no NVML telemetry: %s", exc)
             return None
-        handle = None
-        if pci_bus_id:
-            dom, rest = pci_bus_id.split(":", 1)
-            for bus_id in (pci_bus_id, f"{int(dom, 16):08x}:{rest}"):
-                try:
-                    handle = nvml.nvmlDeviceGetHandleByPciBusId(bus_id.encode())
-                    break
-                except Exception:
-                    continue
-        if handle is None and nvml.nvmlDeviceGetCount() == 1:
-            handle = nvml.nvmlDeviceGetHandleByIndex(0)
+        try:
+            handle = cls._handle(nvml, pci_bus_id)
+        except Exception as exc:  # NVMLError (GPU lost, unknown), a malformed bus id
+            log.info("no NVML telemetry: %s", exc)
+            handle = None
         if handle is None:
-            nvml.nvmlShutdown()
+            with contextlib.suppress(Exception):
+                nvml.nvmlShutdown()
             return None
         return cls(nvml, handle)
+
+    @staticmethod
+    def _handle(nvml: Any, pci_bus_id: str | None) -> Any:
+        """The device by PCI address (both spellings NVML uses), else the only one."""
+        if pci_bus_id and ":" in pci_bus_id:
+            dom, rest = pci_bus_id.split(":", 1)
+            spellings = [pci_bus_id]
+            with contextlib.suppress(ValueError):
+                spellings.append(f"{int(dom, 16):08x}:{rest}")
+            for bus_id in spellings:
+                try:
+                    return nvml.nvmlDeviceGetHandleByPciBusId(bus_id.encode())
+                except Exception:
+                    continue
+        if nvml.nvmlDeviceGetCount() == 1:
+            return nvml.nvmlDeviceGetHandleByIndex(0)
+        return None
 
     def _try(self, fn: Any, *args: Any) -> Any:
         try:
@@ -245,6 +253,24 @@ class NvmlSampler:
     def close(self) -> None:
         with contextlib.suppress(Exception):
             self.nvml.nvmlShutdown()
+
+
+def _ids_from(read: Any) -> DeviceIds:
+    vendor = _hex(read("vendor"))
+    device = _hex(read("device"))
+    rev = _hex(read("revision"))
+    pci = f"{vendor.zfill(4)}:{device.zfill(4)}" if vendor and device else None
+    return DeviceIds(pci_id=pci, revision=rev[-2:].zfill(2) if rev else None)
+
+
+def sysfs_ids(system: System, pci_bus_id: str | None) -> DeviceIds | None:
+    """The PCI vendor:device and revision of a device from sysfs (any vendor), for the datasheet
+    look-up when no sampler gives them (telemetry off, no NVML); None when unreadable."""
+    if not pci_bus_id or "/" in pci_bus_id or pci_bus_id.startswith("."):
+        return None
+    base = f"/sys/bus/pci/devices/{pci_bus_id.lower()}"
+    ids = _ids_from(lambda name: system.read_text(f"{base}/{name}"))
+    return ids if ids.pci_id else None
 
 
 def open_sampler(system: System, hello: dict[str, Any]) -> Sampler | None:

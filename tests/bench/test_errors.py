@@ -27,6 +27,7 @@ def body(name: str) -> str:
         ("no-hip-gpus-available-rocm40-get-device-name.txt", "no-gpu"),
         ("no-hip-gpus-available-selfbuilt-pytorch-mi300.txt", "no-gpu"),
         ("torch-not-compiled-with-cuda-windows-rocm-7900xt.txt", "no-gpu"),
+        ("rocblas-tensile-illegal-seek-gfx900-torch-nightly-rocm72.txt", "no-binary-for-gpu"),
     ],
 )
 def test_real_error_texts_are_classified(fixture: str, kind: str) -> None:
@@ -66,13 +67,13 @@ def test_no_binary_advice_points_to_the_override_finding() -> None:
 def test_exceptions_are_classified() -> None:
     ctx = errors.Context(python="/venv/bin/python")
     missing = errors.from_exception(ModuleNotFoundError("No module named 'diffusers'",
-                                                        name="diffusers.models"), ctx)
+                                                        name="diffusers"), ctx)
     assert missing.kind == "missing-package" and missing.package == "diffusers"
     assert "/venv/bin/python -m pip install diffusers" in missing.advice
     assert errors.from_exception(MemoryError(), ctx).kind == "oom"
     assert errors.from_exception(KeyboardInterrupt(), ctx).kind == "interrupted"
-    other = errors.from_exception(ValueError("bad thing\nlast line"), ctx)
-    assert other.kind == "other" and other.message == "ValueError: last line"
+    other = errors.from_exception(ValueError("bad thing\nmore about it"), ctx)
+    assert other.kind == "other" and other.message == "ValueError: bad thing"
     assert "ValueError" in other.detail
 
 
@@ -80,3 +81,47 @@ def test_a_gpu_fault_gets_override_advice() -> None:
     info = errors.from_output("Memory access fault by GPU node-1 (Agent handle: 0x5)",
                               errors.Context(), message="killed")
     assert info.kind == "other" and "override-wrong" in info.advice
+
+
+def test_a_rocblas_abort_on_a_dead_worker_gets_the_override_advice() -> None:
+    info = errors.from_output(body("rocblas-tensile-illegal-seek-gfx900-torch-nightly-rocm72.txt"),
+                              errors.Context(arch="gfx900"), message="killed by SIGABRT")
+    assert info.kind == "no-binary-for-gpu" and "HSA_OVERRIDE_GFX_VERSION" in info.advice
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "message"),
+    [
+        # torch's device errors end with hints about debugging, not with the error
+        ("HIP error: invalid device function\nHIP kernel errors might be asynchronously reported "
+         "at some other API call, so the stacktrace below might be incorrect.\nFor debugging "
+         "consider passing AMD_SERIALIZE_KERNEL=3\nCompile with `TORCH_USE_HIP_DSA` to enable "
+         "device-side assertions.", "no-binary-for-gpu", "HIP error: invalid device function"),
+        ("CUDA error: out of memory\nCUDA kernel errors might be asynchronously reported at some "
+         "other API call\nCompile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.",
+         "oom", "CUDA error: out of memory"),
+        # an out-of-memory inside torch.compile, wrapped by dynamo
+        ("backend='inductor' raised:\nOutOfMemoryError: HIP out of memory. Tried to allocate "
+         "2.00 GiB.\n\nSet TORCHDYNAMO_VERBOSE=1 for the internal stack trace (please do this "
+         "especially if you're reporting a bug to PyTorch).", "oom",
+         "OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB."),
+    ],
+)
+def test_the_message_is_the_line_that_says_what_failed(text: str, kind: str,
+                                                       message: str) -> None:
+    info = errors.from_exception(RuntimeError(text), errors.Context())
+    assert (info.kind, info.message) == (kind, message)
+
+
+def test_a_broken_package_is_told_apart_from_a_missing_one(monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    import types
+
+    monkeypatch.setitem(__import__("sys").modules, "fakepkg", types.ModuleType("fakepkg"))
+    ctx = errors.Context(python="/venv/bin/python")
+    broken = errors.from_exception(ModuleNotFoundError("No module named 'fakepkg._C'",
+                                                       name="fakepkg._C"), ctx)
+    assert broken.kind == "missing-package" and "broken" in broken.message
+    assert "--force-reinstall fakepkg" in broken.advice
+    pil = errors.from_exception(ModuleNotFoundError("No module named 'PIL'", name="PIL"), ctx)
+    assert pil.package == "Pillow" and "pip install Pillow" in pil.advice

@@ -36,6 +36,7 @@ FIRST_MATCH = {
     "no-hip-gpus-available-rocm40-get-device-name.txt": "no-hip-gpus",
     "no-hip-gpus-available-selfbuilt-pytorch-mi300.txt": "no-hip-gpus",
     "pip-uninstall-cuda-torch-on-amd-debian-fooocus.txt": "pip-cuda-torch-on-amd",
+    "rocblas-tensile-illegal-seek-gfx900-torch-nightly-rocm72.txt": "rocblas-no-kernels-for-arch",
     "rocm350-ubuntu-server-no-kfd-rocminfo-clinfo-rocmsmi.txt": "rock-module-not-loaded",
     "rocminfo-dev-kfd-cannot-allocate-memory-pitcairn-not-supported.txt": "kfd-asic-not-supported",
     "rocminfo-dev-kfd-invalid-argument-nogroup-mi300x-container.txt": "kfd-invalid-argument",
