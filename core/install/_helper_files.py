@@ -2,16 +2,16 @@
 
 Folders are opened one component at a time with ``O_NOFOLLOW`` from the target's root, so a link
 swapped in after the checks is never followed; files are written to a temporary name in the same
-folder and renamed over the old one. :class:`Transaction` keeps what every write replaced (in
-memory) and puts it all back, newest first, when a later step fails.
+folder and renamed over the old one, so a name holds either its old or its new content, never
+nothing (also when a rollback puts the old content back on a full disk). :class:`Transaction`
+keeps what every write replaced (in memory) and puts it all back, newest first, when a later step
+fails; a temporary file that an interruption left behind is removed by the same rollback.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
-import fnmatch
-import glob
 import os
 import secrets
 import stat
@@ -23,10 +23,9 @@ __all__ = ["FileFailed", "Transaction"]
 
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
-MAX_READ = 256 << 20
-HSA_GLOB = "libhsa-runtime64.so*"
-HSA_NAME = "libhsa-runtime64.so"
-HSA_SOURCE_GLOB = "/opt/rocm/lib/libhsa-runtime64.so.1.*"
+TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+MAX_READ = 4 << 20
+"""The largest file whose old content a write keeps (rocmate's apt files are a few KiB)."""
 
 
 class FileFailed(RuntimeError):
@@ -35,11 +34,10 @@ class FileFailed(RuntimeError):
 
 @dataclass(frozen=True)
 class _Saved:
-    """What a name in a folder held before the run touched it (None: nothing)."""
+    """What a name in a folder held before the run touched it (``data`` None: nothing)."""
 
     name: str
     data: bytes | None = None
-    link: str | None = None
     mode: int = 0o644
     uid: int = 0
     gid: int = 0
@@ -47,11 +45,13 @@ class _Saved:
 
 @dataclass
 class _Undo:
-    """One change to undo: a folder and the names in it as they were."""
+    """One change to undo: a folder, the names in it as they were, and the temporary names the
+    run's writes there used (any one still present is a leftover to remove)."""
 
     folder: str
     saved: list[_Saved] = field(default_factory=list)
     created_folder: bool = False
+    temps: list[str] = field(default_factory=list)
 
 
 def open_folder(target: Target, folder: str, create: bool = False) -> tuple[int, bool]:
@@ -79,28 +79,28 @@ def open_folder(target: Target, folder: str, create: bool = False) -> tuple[int,
     return fd, created
 
 
-def _read(dir_fd: int, name: str) -> _Saved | None:
-    """The current state of ``name`` in the folder (None when absent)."""
+def _read(dir_fd: int, name: str, shown: str) -> _Saved | None:
+    """The current content of ``name`` in the folder (None when absent); ``shown`` names it in
+    messages. A symbolic link, or anything but a plain file, is refused."""
     try:
         info = os.lstat(name, dir_fd=dir_fd)
     except FileNotFoundError:
         return None
     if stat.S_ISLNK(info.st_mode):
-        return _Saved(name, link=os.readlink(name, dir_fd=dir_fd), uid=info.st_uid,
-                      gid=info.st_gid)
+        raise FileFailed(f"{shown} is a symbolic link; refusing to write through it")
     if not stat.S_ISREG(info.st_mode):
-        raise FileFailed(f"{name} is not a plain file")
+        raise FileFailed(f"{shown} is not a plain file")
     fd = os.open(name, READ_FLAGS, dir_fd=dir_fd)
     try:
         opened = os.fstat(fd)
         if (opened.st_dev, opened.st_ino) != (info.st_dev, info.st_ino):
-            raise FileFailed(f"{name} changed while it was read")
+            raise FileFailed(f"{shown} changed while it was read")
         chunks = []
         total = 0
         while chunk := os.read(fd, 1 << 20):
             total += len(chunk)
             if total > MAX_READ:
-                raise FileFailed(f"{name} is too large to keep a copy of")
+                raise FileFailed(f"{shown} is too large to keep a copy of")
             chunks.append(chunk)
     finally:
         os.close(fd)
@@ -108,45 +108,52 @@ def _read(dir_fd: int, name: str) -> _Saved | None:
                   uid=info.st_uid, gid=info.st_gid)
 
 
-def _write(dir_fd: int, name: str, data: bytes, mode: int, uid: int, gid: int) -> None:
-    """Write ``name`` atomically: a fresh temporary file in the folder, then a rename."""
+def _write(dir_fd: int, name: str, data: bytes, mode: int, uid: int, gid: int,
+           temps: list[str]) -> None:
+    """Write ``name`` atomically: a fresh temporary file in the folder, then a rename over it.
+
+    Whatever stops the write (an error, :class:`Cancelled`), the temporary file is removed again
+    and ``name`` is as it was. Its name goes into ``temps`` before it is created, so that a
+    rollback removes it should even that clean-up be cut short."""
     temp = f".rocmate-{secrets.token_hex(8)}.tmp"
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
-                 0o600, dir_fd=dir_fd)
+    temps.append(temp)
+    ours = True  # the temporary name, while it may hold a file this call created
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        if os.geteuid() == 0:
-            os.fchown(fd, uid, gid)
-        os.fchmod(fd, mode)
-        os.fsync(fd)
-    except OSError:
-        os.close(fd)
-        os.unlink(temp, dir_fd=dir_fd)
-        raise
-    os.close(fd)
-    os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        try:
+            fd = os.open(temp, TEMP_FLAGS, 0o600, dir_fd=dir_fd)
+        except FileExistsError:
+            ours = False  # someone else's file: never remove it
+            temps.remove(temp)
+            raise
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            if os.geteuid() == 0:
+                os.fchown(fd, uid, gid)
+            os.fchmod(fd, mode)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        ours = False
+    finally:
+        if ours:
+            with contextlib.suppress(OSError):
+                os.unlink(temp, dir_fd=dir_fd)
     os.fsync(dir_fd)
 
 
-def _restore(dir_fd: int, saved: _Saved) -> str:
-    """Put one name back as it was; a description of what was done."""
-    if saved.data is None and saved.link is None:
+def _restore(dir_fd: int, saved: _Saved, temps: list[str]) -> str:
+    """Put one name back as it was (old content through a temporary file and a rename: if that
+    fails, the name keeps the run's content); a description of what was done."""
+    if saved.data is None:
         try:
             os.unlink(saved.name, dir_fd=dir_fd)
         except FileNotFoundError:
             return ""
         return "removed"
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(saved.name, dir_fd=dir_fd)
-    if saved.link is not None:
-        os.symlink(saved.link, saved.name, dir_fd=dir_fd)
-        if os.geteuid() == 0:
-            os.chown(saved.name, saved.uid, saved.gid, dir_fd=dir_fd, follow_symlinks=False)
-    else:
-        assert saved.data is not None
-        _write(dir_fd, saved.name, saved.data, saved.mode, saved.uid, saved.gid)
+    _write(dir_fd, saved.name, saved.data, saved.mode, saved.uid, saved.gid, temps)
     return "restored"
 
 
@@ -165,51 +172,16 @@ class Transaction:
         if created:
             self.undo.append(record)
         try:
-            old = _read(fd, name)
-            if old is not None and old.link is not None:
-                raise FileFailed(f"{path} is a symbolic link; refusing to write through it")
+            old = _read(fd, name, path)
             owner = os.geteuid()  # root's, when the helper runs as it should
             if old is not None and (old.data, old.mode, old.uid) == (data, mode, owner):
                 return "unchanged"
             record.saved.append(old or _Saved(name))
             if not created:
                 self.undo.append(record)
-            _write(fd, name, data, mode, 0, 0)
+            _write(fd, name, data, mode, 0, 0, record.temps)
         except OSError as exc:
             raise FileFailed(f"cannot write {path}: {exc.strerror}") from exc
-        finally:
-            os.close(fd)
-        return "done"
-
-    def hsa_swap(self, folder: str, copy: bool) -> str:
-        """Remove the bundled ``libhsa-runtime64.so*`` in ``folder``; copy the system one in."""
-        source = _hsa_source(self.target) if copy else None
-        fd, _ = open_folder(self.target, folder)
-        try:
-            info = os.fstat(fd)
-            present = sorted(n for n in os.listdir(fd) if fnmatch.fnmatch(n, HSA_GLOB))
-            if source is None and not present:
-                return "unchanged"
-            if source is not None and present == [HSA_NAME]:
-                current = _read(fd, HSA_NAME)
-                if current is not None and current.data == source:
-                    return "unchanged"
-            record = _Undo(folder)
-            self.undo.append(record)
-            for name in present:
-                saved = _read(fd, name)
-                if saved is None:
-                    continue
-                if saved.data is not None and saved.uid != info.st_uid:
-                    raise FileFailed(f"{folder}/{name} does not belong to the folder's owner")
-                record.saved.append(saved)
-                os.unlink(name, dir_fd=fd)
-            if source is not None:
-                if HSA_NAME not in present:
-                    record.saved.append(_Saved(HSA_NAME))
-                _write(fd, HSA_NAME, source, 0o755, info.st_uid, info.st_gid)
-        except OSError as exc:
-            raise FileFailed(f"cannot change {folder}: {exc.strerror}") from exc
         finally:
             os.close(fd)
         return "done"
@@ -223,7 +195,8 @@ class Transaction:
         return done
 
     def _undo_one(self, record: _Undo) -> list[str]:
-        """Put back the names of one folder; remove the folder if this run created it."""
+        """Put back the names of one folder, remove leftover temporary files; remove the folder
+        if this run created it."""
         done: list[str] = []
         try:
             fd, _ = open_folder(self.target, record.folder)
@@ -231,40 +204,37 @@ class Transaction:
             return [f"could not restore {record.folder}: {exc}"]
         try:
             for saved in reversed(record.saved):
+                path = os.path.join(record.folder, saved.name)
                 try:
-                    what = _restore(fd, saved)
+                    what = _restore(fd, saved, record.temps)
                 except OSError as exc:
-                    what = f"could not restore ({exc.strerror})"
+                    done.append(f"could not restore {path} ({exc.strerror}); "
+                                "it keeps this run's content")
+                    continue
                 if what:
-                    done.append(f"{what} {os.path.join(record.folder, saved.name)}")
+                    done.append(f"{what} {path}")
+            for temp in record.temps:
+                try:
+                    os.unlink(temp, dir_fd=fd)
+                except FileNotFoundError:
+                    continue
+                except OSError as exc:
+                    done.append(f"could not remove {record.folder}/{temp} ({exc.strerror})")
+                    continue
+                done.append(f"removed leftover {record.folder}/{temp}")
         finally:
             os.close(fd)
         if record.created_folder:
+            parent, name = os.path.split(record.folder)
             try:
-                os.rmdir(self.target.host(record.folder))
+                parent_fd, _ = open_folder(self.target, parent)
+            except FileFailed:
+                return done
+            try:
+                os.rmdir(name, dir_fd=parent_fd)
                 done.append(f"removed folder {record.folder}")
             except OSError:
                 pass
+            finally:
+                os.close(parent_fd)
         return done
-
-
-def _hsa_source(target: Target) -> bytes:
-    """The system HSA runtime (the one file behind /opt/rocm/lib/libhsa-runtime64.so.1.*)."""
-    real_opt = os.path.realpath(target.host("/opt"))
-    found = {os.path.realpath(p) for p in glob.glob(target.host(HSA_SOURCE_GLOB))}
-    files = sorted(p for p in found if os.path.isfile(p) and p.startswith(real_opt + "/rocm"))
-    if len(files) != 1:
-        raise FileFailed(
-            f"expected one {HSA_SOURCE_GLOB}, found {len(files)} (install ROCm for WSL first)"
-        )
-    real = files[0]
-    relative = os.path.relpath(real, target.real_root)
-    folder, name = os.path.split("/" + relative)
-    fd, _ = open_folder(target, folder)
-    try:
-        saved = _read(fd, name)
-    finally:
-        os.close(fd)
-    if saved is None or saved.data is None or saved.uid != 0:
-        raise FileFailed(f"{real} is not a root-owned file")
-    return saved.data

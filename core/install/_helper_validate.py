@@ -8,16 +8,21 @@ The verbs (each step maps to exactly one; anything else is refused):
 =================  ======================================================================
 apt-update         ``apt-get update``
 apt-install        ``apt-get install -y [--no-install-recommends] PKG...`` (allow-listed names)
-apt-purge          ``apt-get purge -y PKG...`` (allow-listed names, only with ``"consent": true``)
+apt-purge          ``apt-get purge -y PKG...`` (only ROCm's own packages, :data:`PURGEABLE`,
+                   and only with ``"consent": true``)
 usermod            ``usermod -aG GROUPS USER`` or ``usermod -a -G GROUPS USER`` (GROUPS from
                    render, video; USER a regular account of the target)
 amdgpu-install     ``amdgpu-install -y --usecase=UC[,UC...] [--no-dkms]`` (known use cases)
-hsa-swap           ``rocmate-hsa-swap [--remove-only] DIR`` (DIR a torch/lib folder under a
-                   person's home or /opt/rocmate/)
-keyring            file under /etc/apt/keyrings/NAME.gpg, with ``key_fingerprint``
-apt-source         file under /etc/apt/sources.list.d/NAME.list or NAME.sources
-apt-pin            file under /etc/apt/preferences.d/NAME (the rocm-pin-600 template)
+keyring            the file /etc/apt/keyrings/rocm.gpg, with ``key_fingerprint``
+apt-source         one of rocmate's source files in /etc/apt/sources.list.d (:data:`ROCMATE_FILES`)
+apt-pin            the file /etc/apt/preferences.d/rocm-pin-600 (the rocm-pin-600 template)
 =================  ======================================================================
+
+The helper writes only the files named in :data:`ROCMATE_FILES`; every other file in the apt
+folders (Ubuntu's ubuntu.sources, docker.gpg, another program's pin) belongs to the system or to
+another program and is never replaced, even when it is a plain file. ``apt-get install`` runs with
+``--no-remove`` (core/install/helper.py), so an install can never take a package away; only a
+consented ``apt-get purge`` of ROCm's own packages removes any.
 """
 
 from __future__ import annotations
@@ -36,12 +41,13 @@ from core.install._helper_openpgp import KeyFormatError, parse_key
 from core.install._helper_target import Policy, Target
 
 __all__ = [
+    "PURGEABLE",
+    "ROCMATE_FILES",
     "Action",
     "AmdgpuInstall",
     "AptPackages",
     "AptUpdate",
     "CheckedPlan",
-    "HsaSwap",
     "Refusal",
     "UserGroups",
     "WriteFile",
@@ -64,7 +70,21 @@ MAX_KEY_B64 = 160 * 1024
 KEYRING_DIR = "/etc/apt/keyrings"
 SOURCES_DIR = "/etc/apt/sources.list.d"
 PREFERENCES_DIR = "/etc/apt/preferences.d"
-MANAGED_PREFIX = "/opt/rocmate/"
+ROCMATE_FILES: dict[str, str] = {
+    KEYRING_DIR + "/rocm.gpg": "keyring",
+    SOURCES_DIR + "/rocm.list": "apt-source",
+    SOURCES_DIR + "/amdgpu.list": "apt-source",
+    SOURCES_DIR + "/rocm.sources": "apt-source",
+    SOURCES_DIR + "/amdgpu.sources": "apt-source",
+    PREFERENCES_DIR + "/rocm-pin-600": "apt-pin",
+}
+"""Every file the helper may write, and its verb: the one place that says so.
+
+These are rocmate's own files: what core/install/planner.py writes (KEYRING, SOURCES,
+AMDGPU_SOURCES and PIN; AMD's own instructions and amdgpu-install use the same names), plus the
+deb822 spelling of the two source files (``.sources``, Ubuntu 24.04's format), which the planner
+does not write today. Nothing else in /etc/apt is ever replaced: a plan that names docker.gpg,
+ubuntu.sources or another pin is refused, whatever the file holds."""
 
 STEP_KEYS = frozenset(
     {"id", "privileged", "title", "explain", "kind", "after", "argv", "file",
@@ -85,17 +105,12 @@ PIN_PRIORITY = 600
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 USER_RE = re.compile(r"^[a-z_][a-z0-9_-]{0,31}$")
 FINGERPRINT_RE = re.compile(r"^[0-9A-Fa-f]{40}$")
-KEYRING_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}\.gpg$")
-SOURCE_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}\.(list|sources)$")
-PIN_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}(\.pref)?$")
 SUITE_RE = re.compile(r"^[a-z][a-z0-9-]{0,31}$")
 URI_RE = re.compile(r"^https?://[a-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~-]+)*/?$")
 SOURCE_LINE_RE = re.compile(
     r"^deb \[arch=amd64 signed-by=(?P<keyring>\S+)\] (?P<uri>\S+) (?P<suite>\S+) "
     r"(?P<component>\S+)$"
 )
-TORCH_LIB_RE = re.compile(r"/(site|dist)-packages/torch/lib$")
-HSA_SWAP = "rocmate-hsa-swap"
 
 _V = r"(?:[0-9]+(?:\.[0-9]+){1,3})?"
 _KERNEL = r"[0-9]+\.[0-9]+(?:\.[0-9]+){0,2}(?:-[a-z0-9]+){1,4}"
@@ -123,6 +138,15 @@ PACKAGE_RE = re.compile(
     )
     + ")$"
 )
+PURGEABLE = re.compile(
+    r"^(?:rocm(?:-[a-z0-9]+)*|rocminfo|amd-smi-lib|hsa-rocr(?:-dev)?|hip-runtime-amd)"
+    r"(?:[0-9]+(?:\.[0-9]+)*)?$"
+)
+"""The packages ``apt-get purge`` may name: ROCm's own (rocm*, rocminfo, amd-smi-lib,
+hsa-rocr[-dev], hip-runtime-amd, each with an optional version suffix such as 5.7.1). The
+planner offers exactly these for removal (it imports this pattern). Everything else on the
+install allow-list (ca-certificates, gnupg, python3-venv, kernel headers and modules, amdgpu-dkms)
+may be installed, never purged."""
 SHELL_META = frozenset(";|&$()`<>*?[]{}~!#\\'\" \t\n\r^%")
 BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
@@ -199,7 +223,7 @@ class AmdgpuInstall(Action):
 
 @dataclass(frozen=True)
 class WriteFile(Action):
-    """A whole-file write under one of the three apt folders."""
+    """A whole-file write of one of :data:`ROCMATE_FILES`."""
 
     kind: str = ""
     """keyring, apt-source or apt-pin."""
@@ -212,15 +236,6 @@ class WriteFile(Action):
     @property
     def verb(self) -> str:
         return self.kind
-
-
-@dataclass(frozen=True)
-class HsaSwap(Action):
-    """Replace (or only remove) the HSA runtime PyTorch bundles in one torch/lib folder."""
-
-    directory: str = ""
-    copy: bool = True
-    VERB: ClassVar[str] = "hsa-swap"
 
 
 @dataclass(frozen=True)
@@ -410,8 +425,9 @@ def _check_no_links(target: Target, path: str, what: str) -> None:
 # command verbs
 
 
-def _packages(tokens: list[str], what: str) -> tuple[str, ...]:
-    """Package names: 1..32, distinct, never an option, each on the allow-list."""
+def _packages(tokens: list[str], what: str, purge: bool) -> tuple[str, ...]:
+    """Package names: 1..32, distinct, never an option, each on the allow-list (to purge: each
+    one of ROCm's own, :data:`PURGEABLE`)."""
     if not tokens:
         raise Refused(f"{what} names no package")
     if len(tokens) > MAX_PACKAGES:
@@ -421,8 +437,13 @@ def _packages(tokens: list[str], what: str) -> tuple[str, ...]:
     for name in tokens:
         if name.startswith("-"):
             raise Refused(f"{what}: {name!r} is not an allowed option (option injection)")
-        if ".." in name or not PACKAGE_RE.match(name):
-            raise Refused(f"{what}: package {name!r} is not on the allow-list")
+        if ".." in name or not (PURGEABLE if purge else PACKAGE_RE).fullmatch(name):
+            if not purge:
+                raise Refused(f"{what}: package {name!r} is not on the allow-list")
+            raise Refused(
+                f"{what}: package {name!r} may not be purged (only ROCm's own packages: rocm*, "
+                "rocminfo, amd-smi-lib, hsa-rocr, hip-runtime-amd)"
+            )
     return tuple(tokens)
 
 
@@ -446,7 +467,7 @@ def _apt_get(step_id: str, title: str, argv: list[str], consent: bool | None) ->
         flags.append(rest.pop(0))
     if "-y" not in flags:
         raise Refused(f"apt-get {command} needs -y (the helper has no terminal)")
-    packages = _packages(rest, f"apt-get {command}")
+    packages = _packages(rest, f"apt-get {command}", purge=command == "purge")
     if command == "purge" and consent is not True:
         raise Refused('apt-get purge runs only with "consent": true (the user said yes)')
     return AptPackages(
@@ -507,26 +528,6 @@ def _amdgpu_install(step_id: str, title: str, argv: list[str]) -> Action:
     return AmdgpuInstall(step_id, title, usecases=usecases, no_dkms=no_dkms)
 
 
-def _hsa_swap(step_id: str, title: str, argv: list[str], target: Target) -> Action:
-    """rocmate-hsa-swap [--remove-only] DIR: a real torch/lib folder of a user or rocmate."""
-    copy = True
-    rest = argv[1:]
-    if rest and rest[0] == "--remove-only":
-        copy, rest = False, rest[1:]
-    if len(rest) != 1:
-        raise Refused(f"{HSA_SWAP} takes [--remove-only] and one torch/lib folder")
-    folder = _check_abs_path(rest[0], f"{HSA_SWAP}: folder")
-    if not TORCH_LIB_RE.search(folder):
-        raise Refused(f"{HSA_SWAP}: {folder} is not a .../site-packages/torch/lib folder")
-    prefixes = [home + "/" for home in target.person_homes()] + [MANAGED_PREFIX]
-    if not any(folder.startswith(prefix) for prefix in prefixes):
-        raise Refused(f"{HSA_SWAP}: {folder} is neither under a user's home nor {MANAGED_PREFIX}")
-    if not os.path.isdir(target.host(folder)):
-        raise Refused(f"{HSA_SWAP}: {folder} is not an existing folder")
-    _check_no_links(target, folder, f"{HSA_SWAP}: folder")
-    return HsaSwap(step_id, title, directory=folder, copy=copy)
-
-
 def _command(
     step_id: str, title: str, argv: Any, consent: bool | None, target: Target
 ) -> Action:
@@ -538,21 +539,19 @@ def _command(
     program = argv[0]
     if not isinstance(program, str):
         raise Refused("argv[0] must be a string")
-    verbs = ("apt-get", "usermod", "amdgpu-install", HSA_SWAP)
+    verbs = ("apt-get", "usermod", "amdgpu-install")
     if program not in verbs:
         hint = " (give the bare name, not a path)" if os.path.basename(program) in verbs else ""
         raise Refused(
             f"unknown verb {program[:60]!r}{hint}; the helper runs only apt-get update/install/"
-            f"purge, usermod, amdgpu-install and {HSA_SWAP}"
+            "purge, usermod and amdgpu-install"
         )
     tokens = [_check_token(arg, f"argv[{i}]") for i, arg in enumerate(argv)]
     if program == "apt-get":
         return _apt_get(step_id, title, tokens, consent)
     if program == "usermod":
         return _usermod(step_id, title, tokens, target)
-    if program == "amdgpu-install":
-        return _amdgpu_install(step_id, title, tokens)
-    return _hsa_swap(step_id, title, tokens, target)
+    return _amdgpu_install(step_id, title, tokens)
 
 
 # --------------------------------------------------------------------------------------------
@@ -637,10 +636,8 @@ def _check_destination(target: Target, folder: str, name: str) -> None:
         raise Refused(f"{folder}/{name} exists and is not a plain file")
 
 
-def _keyring(step: dict[str, Any], path: str, name: str, policy: Policy) -> WriteFile:
+def _keyring(step: dict[str, Any], path: str, policy: Policy) -> WriteFile:
     """A keyring: one v4 key whose own fingerprint is the step's and is trusted."""
-    if not KEYRING_NAME_RE.match(name):
-        raise Refused(f"keyring name {name!r} must look like rocm.gpg")
     wanted = step.get("key_fingerprint")
     if not isinstance(wanted, str) or not FINGERPRINT_RE.match(wanted):
         raise Refused("a keyring step needs key_fingerprint: 40 hex digits, no spaces")
@@ -730,8 +727,6 @@ def _source_deb822(text: str, policy: Policy, state: _PlanState) -> tuple[str, .
 def _apt_source(
     step: dict[str, Any], path: str, name: str, policy: Policy, state: _PlanState
 ) -> WriteFile:
-    if not SOURCE_NAME_RE.match(name):
-        raise Refused(f"source file name {name!r} must look like rocm.list or rocm.sources")
     data = _file_content(step["file"], allow_b64=False)
     if len(data) > MAX_SOURCE_BYTES:
         raise Refused("the source file is larger than 16 KiB")
@@ -746,10 +741,8 @@ def _apt_source(
     return WriteFile(step["id"], step["title"], kind="apt-source", path=path, data=data, uris=uris)
 
 
-def _apt_pin(step: dict[str, Any], path: str, name: str, policy: Policy) -> WriteFile:
+def _apt_pin(step: dict[str, Any], path: str, policy: Policy) -> WriteFile:
     """The rocm-pin-600 template with an allowed origin, nothing else."""
-    if not PIN_NAME_RE.match(name):
-        raise Refused(f"pin file name {name!r} must look like rocm-pin-600")
     data = _file_content(step["file"], allow_b64=False)
     if len(data) > MAX_PIN_BYTES:
         raise Refused("the pin file is too large")
@@ -770,24 +763,31 @@ def _apt_pin(step: dict[str, Any], path: str, name: str, policy: Policy) -> Writ
 def _file(
     step: dict[str, Any], target: Target, policy: Policy, state: _PlanState
 ) -> WriteFile:
-    """The action of a file step; :class:`Refused` unless it is one of the three apt files."""
+    """The action of a file step; :class:`Refused` unless it is one of rocmate's apt files."""
     path, folder, name = _check_file_spec(step["file"])
     if folder not in (KEYRING_DIR, SOURCES_DIR, PREFERENCES_DIR):
         raise Refused(
             f"{path} is outside {KEYRING_DIR}/, {SOURCES_DIR}/ and {PREFERENCES_DIR}/"
         )
+    kind = ROCMATE_FILES.get(path)
+    if kind is None:
+        ours = ", ".join(n for n in ROCMATE_FILES if os.path.dirname(n) == folder)
+        raise Refused(
+            f"{path} is not one of rocmate's files ({ours}); the helper never replaces the "
+            "system's or another program's apt files"
+        )
     if path in state.paths:
         raise Refused(f"{path} is written twice in this plan")
-    if folder != KEYRING_DIR and "key_fingerprint" in step:
+    if kind != "keyring" and "key_fingerprint" in step:
         raise Refused("key_fingerprint belongs only on a keyring step")
     _check_destination(target, folder, name)
-    if folder == KEYRING_DIR:
+    if kind == "keyring":
         state.keyrings.add(path)  # even if refused below: no second, confusing refusal
-        action: WriteFile = _keyring(step, path, name, policy)
-    elif folder == SOURCES_DIR:
+        action: WriteFile = _keyring(step, path, policy)
+    elif kind == "apt-source":
         action = _apt_source(step, path, name, policy, state)
     else:
-        action = _apt_pin(step, path, name, policy)
+        action = _apt_pin(step, path, policy)
     state.paths.add(path)
     return action
 

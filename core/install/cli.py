@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
-import os
+import signal
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.install.plan import Plan
 from core.install.planner import STRATEGIES, Choices, PlanError, make_plan
 from core.termstyle import Style, wants_colour
+
+if TYPE_CHECKING:
+    from core.install.runner import Runner
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -82,17 +86,47 @@ def _confirm() -> bool:
 
 
 def _carry_out(plan: Plan, resume: bool) -> int:
-    from core.install.privilege import Via, helper_command
+    from core.install.privilege import helper_route
     from core.install.runner import Runner, state_dir
 
     if not resume:
         (state_dir() / "state.json").unlink(missing_ok=True)
-    via: Via = "direct" if os.geteuid() == 0 else "sudo"
-    helper = helper_command(sys.executable, os.environ.get("APPIMAGE"), via)
-    runner = Runner(plan, _print_event, helper)
-    ok = asyncio.run(runner.run())
+    # sudo from /usr/bin or /bin, and only for a root-owned installation; directly when root
+    # already. $APPIMAGE is never read (privilege.py says why).
+    route = helper_route("sudo")
+    runner = Runner(plan, _print_event, route.argv, helper_problem=route.problem)
+    try:
+        ok = asyncio.run(_run_cancellable(runner))
+    except asyncio.CancelledError:
+        print("rocmate: left while a step was still running", file=sys.stderr)
+        ok = False
     print(f"Log: {runner.log_path}")
     return 0 if ok else 1
+
+
+async def _run_cancellable(runner: Runner) -> bool:
+    """The run, with Ctrl-C as its cancel (the runner then reads the helper's output to the end
+    and says how it ended); a second Ctrl-C leaves at once."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.ensure_future(runner.run())
+    presses = 0
+
+    def interrupted() -> None:
+        nonlocal presses
+        presses += 1
+        if presses == 1:
+            print("Stopping... (Ctrl-C again to leave at once)", file=sys.stderr)
+            runner.cancel()
+        else:
+            task.cancel()
+
+    with contextlib.suppress(NotImplementedError, RuntimeError):
+        loop.add_signal_handler(signal.SIGINT, interrupted)
+    try:
+        return bool(await task)
+    finally:
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.remove_signal_handler(signal.SIGINT)
 
 
 def _print_event(event: dict[str, Any]) -> None:
@@ -101,6 +135,8 @@ def _print_event(event: dict[str, Any]) -> None:
         print(f"[{event.get('status')}] {event.get('title') or event.get('id')}")
     elif kind == "output":
         print(f"    {event.get('line')}")
+    elif kind == "stopping":
+        print(str(event.get("message")))
     elif kind == "done":
         if event.get("ok"):
             needs = event.get("needs") or []

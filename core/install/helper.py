@@ -29,6 +29,9 @@ with strict argument schemas (core/install/_helper_validate.py), and then:
   only event is ``{"event": "done", "ok": false, "error": "another rocmate set-up is running
   (pid N); wait for it to finish, then try again"}`` and nothing runs.
 
+  ``apt-get install`` runs with ``--no-remove``: where the new packages would need another one
+  removed, apt stops before changing anything and the step fails.
+
   apt's own lock: ``apt-get install``/``purge`` wait up to ``APT_LOCK_WAIT_S`` seconds for dpkg's
   lock (``-o DPkg::Lock::Timeout``) while another package manager (unattended-upgrades, apt in
   a terminal) holds it; apt prints "Waiting for cache lock" lines meanwhile. ``apt-get update``
@@ -76,7 +79,6 @@ from core.install._helper_validate import (
     AptPackages,
     AptUpdate,
     CheckedPlan,
-    HsaSwap,
     Refusal,
     UserGroups,
     WriteFile,
@@ -279,9 +281,11 @@ def apt_update_argv() -> list[str]:
 
 
 def apt_packages_argv(action: AptPackages) -> list[str]:
-    """The argv of the apt-install and apt-purge verbs."""
+    """The argv of the apt-install and apt-purge verbs. An install runs with ``--no-remove``:
+    apt stops, changing nothing, rather than remove a package to make room for the new ones."""
     command = "purge" if action.purge else "install"
-    flags = ["-y"] + (["--no-install-recommends"] if action.no_recommends else [])
+    flags = ["-y"] if action.purge else ["-y", "--no-remove"]
+    flags += ["--no-install-recommends"] if action.no_recommends else []
     return ["apt-get", *APT_OPTIONS, *DPKG_OPTIONS, command, *flags, "--", *action.packages]
 
 
@@ -381,14 +385,6 @@ def _write(action: WriteFile, tx: Transaction) -> str:
         raise StepFailed(str(exc)) from exc
 
 
-def _hsa_swap(action: HsaSwap, tx: Transaction) -> str:
-    """The WSL runtime swap in one torch/lib folder."""
-    try:
-        return tx.hsa_swap(action.directory, action.copy)
-    except FileFailed as exc:
-        raise StepFailed(str(exc)) from exc
-
-
 def _carry_out(action: Action, plan: CheckedPlan, tx: Transaction, emit: Emit) -> str:
     """Run one checked action; its status ("done" or "unchanged") or :class:`StepFailed`."""
     if isinstance(action, AptUpdate):
@@ -401,8 +397,6 @@ def _carry_out(action: Action, plan: CheckedPlan, tx: Transaction, emit: Emit) -
         return _amdgpu_install(action, emit)
     if isinstance(action, WriteFile):
         return _write(action, tx)
-    if isinstance(action, HsaSwap):
-        return _hsa_swap(action, tx)
     raise StepFailed(f"no way to carry out {action.verb}")
 
 
@@ -445,7 +439,7 @@ def run_plan(plan: CheckedPlan, emit: Emit, target: Target | None = None) -> int
     """Carry out a checked plan in order, one run at a time (the single-run lock of ``target``);
     stop and roll back at the first failure."""
     target = target or Target()
-    commands = [a for a in plan.actions if not isinstance(a, WriteFile | HsaSwap)]
+    commands = [a for a in plan.actions if not isinstance(a, WriteFile)]
     if target.root != "/" and commands:
         raise ValueError("commands run only against the real root")
     lock = _lock(target, emit)
@@ -458,17 +452,28 @@ def run_plan(plan: CheckedPlan, emit: Emit, target: Target | None = None) -> int
 
 
 def _run_steps(plan: CheckedPlan, emit: Emit, tx: Transaction) -> int:
-    """The steps of a locked run, with the events; a failure rolls back ``tx``."""
+    """The steps of a locked run, with the events; a failure rolls back ``tx``.
+
+    Once a step has failed or the run was cancelled, the cancel signals are ignored before
+    anything else happens (:func:`_cancel` ignores them itself as it raises), so a second
+    Ctrl-C or SIGTERM cannot cut the rollback short. A signal that arrives while a failure is
+    being taken in, before the shield is up, turns that failure into a cancellation, which is
+    rolled back all the same."""
     current: Action | None = None
     try:
-        emit({"event": "plan",
-              "steps": [{"id": a.step_id, "verb": a.verb} for a in plan.actions]})
-        for action in plan.actions:
-            current = action
-            emit({"event": "step", "id": action.step_id, "verb": action.verb,
-                  "status": "start", "title": action.title})
-            status = _carry_out(action, plan, tx, emit)
-            emit({"event": "step", "id": action.step_id, "verb": action.verb, "status": status})
+        try:
+            emit({"event": "plan",
+                  "steps": [{"id": a.step_id, "verb": a.verb} for a in plan.actions]})
+            for action in plan.actions:
+                current = action
+                emit({"event": "step", "id": action.step_id, "verb": action.verb,
+                      "status": "start", "title": action.title})
+                status = _carry_out(action, plan, tx, emit)
+                emit({"event": "step", "id": action.step_id, "verb": action.verb,
+                      "status": status})
+        except BaseException:
+            _shield()
+            raise
     except StepFailed as exc:
         return _fail(current, str(exc), tx, emit)
     except Cancelled:
@@ -484,7 +489,10 @@ def _run_steps(plan: CheckedPlan, emit: Emit, tx: Transaction) -> int:
 
 
 def _cancel(signum: int, frame: FrameType | None) -> None:
-    """SIGTERM/SIGINT/SIGHUP: stop the current step; the run is rolled back."""
+    """SIGTERM/SIGINT/SIGHUP: stop the current step; the run is rolled back. The first signal
+    shields the rest of the run, so only one :class:`Cancelled` is ever raised: a second one
+    cannot land in the middle of the rollback (or of a temporary file's clean-up)."""
+    _shield()
     raise Cancelled(signal.Signals(signum).name)
 
 

@@ -20,9 +20,10 @@ from dataclasses import dataclass
 
 from core.diagnose.context import Context, Support
 from core.facts import Facts
+from core.install._helper_validate import PURGEABLE  # the helper's allow-list is the authority
 from core.install.plan import FileSpec, Plan, Preflight, Step
 from core.knowledge.base import Knowledge, RocmRelease, TorchIndex
-from core.knowledge.choose import serving_releases, ubuntu_version
+from core.knowledge.choose import serves, serving_releases, ubuntu_version
 from core.probe.gpus import Gpu
 from core.probe.parse.kfd import override_to_gfx
 from core.probe.platform import PlatformFacts
@@ -32,12 +33,6 @@ STRATEGIES = ("pip-only", "rocm-apt", "wsl", "therock")
 KEYRING = "/etc/apt/keyrings/rocm.gpg"
 SOURCES = "/etc/apt/sources.list.d/rocm.list"
 AMDGPU_SOURCES = "/etc/apt/sources.list.d/amdgpu.list"
-# Packages the plan may purge: the same names the privileged helper accepts (its allow-list is
-# the authority; apt removes what depends on these).
-PURGEABLE = re.compile(
-    r"^(?:rocm(?:-[a-z0-9]+)*|rocminfo|amd-smi-lib|hsa-rocr(?:-dev)?|hip-runtime-amd)"
-    r"(?:[0-9]+(?:\.[0-9]+)*)?$"
-)
 MAX_PACKAGES_PER_STEP = 32
 USER_NAME = re.compile(r"^[a-z_][a-z0-9_-]{0,31}$")
 _PACKAGE_RELEASE = re.compile(r"\.(\d{1,2})(\d\d)(\d\d)-")
@@ -95,7 +90,7 @@ def make_plan(facts: Facts, kb: Knowledge, choices: Choices | None = None) -> Pl
     if strategy == "rocm-apt":
         apt_release = _apt_release(kb, facts, support, choices.rocm)
     elif strategy == "wsl":
-        apt_release = _wsl_release(kb, gpu, support, choices.rocm)
+        apt_release = _wsl_release(kb, facts.platform, gpu, support, choices.rocm)
     wanted_rocm = apt_release.version if apt_release else choices.rocm
     index = _pick_index(kb, gpu, support, strategy, wanted_rocm, strict=apt_release is None)
     env = _environment(ctx, gpu, support, index)
@@ -284,17 +279,56 @@ def _apt_release(kb: Knowledge, facts: Facts, support: Support, rocm: str | None
     return serving[0]
 
 
-def _wsl_release(kb: Knowledge, gpu: Gpu, support: Support, rocm: str | None) -> RocmRelease:
-    releases = [
+def _wsl_release(
+    kb: Knowledge, platform: PlatformFacts, gpu: Gpu, support: Support, rocm: str | None
+) -> RocmRelease:
+    """The newest release with AMD's WSL route (amdgpu-install with the wsl use case) whose
+    packages are made for this Ubuntu and whose WSL list (or, where AMD's per-card WSL list is
+    not known, its Linux list) has the card."""
+    routes = [
         r
         for r in kb.current_releases()
         if r.stream == "legacy" and r.wsl and r.amdgpu_install_deb and amdgpu_dir(r)
     ]
     if rocm:
-        releases = [r for r in releases if r.version == rocm]
-    if not releases:
+        routes = [r for r in routes if r.version == rocm]
+        if not routes:
+            raise PlanError(f"ROCm {rocm} has no WSL route that rocmate knows")
+    if not routes:
         raise PlanError("no ROCm release with a known WSL route fits this choice")
-    return releases[0]
+    ubuntu = ubuntu_version(kb, platform) or platform.distro_version or "?"
+    serving = [r for r in routes if serves(r, kb, platform)]
+    if not serving:
+        offered = sorted({u for r in routes for u in r.ubuntu}, key=_version_key)
+        named = ", ".join(f"ROCm {r.version}" for r in routes)
+        if not offered:
+            raise PlanError(f"{named} for WSL serves no Ubuntu release that rocmate knows")
+        raise PlanError(
+            f"{named} for WSL is made for Ubuntu {' and '.join(offered)}, not Ubuntu {ubuntu}: "
+            f"use one of those in WSL (for example wsl --install -d Ubuntu-{offered[-1]})"
+        )
+    fitting = [r for r in serving if _wsl_has_card(r, gpu, support)]
+    if not fitting:
+        named = ", ".join(f"ROCm {r.version}" for r in serving)
+        card = f"{gpu.name or 'this card'} ({gpu.gfx or 'unknown target'})"
+        raise PlanError(
+            f"{named} for WSL does not support the {card}; rocmate knows no other WSL route "
+            "for it"
+        )
+    return fitting[0]
+
+
+def _wsl_has_card(release: RocmRelease, gpu: Gpu, support: Support) -> bool:
+    """Whether ``release``'s WSL route serves the card: AMD's WSL list where known, else the
+    release's Linux list (the card's own target, or the one its override poses as)."""
+    target = _code_target(gpu, support)
+    if release.wsl_targets:
+        return any(t in release.wsl_targets for t in (gpu.gfx, target) if t)
+    return release.version in support.rocm or bool(target and release.lists(target))
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in version.split(".") if p.isdigit())
 
 
 def _environment(

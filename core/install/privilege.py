@@ -2,14 +2,24 @@
 
 The helper (core/install/helper.py) is the only code that runs as root; nothing here imports it.
 
-* From the AppImage: ``pkexec "$APPIMAGE" helper`` (root cannot read the user's FUSE mount, so it
-  runs the AppImage file itself, which starts the helper in its "helper" mode).
 * From an installed copy: ``pkexec <python> -I -m core.install.helper`` (``-I``: no user site,
   no environment variables, no current folder on the module path), or the installed launcher
   ``/usr/libexec/rocmate-helper`` when there is one, which polkit's action org.rocmate.helper
   names (resources/polkit/org.rocmate.helper.policy).
 * From the CLI: ``sudo`` (interactive, so it may ask for a password in the terminal), or the same
   command directly when rocmate already runs as root.
+* From the AppImage: not yet. DESIGN.md's ``pkexec "$APPIMAGE" helper`` needs a frozen build with
+  a ``helper`` mode, and neither exists. ``$APPIMAGE`` is never read: every child of *any*
+  AppImage inherits it, so trusting it would run someone else's program as root. A frozen build
+  must check that it is frozen itself (``sys.frozen``), that ``$APPDIR`` holds
+  ``sys.executable`` and that ``$APPIMAGE`` is the image mounted there, and the image file must
+  pass :func:`root_problems` like any other code that root runs (a user's ~/Downloads copy does
+  not: the user, or anything running as the user, can change it between the prompt and the run).
+
+:func:`helper_route` is what callers use: it finds ``sudo``/``pkexec`` at fixed paths
+(/usr/bin, then /bin; never through the user's PATH) and refuses to ask for root when the
+interpreter, the ``core`` package, resources/data or the virtual environment that root would
+load can be changed by anyone but root. Running as root already needs no route and no check.
 
 pkexec exits 126 when the user dismissed the password prompt and 127 when the user is not
 authorised (or no polkit agent is running); :func:`explain_exit` says so in words. The helper
@@ -20,26 +30,54 @@ nothing ran), 2 (refused) or 3 (not root / usage).
 from __future__ import annotations
 
 import os
+import pwd
+import stat
+import sys
+import sysconfig
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 __all__ = [
+    "CANCEL_ON_EOF",
     "HELPER_MODE",
     "HELPER_MODULE",
+    "HELPER_WATCHES_STDIN",
     "INSTALLED_LAUNCHER",
+    "TOOL_DIRS",
+    "Route",
     "Via",
     "explain_exit",
+    "find_tool",
     "helper_command",
+    "helper_files",
+    "helper_route",
+    "root_problems",
 ]
 
 Via = Literal["pkexec", "sudo", "direct"]
 HELPER_MODULE = "core.install.helper"
 HELPER_MODE = "helper"
 INSTALLED_LAUNCHER = "/usr/libexec/rocmate-helper"
+TOOL_DIRS = ("/usr/bin", "/bin")
+"""Where sudo and pkexec are looked for, in order (the user's PATH is never consulted)."""
+CANCEL_ON_EOF = "--cancel-on-eof"
+"""The helper option that makes the end of its stdin mean "stop and roll back" (see runner.py)."""
+HELPER_WATCHES_STDIN = False
+"""Whether core/install/helper.py accepts CANCEL_ON_EOF yet. Until it does, a cancel reaches a
+root helper only as a signal, which an unprivileged runner is not allowed to send."""
 PKEXEC_DISMISSED = 126
 PKEXEC_NOT_AUTHORISED = 127
 DISMISSED = "You dismissed the password prompt; nothing was changed."
 NOT_AUTHORISED = (
     "Not authorised (no polkit agent running, or your account may not administer this machine)"
+)
+MAX_PROBLEMS = 3
+SYSTEM_WIDE = (
+    "Install rocmate system-wide, owned by root: for example `sudo python3 -m venv "
+    "/opt/rocmate` and `sudo /opt/rocmate/bin/pip install <rocmate's folder or wheel>`, then run "
+    "`/opt/rocmate/bin/rocmate install`."
 )
 
 
@@ -49,11 +87,13 @@ def helper_command(
     via: Via,
     launcher: str | None = None,
 ) -> list[str]:
-    """The argv that starts the helper; the caller appends ``--check`` to only validate.
+    """The argv shape that starts the helper; the caller appends ``--check`` to only validate.
 
-    ``python`` is the interpreter of this installed copy, ``appimage`` the AppImage file when
-    running from one (``$APPIMAGE``), ``launcher`` an installed root-owned launcher (used with
-    pkexec only, so that polkit shows rocmate's own action)."""
+    ``python`` is the interpreter of this installed copy, ``launcher`` an installed root-owned
+    launcher (used with pkexec only, so that polkit shows rocmate's own action). ``appimage``
+    only builds the argv shape DESIGN.md names for a future frozen build; no caller passes one
+    (see the module docstring), and :func:`helper_route` has no way to. ``via`` stays a bare
+    name here: :func:`helper_route` puts the fixed path in."""
     if via not in ("pkexec", "sudo", "direct"):
         raise ValueError(f"via must be pkexec, sudo or direct, not {via!r}")
     if appimage:
@@ -87,3 +127,159 @@ def explain_exit(code: int, via: str) -> str | None:
     if code == PKEXEC_NOT_AUTHORISED:
         return NOT_AUTHORISED
     return None
+
+
+# -- choosing the route ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Route:
+    """How to start the helper: ``argv``, or ``problem`` (in words) when there is no safe way."""
+
+    argv: list[str] | None
+    problem: str | None = None
+
+
+def find_tool(name: str, dirs: Sequence[str] = TOOL_DIRS) -> str | None:
+    """``name`` (sudo, pkexec) in the fixed folders: the first executable regular file."""
+    for folder in dirs:
+        path = os.path.join(folder, name)
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    return None
+
+
+def helper_route(
+    via: Literal["sudo", "pkexec"] = "sudo",
+    *,
+    python: str | None = None,
+    euid: int | None = None,
+    files: Sequence[tuple[str, bool]] | None = None,
+    tool_dirs: Sequence[str] = TOOL_DIRS,
+    launcher: str = INSTALLED_LAUNCHER,
+) -> Route:
+    """The helper's argv for this process: directly when already root, else through ``via``
+    found in ``tool_dirs``, and only when root would load nothing that others can change.
+
+    ``files`` are the (path, whole tree?) pairs to check; default :func:`helper_files`."""
+    python = python or sys.executable
+    euid = os.geteuid() if euid is None else euid
+    extra = [CANCEL_ON_EOF] if HELPER_WATCHES_STDIN else []
+    if euid == 0:
+        if not python or not os.path.isabs(python):
+            return Route(None, f"rocmate's interpreter path is not absolute: {python!r}")
+        return Route([*helper_command(python, None, "direct"), *extra])
+    tool = find_tool(via, tool_dirs)
+    if tool is None:
+        looked = " and ".join(os.path.join(d, via) for d in tool_dirs)
+        hint = (
+            "install the pkexec (policykit-1) package, or run `rocmate install` in a terminal"
+            if via == "pkexec"
+            else "install sudo, or carry out the root steps as root"
+        )
+        return Route(None, f"{via} is not installed (looked for {looked}); {hint}")
+    if not python or not os.path.isabs(python):
+        return Route(None, f"rocmate's interpreter path is not absolute: {python!r}")
+    use_launcher = via == "pkexec" and os.path.isfile(launcher)
+    checked = [(launcher, False)] if use_launcher else list(files or helper_files(python))
+    problems = root_problems(checked)
+    if problems:
+        shown = "; ".join(problems[:MAX_PROBLEMS])
+        more = len(problems) - MAX_PROBLEMS
+        if more > 0:
+            shown += f" (and {more} more)"
+        return Route(
+            None,
+            "rocmate will not ask for root rights to run its helper from files that others "
+            f"than root can change: {shown}. Anyone who can change them could run their own "
+            f"code as root. {SYSTEM_WIDE}",
+        )
+    argv = helper_command(python, None, via, launcher if use_launcher else None)
+    return Route([tool, *argv[1:], *extra])
+
+
+def helper_files(python: str) -> list[tuple[str, bool]]:
+    """What root loads when it runs ``python -I -m core.install.helper``: (path, whole tree?).
+
+    The interpreter, its standard library folder, the ``core`` package and resources/data, and
+    the virtual environment (site-packages, ``.pth`` files, pyvenv.cfg) when this is one."""
+    from core.knowledge.base import default_data_dir
+
+    core_dir = Path(__file__).resolve().parents[1]
+    files: list[tuple[str, bool]] = [
+        (python, False),
+        (str(core_dir), True),
+        (str(default_data_dir()), True),
+    ]
+    stdlib = sysconfig.get_path("stdlib")
+    if stdlib:
+        files.append((stdlib, False))
+    this_python = os.path.realpath(python) == os.path.realpath(sys.executable)
+    if this_python and sys.prefix != sys.base_prefix:
+        files.append((sys.prefix, True))
+    return files
+
+
+def root_problems(files: Sequence[tuple[str, bool]]) -> list[str]:
+    """Why root should not load these files: each one (and each folder above it, and what a
+    link points to) must belong to root and be writable by nobody else. [] when all are safe."""
+    problems: list[str] = []
+    seen: set[str] = set()
+    for path, tree in files:
+        for entry in _entries(path, tree):
+            if entry in seen:
+                continue
+            seen.add(entry)
+            problem = _problem(entry)
+            if problem:
+                problems.append(problem)
+    return problems
+
+
+def _entries(path: str, tree: bool) -> Iterator[str]:
+    """``path``, the folders above it, where it really is, and (``tree``) everything below."""
+    yield from _chain(os.path.abspath(path))
+    real = os.path.realpath(path)
+    yield from _chain(real)
+    if not tree or not os.path.isdir(real):
+        return
+    for folder, dirs, names in os.walk(real, onerror=None, followlinks=False):
+        for name in (*dirs, *names):
+            entry = os.path.join(folder, name)
+            yield entry
+            if os.path.islink(entry):
+                yield from _chain(os.path.realpath(entry))
+
+
+def _chain(path: str) -> Iterator[str]:
+    current = path
+    while True:
+        yield current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return
+        current = parent
+
+
+def _problem(path: str) -> str | None:
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None  # a link to nothing, or a file that went away: nothing there to load
+    except OSError as exc:
+        return f"{path} cannot be checked ({exc.strerror or exc})"
+    if stat.S_ISLNK(info.st_mode):
+        return None  # the folder holding it and the place it points to are checked
+    if info.st_uid != 0:
+        return f"{path} belongs to {_owner(info.st_uid)}"
+    if info.st_mode & 0o022:
+        who = "its group and others" if info.st_mode & 0o002 else "its group"
+        return f"{path} can be changed by {who}"
+    return None
+
+
+def _owner(uid: int) -> str:
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return f"uid {uid}"

@@ -1,8 +1,19 @@
 """Carries out a plan: user steps itself, the privileged block through the helper (one prompt).
 
 Every event goes to a log file as it happens, and the steps that finished are kept in a state
-file beside it, so a run can resume after a failure, a reboot or a new login. Progress is
-streamed to a callback as dictionaries (the CLI prints them; the GUI will draw them).
+file beside it, so a run can resume after a failure, a reboot or a new login. A finished step is
+remembered with a hash of the step as planned: ``--resume`` after a change of ``--rocm``,
+``--venv`` or ``--strategy`` runs the changed steps again. The verify step always runs. A
+pending "relogin"/"reboot" is cleared by the next run that succeeds. Progress is streamed to a
+callback as dictionaries (the CLI prints them; the GUI will draw them).
+
+Stopping a child (cancel, or its time limit): the runner asks it to stop and then keeps reading
+its output until it ends, so the child never blocks on a full pipe (a root helper stuck in a
+write would hold dpkg's lock). A root helper started through sudo/pkexec cannot be signalled by
+the user; it is asked through its stdin instead when it accepts ``--cancel-on-eof``
+(privilege.CANCEL_ON_EOF): the plan then goes as one line, stdin stays open, and closing it means
+"stop and roll back". The privileged block's limit is longer than the sum of the helper's own
+step limits, so the helper always ends, and reports, first.
 """
 
 from __future__ import annotations
@@ -10,12 +21,16 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import grp
+import hashlib
+import http.client
 import json
 import os
 import re
+import signal
 import time
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,7 +41,12 @@ from core.system import clean_env
 Event = dict[str, Any]
 Emit = Callable[[Event], None]
 STEP_TIMEOUT = 3 * 3600.0
+"""A user step's limit (pip downloading several GB of wheels)."""
 POLL_S = 0.5
+STOP_GRACE_S = 60.0
+"""How long a child that was told to stop (or killed) may take to end before it is left alone."""
+EXIT_DRAIN_S = 2.0
+"""After a child ended, how long its output is still read while something else holds the pipe."""
 WATCHED_VARIABLES = (
     "HSA_OVERRIDE_GFX_VERSION",
     "HIP_VISIBLE_DEVICES",
@@ -36,6 +56,46 @@ WATCHED_VARIABLES = (
 )
 KEY_LIMIT = 64 * 1024
 _PERCENT = re.compile(r"(\d{1,3}(?:\.\d+)?)\s*%")
+STATE_VERSION = 2
+
+# The helper's own limits (core/install/helper.py: TIMEOUTS, APT_LOCK_WAIT_S; its child is given
+# 10 s + 5 s to end after a time-out). The runner waits for the privileged block longer than the
+# sum of these over the block's steps, plus HELPER_SLACK_S for starting, rolling back and the
+# password prompt. tests/install/test_runner_safety.py checks them against the helper's numbers.
+HELPER_STEP_LIMITS_S = {
+    # update: a retry may start just before the 120 s lock wait ends, and run its full 900 s
+    ("apt-get", "update"): 900.0 + 120.0 + 900.0,
+    ("apt-get", "install"): 4 * 3600.0,
+    ("apt-get", "purge"): 3600.0,
+    ("amdgpu-install", None): 4 * 3600.0,
+    ("usermod", None): 60.0,
+}
+HELPER_DEFAULT_LIMIT_S = 3600.0
+"""A command the table above does not name (the helper's default)."""
+HELPER_FILE_LIMIT_S = 60.0
+"""A file step (gpg reads a keyring, with its 60 s limit)."""
+HELPER_STOP_S = 15.0
+HELPER_SLACK_S = 15 * 60.0
+
+
+def step_hash(step: Step) -> str:
+    """The step as planned, as a short fingerprint (what resume compares)."""
+    text = json.dumps(step.to_json(), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def helper_limit(steps: Sequence[Step]) -> float:
+    """Seconds the runner gives the privileged block: more than the helper's limits add up to."""
+    total = HELPER_SLACK_S
+    for step in steps:
+        if step.argv is None:
+            total += HELPER_FILE_LIMIT_S
+            continue
+        program = os.path.basename(step.argv[0])
+        command = step.argv[1] if program == "apt-get" and len(step.argv) > 1 else None
+        limit = HELPER_STEP_LIMITS_S.get((program, command), HELPER_DEFAULT_LIMIT_S)
+        total += limit + HELPER_STOP_S
+    return total
 
 
 @dataclass
@@ -43,9 +103,10 @@ class RunState:
     """What a run has finished, stored as JSON beside its log."""
 
     path: Path
-    done: list[str] = field(default_factory=list)
+    done: dict[str, str] = field(default_factory=dict)
+    """step id -> :func:`step_hash` of the step that finished."""
     needs: list[str] = field(default_factory=list)
-    """"relogin" / "reboot" once a step that needs one has run."""
+    """"relogin" / "reboot" once a step that needs one has run (until a later run succeeds)."""
 
     @classmethod
     def load(cls, path: Path) -> RunState:
@@ -53,14 +114,27 @@ class RunState:
             data = json.loads(path.read_text())
         except (OSError, ValueError):
             return cls(path)
-        done = [str(s) for s in data.get("done", [])] if isinstance(data, dict) else []
-        needs = [str(s) for s in data.get("needs", [])] if isinstance(data, dict) else []
+        if not isinstance(data, dict):
+            return cls(path)
+        done_raw = data.get("done")
+        # A state file without hashes (version 1) cannot tell which plan its steps belonged to:
+        # nothing counts as done, so every step runs again (they are made to be repeatable).
+        done = (
+            {str(k): str(v) for k, v in done_raw.items()} if isinstance(done_raw, dict) else {}
+        )
+        needs_raw = data.get("needs")
+        needs = [str(s) for s in needs_raw] if isinstance(needs_raw, list) else []
         return cls(path, done, needs)
+
+    def is_done(self, step: Step) -> bool:
+        return self.done.get(step.id) == step_hash(step)
 
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"done": self.done, "needs": self.needs}))
+        tmp.write_text(
+            json.dumps({"version": STATE_VERSION, "done": self.done, "needs": self.needs})
+        )
         os.replace(tmp, self.path)
 
 
@@ -69,8 +143,36 @@ def state_dir() -> Path:
     return Path(base) / "rocmate" / "install"
 
 
+@dataclass
+class _Ended:
+    """How one child process ended."""
+
+    code: int | None
+    """Exit status (negative: killed by that signal); None when it did not start or was left
+    running."""
+    last: str = ""
+    """Its last line of plain output (the helper's JSON events are not kept here)."""
+    started: bool = True
+    stopped: str | None = None
+    """"cancelled" or "timed out" when the runner asked it to stop."""
+    signalled: bool = False
+    """Whether the runner's signal reached it (a root child refuses a user's signal)."""
+    pid: int | None = None
+
+
+@dataclass
+class _HelperView:
+    """What the helper's events said (to tell its end in words)."""
+
+    error: str | None = None
+    done: bool = False
+    step: str | None = None
+
+
 class Runner:
-    """Runs ``plan``; ``helper_argv`` starts the privileged helper (pkexec/sudo/direct)."""
+    """Runs ``plan``; ``helper_argv`` starts the privileged helper (pkexec/sudo/direct).
+
+    ``helper_problem`` says why there is no ``helper_argv`` (privilege.helper_route's words)."""
 
     def __init__(
         self,
@@ -79,16 +181,25 @@ class Runner:
         helper_argv: list[str] | None,
         folder: Path | None = None,
         fetch: Callable[[str], bytes] | None = None,
+        helper_problem: str | None = None,
     ) -> None:
         self.plan = plan
         self.emit_to = emit
         self.helper_argv = helper_argv
+        self.helper_problem = helper_problem
         self.folder = folder or state_dir()
         self.folder.mkdir(parents=True, exist_ok=True)
         self.log_path = self.folder / "install.log"
         self.state = RunState.load(self.folder / "state.json")
         self.fetch = fetch or _download
         self.cancelled = asyncio.Event()
+        self.helper_limit_s: float | None = None
+        """The privileged block's limit; None: :func:`helper_limit` of its steps."""
+        self.stop_grace_s = STOP_GRACE_S
+        self.step_timeout_s = STEP_TIMEOUT
+        self.in_new_groups: Callable[[], bool] = _in_new_groups
+        self._new_needs: list[str] = []
+        self._helper = _HelperView()
 
     def emit(self, event: Event) -> None:
         event = {"time": round(time.time(), 3), **event}
@@ -104,7 +215,7 @@ class Runner:
         if self.plan.blocked:
             self.emit({"event": "done", "ok": False, "error": self.plan.blocked})
             return False
-        todo = [s for s in self.plan.steps if s.id not in self.state.done]
+        todo = [s for s in self.plan.steps if s.kind == "verify" or not self.state.is_done(s)]
         privileged = [s for s in todo if s.privileged and s.consent is not False]
         skipped = [s for s in todo if s.privileged and s.consent is False]
         for step in skipped:
@@ -122,44 +233,97 @@ class Runner:
             if step.privileged:
                 continue
             if self.cancelled.is_set():
-                self.emit({"event": "done", "ok": False, "error": "cancelled"})
+                error = "cancelled" + (
+                    " (after the root steps had finished)" if privileged else ""
+                )
+                self.emit({"event": "done", "ok": False, "error": error})
                 return False
             if not await self._user_step(step):
                 return False
-        needs = sorted(set(self.state.needs))
-        self.emit({"event": "done", "ok": True, "needs": needs})
+        # A need from an earlier run (the new login, the reboot) has evidently been met: this
+        # run got through, its verify step included.
+        self.state.needs = sorted(set(self._new_needs))
+        self.state.save()
+        self.emit({"event": "done", "ok": True, "needs": self.state.needs})
         return True
 
     # -- privileged block ----------------------------------------------------------------------
     async def _privileged(self, steps: list[Step]) -> bool:
         if self.helper_argv is None:
-            self.emit(
-                {
-                    "event": "done",
-                    "ok": False,
-                    "error": "root steps are needed, but no way to become root was found",
-                }
+            error = (
+                self.helper_problem
+                or "root steps are needed, but no way to become root was found"
             )
+            self.emit({"event": "done", "ok": False, "error": error})
+            return False
+        missing = _missing_program(self.helper_argv[0])
+        if missing:
+            self.emit({"event": "done", "ok": False, "error": missing})
             return False
         try:
             payload = [self._prepared(step) for step in steps]
-        except OSError as exc:
+        except (OSError, ValueError, http.client.HTTPException) as exc:
             self.emit({"event": "done", "ok": False, "error": f"could not fetch a key: {exc}"})
             return False
         document = json.dumps({"schema": "rocmate.plan/1", "steps": payload}).encode()
         self.emit({"event": "privileged", "steps": [s.id for s in steps]})
-        code, last = await self._stream(self.helper_argv, document, "helper", helper=True)
-        if code == 0:
+        self._helper = _HelperView()
+        limit = self.helper_limit_s if self.helper_limit_s is not None else helper_limit(steps)
+        ended = await self._stream(
+            self.helper_argv, document, "helper", helper=True, limit=limit,
+            keep_stdin=_cancels_on_eof(self.helper_argv),
+        )
+        if ended.code == 0:
             for step in steps:
                 self._finished(step)
             return True
+        error = self._helper_error(ended, limit)
+        event: Event = {"event": "done", "ok": False, "error": error}
+        if ended.code is not None:
+            event["exit"] = ended.code
+        self.emit(event)
+        return False
+
+    def _helper_error(self, ended: _Ended, limit: float) -> str:
+        """One readable sentence for a privileged block that did not succeed."""
         from core.install.privilege import explain_exit
 
-        message = explain_exit(code, os.path.basename(self.helper_argv[0])) or (
-            last or f"the helper exited {code}"
-        )
-        self.emit({"event": "done", "ok": False, "error": message, "exit": code})
-        return False
+        view = self._helper
+        said = view.error if view.done else None
+        if not ended.started:
+            return f"could not start the root helper: {ended.last}"
+        if ended.code is None:  # left running
+            what = "was cancelled" if ended.stopped == "cancelled" else (
+                f"did not finish within {_duration(limit)}"
+            )
+            return (
+                f"the root helper {what} and could not be stopped from here (it runs as root); "
+                f"it may still be running (process {ended.pid})"
+                + (f", in step {view.step}" if view.step else "")
+                + ". apt may stay locked until it ends."
+            )
+        if ended.stopped == "cancelled":
+            return "cancelled" + (f" ({said})" if said else "")
+        if ended.stopped == "timed out":
+            return f"the root helper did not finish within {_duration(limit)}" + (
+                f" ({said})" if said else ""
+            )
+        via = self.helper_argv[0] if self.helper_argv else ""
+        words = explain_exit(ended.code, os.path.basename(via))
+        if words:
+            return words
+        if said:
+            return said
+        if ended.code < 0:
+            name = _signal_name(-ended.code)
+            return (
+                f"the root helper was stopped by {name} before it finished"
+                + (f" (in step {view.step})" if view.step else "")
+                + "; files it had written may not have been put back"
+            )
+        if ended.last:
+            return f"the root helper exited {ended.code}: {ended.last}"
+        return f"the root helper exited {ended.code} without saying why"
 
     def _prepared(self, step: Step) -> dict[str, Any]:
         data = step.to_json()
@@ -177,20 +341,28 @@ class Runner:
         else:
             assert step.argv is not None
             env = self._verify_env() if step.kind == "verify" else None
-            code, last = await self._stream(list(step.argv), None, step.id, env=env)
-            ok = code == 0
-            if code == 130 and self.cancelled.is_set():
+            ended = await self._stream(
+                list(step.argv), None, step.id, env=env, limit=self.step_timeout_s
+            )
+            ok = ended.code == 0
+            if ended.stopped == "cancelled":
                 self.emit({"event": "step", "id": step.id, "status": "cancelled"})
                 self.emit({"event": "done", "ok": False, "error": "cancelled"})
                 return False
             if not ok:
+                if step.kind == "verify" and self._waiting_for():
+                    return self._verify_waits(step, ended)
                 self.emit(
                     {
                         "event": "step",
                         "id": step.id,
                         "status": "failed",
-                        "exit": code,
-                        "error": last,
+                        "exit": ended.code,
+                        "error": (
+                            f"timed out after {_duration(self.step_timeout_s)}"
+                            if ended.stopped == "timed out"
+                            else ended.last or _ended_words(ended)
+                        ),
                     }
                 )
         if not ok:
@@ -206,6 +378,48 @@ class Runner:
         self._finished(step)
         self.emit({"event": "step", "id": step.id, "status": "done"})
         return True
+
+    def _waiting_for(self) -> str | None:
+        """"relogin" or "reboot" while one is pending (from this run or an earlier one); a
+        relogin no longer counts once this process has the new groups."""
+        pending = set(self.state.needs) | set(self._new_needs)
+        if "reboot" in pending:
+            return "reboot"
+        if "relogin" in pending and not self.in_new_groups():
+            return "relogin"
+        return None
+
+    def _verify_waits(self, step: Step, ended: _Ended) -> bool:
+        """The check failed while a new login (or a reboot) is still pending: say that."""
+        need = self._waiting_for()
+        if need == "reboot":
+            action = "restart the computer"
+            why = "a change of this set-up takes effect only after a restart"
+        else:
+            action = "log out and back in"
+            why = "your new groups (render, video) take effect only in a new login"
+        self.emit(
+            {
+                "event": "step",
+                "id": step.id,
+                "status": f"needs-{need}",
+                "exit": ended.code,
+                "output": ended.last,
+            }
+        )
+        self.emit(
+            {
+                "event": "done",
+                "ok": False,
+                "needs": [need],
+                "error": (
+                    f"PyTorch cannot use the GPU yet: {why}. {action[0].upper()}{action[1:]}, "
+                    "then run `rocmate install --resume`."
+                ),
+                "resume": "rocmate install --resume",
+            }
+        )
+        return False
 
     def _verify_env(self) -> dict[str, str]:
         """The plan's variables, and none of the user's stale ones (an old override)."""
@@ -238,9 +452,11 @@ class Runner:
             return False
 
     def _finished(self, step: Step) -> None:
-        self.state.done.append(step.id)
+        self.state.done[step.id] = step_hash(step)
         if step.after:
-            self.state.needs.append(step.after)
+            self._new_needs.append(step.after)
+            if step.after not in self.state.needs:
+                self.state.needs.append(step.after)
         self.state.save()
 
     # -- processes -----------------------------------------------------------------------------
@@ -251,85 +467,237 @@ class Runner:
         step_id: str,
         env: dict[str, str] | None = None,
         helper: bool = False,
-    ) -> tuple[int, str]:
-        """Run one process, relaying its lines; (exit code, last line). 124 = timed out,
-        130 = cancelled. stdin is written while stdout is read, so neither can block."""
+        limit: float = STEP_TIMEOUT,
+        keep_stdin: bool = False,
+    ) -> _Ended:
+        """Run one process, relaying its lines, until its output ends.
+
+        stdin is written while stdout is read, so neither can block. On a cancel or at ``limit``
+        the child is asked to stop (a signal; for ``keep_stdin`` also the end of its stdin) and
+        its output is still read to the end: a child that cannot be signalled (root) goes on
+        writing, and must not block on a full pipe. One that does not end within the grace time
+        after that (or, after a cancel, within ``limit``) is left alone, its pipe closed."""
+        loop = asyncio.get_running_loop()
+        read_fd, write_fd = os.pipe()
         try:
             proc = await asyncio.create_subprocess_exec(
                 *argv,
                 stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.STDOUT,
+                stdout=write_fd,
+                stderr=write_fd,
                 env=env if env is not None else clean_env(),
             )
         except OSError as exc:
-            return 127, f"{argv[0]}: {exc.strerror or exc}"
-        feeder = asyncio.ensure_future(_feed(proc, stdin))
-        last = ""
-        deadline = time.monotonic() + STEP_TIMEOUT
-        assert proc.stdout is not None
+            os.close(read_fd)
+            return _Ended(None, f"{argv[0]}: {exc.strerror or exc}", started=False)
+        finally:
+            os.close(write_fd)
+        reader = asyncio.StreamReader(limit=1 << 20, loop=loop)
+        transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader, loop=loop), os.fdopen(read_fd, "rb", 0)
+        )
+        if stdin is not None and keep_stdin:
+            stdin = stdin.rstrip(b"\n") + b"\n"  # the plan is one line; stdin stays open
+        feeder = asyncio.ensure_future(_feed(proc, stdin, close=not keep_stdin))
+        ended = _Ended(None, pid=proc.pid)
+        deadline = time.monotonic() + limit
+        give_up: float | None = None
+        exited: float | None = None
+        left_running = False
         try:
             while True:
-                if self.cancelled.is_set():
-                    _stop(proc)
-                    await proc.wait()
-                    return 130, "cancelled"
-                if time.monotonic() > deadline:
-                    _stop(proc, kill=True)
-                    await proc.wait()
-                    return 124, "timed out"
+                now = time.monotonic()
+                if ended.stopped is None and self.cancelled.is_set():
+                    ended.stopped = "cancelled"
+                    ended.signalled = _signal(proc)
+                    _close_stdin(proc, feeder)
+                    # A helper that heard us rolls back and ends; one that could not hear us
+                    # finishes its steps, within its own limits (shorter than ``limit``).
+                    give_up = deadline if helper else now + self.stop_grace_s
+                    if helper:
+                        self._stopping(ended, keep_stdin)
+                elif ended.stopped != "timed out" and now > deadline:
+                    ended.stopped = "timed out"
+                    ended.signalled = _signal(proc, kill=not helper)
+                    _close_stdin(proc, feeder)
+                    give_up = now + self.stop_grace_s
+                if give_up is not None and now > give_up:
+                    left_running = proc.returncode is None and not _signal(proc, kill=True)
+                    break
+                if proc.returncode is not None:
+                    # A daemon the child started may hold the pipe: read what is left, but do
+                    # not wait for it.
+                    exited = exited if exited is not None else now
+                    if now - exited > EXIT_DRAIN_S:
+                        break
                 try:
-                    raw = await asyncio.wait_for(proc.stdout.readline(), timeout=POLL_S)
+                    raw = await asyncio.wait_for(reader.readline(), timeout=POLL_S)
                 except TimeoutError:
                     continue
+                except ValueError:  # longer than the reader's limit (the reader dropped it)
+                    raw = b"(a line of more than 1 MiB was left out)"
                 if not raw:
                     break
                 line = raw.decode("utf-8", errors="replace").rstrip()
                 if line:
-                    last = self._relay(step_id, line, helper) or line
+                    plain = self._relay(step_id, line, helper)
+                    if plain:
+                        ended.last = line
         finally:
-            await feeder
-        return await proc.wait(), last
+            transport.close()  # nothing reads any more: a child still writing gets EPIPE
+            if not feeder.done():
+                feeder.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await feeder
+            _close_stdin(proc, None)
+        if left_running:
+            return ended
+        wait = max(self.stop_grace_s, deadline - time.monotonic())
+        try:
+            ended.code = await asyncio.wait_for(proc.wait(), timeout=wait)
+        except TimeoutError:
+            if not _signal(proc, kill=True):
+                return ended  # a root child that closed its output but does not end
+            ended.code = await proc.wait()
+        return ended
 
-    def _relay(self, step_id: str, line: str, helper: bool) -> str | None:
-        """Pass one line on; for the helper's own "done", its error text (the run's is later)."""
+    def _stopping(self, ended: _Ended, keep_stdin: bool) -> None:
+        """Say what happens while the helper is being stopped."""
+        if ended.signalled or keep_stdin:
+            message = "Asked the root helper to stop; waiting while it puts back what it changed."
+        else:
+            message = (
+                "The root helper runs as root and cannot be interrupted from here; waiting for "
+                "it to finish the steps it was given (its output keeps coming)."
+            )
+        self.emit({"event": "stopping", "reason": "cancelled", "message": message})
+
+    def _relay(self, step_id: str, line: str, helper: bool) -> bool:
+        """Pass one line on; False when it was one of the helper's own JSON events."""
         if helper and line.startswith("{"):
             try:
                 parsed = json.loads(line)
             except ValueError:
                 parsed = None
             if isinstance(parsed, dict):
-                if parsed.get("event") == "done":
+                kind = parsed.get("event")
+                if kind == "done":
                     parsed["event"] = "helper-done"
+                    self._helper.done = True
+                    error = parsed.get("error")
+                    self._helper.error = str(error) if error else None
+                elif kind == "step" and parsed.get("status") == "start":
+                    self._helper.step = str(parsed.get("id"))
                 self.emit({**parsed, "via": "helper"})
-                error = parsed.get("error")
-                return str(error) if error else None
+                return False
         event: Event = {"event": "output", "id": step_id, "line": line}
         match = _PERCENT.search(line)
         if match and float(match.group(1)) <= 100:
             event["percent"] = float(match.group(1))
         self.emit(event)
-        return None
+        return True
 
 
-async def _feed(proc: asyncio.subprocess.Process, data: bytes | None) -> None:
-    """Write a child's whole input, then close it; a child that left early is not an error."""
+async def _feed(proc: asyncio.subprocess.Process, data: bytes | None, close: bool) -> None:
+    """Write a child's whole input (and close it, unless the child watches for its end); a child
+    that left early is not an error."""
     if data is None or proc.stdin is None:
         return
     with contextlib.suppress(ConnectionError, BrokenPipeError):
         proc.stdin.write(data)
         await proc.stdin.drain()
-        proc.stdin.close()
+        if close:
+            proc.stdin.close()
 
 
-def _stop(proc: asyncio.subprocess.Process, kill: bool = False) -> None:
-    """Ask a child to stop; a root child (pkexec/sudo) may refuse a user's signal."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
+def _close_stdin(proc: asyncio.subprocess.Process, feeder: asyncio.Future[None] | None) -> None:
+    """The end of the child's input (for a helper run with --cancel-on-eof: "stop")."""
+    if feeder is not None and not feeder.done():
+        feeder.cancel()
+    if proc.stdin is not None and not proc.stdin.is_closing():
+        with contextlib.suppress(OSError, RuntimeError):
+            proc.stdin.close()
+
+
+def _signal(proc: asyncio.subprocess.Process, kill: bool = False) -> bool:
+    """Ask a child to stop (SIGTERM) or kill it; False when it may not be signalled (a root
+    child of pkexec/sudo refuses a user's signal) or has gone."""
+    if proc.returncode is not None:
+        return False
+    try:
         proc.kill() if kill else proc.terminate()
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+def _in_new_groups() -> bool:
+    """Whether this process has the render and video groups already (a new login happened)."""
+    if os.geteuid() == 0:
+        return True
+    have = {*os.getgroups(), os.getegid()}
+    for name in ("render", "video"):
+        try:
+            gid = grp.getgrnam(name).gr_gid
+        except KeyError:
+            continue  # a group that does not exist is not waited for
+        if gid not in have:
+            return False
+    return True
+
+
+def _cancels_on_eof(argv: Sequence[str]) -> bool:
+    from core.install.privilege import CANCEL_ON_EOF
+
+    return CANCEL_ON_EOF in argv
+
+
+def _missing_program(program: str) -> str | None:
+    """Words for a helper route whose first program (pkexec, sudo) is not there."""
+    if not os.path.isabs(program) or os.path.exists(program):
+        return None
+    name = os.path.basename(program)
+    if name == "pkexec":
+        return (f"pkexec is not installed ({program} is missing): install the pkexec "
+                "(policykit-1) package, or run `rocmate install` in a terminal")
+    return f"{name} is not installed ({program} is missing)"
+
+
+def _ended_words(ended: _Ended) -> str:
+    if ended.code is None:
+        return "could not be started" if not ended.started else "did not end"
+    if ended.code < 0:
+        return f"stopped by {_signal_name(-ended.code)}"
+    return f"exit code {ended.code}"
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def _duration(seconds: float) -> str:
+    minutes = round(seconds / 60)
+    if minutes < 60:
+        return f"{max(1, minutes)} min" if seconds >= 60 else f"{int(seconds)} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h" + (f" {minutes} min" if minutes else "")
 
 
 def _download(url: str) -> bytes:
+    """The key at ``url`` (https only, at most KEY_LIMIT bytes); OSError with the reason."""
     if not url.startswith("https://"):
         raise OSError(f"refusing to fetch a key over plain HTTP: {url}")
-    with urllib.request.urlopen(url, timeout=30) as response:
-        return bytes(response.read(KEY_LIMIT))
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            data = bytes(response.read(KEY_LIMIT + 1))
+            rest = getattr(response, "length", None)
+    except (http.client.HTTPException, ValueError) as exc:
+        raise OSError(f"{url}: {type(exc).__name__}: {exc}") from exc
+    if len(data) > KEY_LIMIT:
+        raise OSError(f"{url}: larger than {KEY_LIMIT // 1024} KiB, not a signing key")
+    if rest:
+        raise OSError(f"{url}: the download was cut short ({len(data)} bytes, {rest} missing)")
+    return data

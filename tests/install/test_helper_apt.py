@@ -6,6 +6,7 @@ local apt repository this test builds, signs with its own throwaway key and serv
 * a wrong or untrusted key fingerprint is refused and nothing is written;
 * a tampered repository makes apt-get update fail, and the key, source and pin that run wrote
   are removed again;
+* an install that would need another package removed stops and removes nothing (--no-remove);
 * while another package manager holds apt's lock, apt-get install waits for it
   (DPkg::Lock::Timeout) and the helper runs apt-get update again until the lists are free; a lock
   that is not let go ends in a message naming the process that holds it.
@@ -58,6 +59,8 @@ pytestmark = [pytest.mark.root, pytest.mark.slow]
 
 PACKAGE = "rocm-core"
 VERSION = "6.2.0.60200-66~22.04"
+BREAKER = "rocm-breaker"  # on the install allow-list, and conflicts with an installed package
+BREAKER_CONFLICTS = "ca-certificates"
 VERSION_FILE = "opt/rocm-6.2.0/.info/version"
 KEYRING = "etc/apt/keyrings/rocm.gpg"
 SOURCES = "etc/apt/sources.list.d/rocm.list"
@@ -99,28 +102,31 @@ def _gen_key(home: Path, name: str) -> str:
     return next(line.split(":")[9] for line in out.splitlines() if line.startswith("fpr:"))
 
 
-def _build_deb(work: Path) -> Path:
-    """A tiny stand-in for AMD's rocm-core: one file under /opt/rocm-6.2.0."""
-    pkg = work / "pkg"
+def _build_deb(work: Path, name: str = PACKAGE, version: str = VERSION,
+               extra: str = "") -> Path:
+    """A tiny stand-in for AMD's rocm-core: one file under /opt/rocm-6.2.0 (``extra``: more
+    control fields)."""
+    pkg = work / f"pkg-{name}"
     (pkg / "DEBIAN").mkdir(parents=True)
     (pkg / "DEBIAN/control").write_text(
-        f"Package: {PACKAGE}\nVersion: {VERSION}\nArchitecture: amd64\n"
-        "Maintainer: rocmate tests <tests@example.invalid>\n"
+        f"Package: {name}\nVersion: {version}\nArchitecture: amd64\n"
+        f"Maintainer: rocmate tests <tests@example.invalid>\n{extra}"
         "Description: test stand-in for AMD's rocm-core\n"
     )
     info = pkg / VERSION_FILE
     info.parent.mkdir(parents=True)
     info.write_text("6.2.0-66\n")
-    deb = work / f"{PACKAGE}_{VERSION}_amd64.deb"
+    deb = work / f"{name}_{version}_amd64.deb"
     _run(["dpkg-deb", "--root-owner-group", "-Zgzip", "--build", str(pkg), str(deb)])
     return deb
 
 
-def _build_repo(repo: Path, deb: Path, home: Path, fpr: str) -> None:
+def _build_repo(repo: Path, debs: list[Path], home: Path, fpr: str) -> None:
     """pool/ + dists/SUITE/{Release,InRelease,Release.gpg} signed with ``fpr``."""
     pool = repo / "pool/main"
     pool.mkdir(parents=True)
-    shutil.copy(deb, pool)
+    for deb in debs:
+        shutil.copy(deb, pool)
     binary = repo / f"dists/{SUITE}/main/binary-amd64"
     binary.mkdir(parents=True)
     packages = _run(["apt-ftparchive", "packages", "pool"], cwd=repo).stdout
@@ -173,9 +179,12 @@ def test_repo(debian_root: Path, tmp_path_factory: pytest.TempPathFactory) -> It
     armored = _run(["gpg", "--batch", "--armor", "--export", fpr], env=env).stdout.decode()
     binary = _run(["gpg", "--batch", "--export", fpr], env=env).stdout
     other_armored = _run(["gpg", "--batch", "--armor", "--export", other], env=env).stdout
-    deb = _build_deb(work)
+    debs = [
+        _build_deb(work),
+        _build_deb(work, BREAKER, "1.0", f"Conflicts: {BREAKER_CONFLICTS}\n"),
+    ]
     served = work / "www"
-    _build_repo(served / "good", deb, home, fpr)
+    _build_repo(served / "good", debs, home, fpr)
     shutil.copytree(served / "good", served / "tampered-packages")
     _tamper_packages(served / "tampered-packages")
     shutil.copytree(served / "good", served / "tampered-release")
@@ -355,6 +364,44 @@ def test_tampered_repository_rolls_back(name: str, root_copy: Path, test_repo: S
     assert (root_copy / "etc/apt/keyrings").is_dir()  # it was there before the run
     assert not (root_copy / VERSION_FILE).exists()
     assert TESTER not in _group_members(root_copy, "render")
+
+
+# --------------------------------------------------------------------------------------------
+# an install never removes a package
+
+
+def _installed(root: Path, package: str) -> bool:
+    query = chroot(root, "dpkg-query", "-W", "-f", "${Status}", package, check=False)
+    return query.returncode == 0 and query.stdout == "install ok installed"
+
+
+def test_install_never_removes_a_package(root_copy: Path, test_repo: SignedRepo) -> None:
+    """A package that conflicts with an installed one: plain apt-get -y would remove that one
+    (the control); the helper's install stops instead, and nothing is removed or installed."""
+    _prepare(root_copy, test_repo)
+    setup = plan(
+        keyring_step(test_repo.armored, test_repo.fingerprint),
+        source_step(source_line(test_repo.uri("good"))),
+        pin_step(),
+        command_step("apt-update", "apt-get", "update"),
+    )
+    first = run_helper(root_copy, setup)
+    assert first.code == 0 and _done(first)["ok"] is True, first.stdout + first.stderr
+    assert _installed(root_copy, BREAKER_CONFLICTS)
+    control = chroot(root_copy, "apt-get", "install", "-s", "-y", BREAKER, check=False)
+    assert control.returncode == 0, control.stdout + control.stderr
+    assert f"Remv {BREAKER_CONFLICTS} " in control.stdout  # without --no-remove it would go
+
+    before = snapshot(root_copy, ("var/lib/dpkg", "etc/ssl"))
+    payload = plan(command_step("apt-install", "apt-get", "install", "-y", BREAKER))
+    run = run_helper(root_copy, payload)
+    done = _done(run)
+    assert run.code == 1 and done["ok"] is False, run.stdout + run.stderr
+    assert step_statuses(run.events) == {"apt-install": "failed"}
+    assert "E: Packages need to be removed but remove is disabled." in done["error"]
+    assert _installed(root_copy, BREAKER_CONFLICTS)
+    assert not _installed(root_copy, BREAKER)
+    assert snapshot(root_copy, ("var/lib/dpkg", "etc/ssl")) == before
 
 
 # --------------------------------------------------------------------------------------------

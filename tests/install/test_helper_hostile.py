@@ -26,11 +26,15 @@ import pytest
 
 from core.install import helper
 from core.install._helper_target import Policy, Target
-from core.install._helper_validate import MAX_INPUT_BYTES, MAX_STEPS, check_input
+from core.install._helper_validate import (
+    MAX_INPUT_BYTES,
+    MAX_STEPS,
+    ROCMATE_FILES,
+    WriteFile,
+    check_input,
+)
 from core.knowledge.base import load_knowledge
 from tests.install.support import (
-    TORCH_LIB,
-    TORCH_LIB_LINKED,
     TRUSTED_FPR,
     TRUSTED_KEY,
     UNTRUSTED_FPR,
@@ -108,6 +112,35 @@ def _v3_key() -> bytes:
     return plan(keyring_step(synthetic_key("old", version=3), TRUSTED_FPR))
 
 
+DEB822_AMD = (
+    "Types: deb\nURIs: https://repo.radeon.com/rocm/apt/6.2\nSuites: jammy\nComponents: main\n"
+    "Architectures: amd64\nSigned-By: /etc/apt/keyrings/rocm.gpg\n"
+)
+NOT_OURS = "is not one of rocmate's files"
+NOT_PURGEABLE = "may not be purged"
+
+
+def _purge(*packages: str) -> bytes:
+    return plan(command_step("purge", "apt-get", "purge", "-y", *packages, consent=True))
+
+
+def add_system_files(root: Path) -> None:
+    """apt files of the system and of other programs, as plain files: never rocmate's to
+    replace (Docker's key, Ubuntu's archive, Linux Mint's snap pin)."""
+    apt = root / "etc/apt"
+    (apt / "keyrings").mkdir(parents=True, exist_ok=True)
+    (apt / "keyrings/docker.gpg").write_bytes(b"Docker's signing key\n")
+    (apt / "sources.list.d").mkdir(parents=True, exist_ok=True)
+    (apt / "sources.list.d/ubuntu.sources").write_text(
+        "Types: deb\nURIs: http://archive.ubuntu.com/ubuntu\nSuites: noble\nComponents: main\n"
+        "Signed-By: /usr/share/keyrings/ubuntu-archive-keyring.gpg\n"
+    )
+    (apt / "preferences.d").mkdir(parents=True, exist_ok=True)
+    (apt / "preferences.d/nosnap.pref").write_text(
+        "Package: snapd\nPin: release a=*\nPin-Priority: -10\n"
+    )
+
+
 DEB822_TRUSTED = (
     "Types: deb\nURIs: https://repo.radeon.com/rocm/apt/6.2\nSuites: jammy\nComponents: main\n"
     "Architectures: amd64\nSigned-By: /etc/apt/keyrings/rocm.gpg\nTrusted: yes\n"
@@ -147,6 +180,17 @@ CASES = [
     Case("purge-without-consent", _argv("apt-get", "purge", "-y", "rocm"), "consent"),
     Case("purge-consent-false", _argv("apt-get", "purge", "-y", "rocm", consent=False),
          "did not consent"),
+    # purge: only ROCm's own packages, even with consent (install may name more)
+    Case("purge-ca-certificates", _purge("ca-certificates"), NOT_PURGEABLE),
+    Case("purge-gnupg", _purge("gnupg"), NOT_PURGEABLE),
+    Case("purge-python3-venv", _purge("python3-venv"), NOT_PURGEABLE),
+    Case("purge-kernel-modules", _purge("linux-modules-extra-6.8.0-45-generic"), NOT_PURGEABLE),
+    Case("purge-kernel-headers", _purge("linux-headers-6.8.0-45-generic"), NOT_PURGEABLE),
+    Case("purge-amdgpu-dkms", _purge("amdgpu-dkms"), NOT_PURGEABLE),
+    Case("purge-amdgpu-install", _purge("amdgpu-install"), NOT_PURGEABLE),
+    Case("purge-wsl-runtime", _purge("hsa-runtime-rocr4wsl-amdgpu"), NOT_PURGEABLE),
+    Case("purge-rocm-and-system", _purge("rocm-core5.7.1", "ca-certificates"), NOT_PURGEABLE),
+    Case("purge-not-on-any-list", _purge("openssh-server"), NOT_PURGEABLE),
     # verbs that are not in the table
     Case("verb-rm", _argv("rm", "-rf", "/"), "unknown verb 'rm'"),
     Case("verb-bash-c", _argv("bash", "-c", "touch /tmp/PWNED"), "unknown verb 'bash'"),
@@ -156,6 +200,9 @@ CASES = [
     Case("verb-dpkg-i", _argv("dpkg", "-i", "/tmp/x.deb"), "unknown verb 'dpkg'"),
     Case("verb-absolute-path", _argv("/usr/bin/apt-get", "update"), "give the bare name"),
     Case("verb-env", _argv("env", "apt-get", "update"), "unknown verb 'env'"),
+    Case("verb-hsa-swap",  # the WSL runtime swap runs as the user (core/install/wslfix.py)
+         _argv("rocmate-hsa-swap", "/home/tester/venv/lib/python3.11/site-packages/torch/lib"),
+         "unknown verb 'rocmate-hsa-swap'"),
     # usermod
     Case("usermod-no-such-user", _argv("usermod", "-aG", "render,video", "nosuchuser"),
          "does not exist"),
@@ -211,11 +258,22 @@ CASES = [
     Case("path-sources-list", _file("/etc/apt/sources.list"), "is outside"),
     Case("path-relative", _file("etc/apt/keyrings/rocm.gpg"), "not an absolute path"),
     Case("path-double-slash", _file("//etc/apt/keyrings/rocm.gpg"), "'//'"),
+    # only rocmate's own files: never the system's or another program's, plain files or not
+    Case("path-docker-keyring", plan(keyring_step(TRUSTED_KEY, TRUSTED_FPR, name="docker.gpg")),
+         NOT_OURS),
+    Case("path-new-keyring", plan(keyring_step(TRUSTED_KEY, TRUSTED_FPR, name="rocm2.gpg")),
+         NOT_OURS),
+    Case("path-ubuntu-sources", plan(_key(), source_step(DEB822_AMD, name="ubuntu.sources")),
+         NOT_OURS),
+    Case("path-new-source", plan(_key(), source_step(source_line(AMD_URI), name="rocm2.list")),
+         NOT_OURS),
+    Case("path-other-pin", plan(pin_step(name="nosnap.pref")), NOT_OURS),
+    Case("path-new-pin", plan(pin_step(name="rocm-pin-1001")), NOT_OURS),
     Case("symlinked-keyring", plan(keyring_step(TRUSTED_KEY, TRUSTED_FPR, name="evil.gpg")),
-         "symbolic link"),
+         NOT_OURS),
     Case("symlinked-source", plan(_key(), source_step(source_line(AMD_URI), name="evil.list")),
-         "symbolic link"),
-    Case("symlinked-pin", plan(pin_step(name="evil")), "symbolic link"),
+         NOT_OURS),
+    Case("symlinked-pin", plan(pin_step(name="evil")), NOT_OURS),
     Case("file-mode", _file("/etc/apt/preferences.d/rocm-pin-600", pin_content(), mode="4755"),
          "mode"),
     Case("file-append", _file("/etc/apt/preferences.d/rocm-pin-600", pin_content(), append=True),
@@ -269,7 +327,7 @@ CASES = [
     Case("source-deb822-trusted", _source(DEB822_TRUSTED, name="rocm.sources"), "not allowed"),
     Case("source-control-char", _source("# \x1b]0;x\x07\n" + source_line(AMD_URI)),
          "control character U+001B"),
-    Case("source-name", _source(source_line(AMD_URI), name="rocm.list.save"), "file name"),
+    Case("source-name", _source(source_line(AMD_URI), name="rocm.list.save"), NOT_OURS),
     Case("source-fingerprint-field",
          plan(_key(), {**source_step(source_line(AMD_URI)), "key_fingerprint": TRUSTED_FPR}),
          "belongs only on a keyring step"),
@@ -278,23 +336,38 @@ CASES = [
     Case("pin-priority", plan(pin_step(pin_content(priority=1001))), "must be exactly"),
     Case("pin-extra-line", plan(pin_step(pin_content() + "Package: openssh-server\n")),
          "must be exactly"),
-    # the WSL runtime swap
-    Case("hsa-traversal", _argv("rocmate-hsa-swap", "/home/tester/../../etc/torch/lib"),
-         "path traversal"),
-    Case("hsa-outside-home",
-         _argv("rocmate-hsa-swap", "/usr/lib/python3/dist-packages/torch/lib"),
-         "neither under a user's home"),
-    Case("hsa-root-home",
-         _argv("rocmate-hsa-swap", "/root/venv/lib/python3.11/site-packages/torch/lib"),
-         "neither under a user's home"),
-    Case("hsa-symlinked", _argv("rocmate-hsa-swap", TORCH_LIB_LINKED), "symbolic link"),
-    Case("hsa-not-torch", _argv("rocmate-hsa-swap", "/home/tester/.ssh"), "torch/lib folder"),
 ]
+
+
+LINKED_CASES = [
+    # rocmate's own names, where a symbolic link waits (planted by _plant_links)
+    Case("linked-keyring", plan(keyring_step(TRUSTED_KEY, TRUSTED_FPR)), "symbolic link"),
+    Case("linked-source", plan(source_step(source_line(AMD_URI), name="amdgpu.list")),
+         "/etc/apt/sources.list.d/amdgpu.list is a symbolic link"),
+    Case("linked-deb822-source", plan(source_step(DEB822_AMD, name="rocm.sources")),
+         "/etc/apt/sources.list.d/rocm.sources is a symbolic link"),
+    Case("linked-pin", plan(pin_step()), "/etc/apt/preferences.d/rocm-pin-600 is a symbolic link"),
+]
+
+
+def _plant_links(root: Path) -> None:
+    """Symbolic links at rocmate's own file names, aimed at files a write through them would
+    ruin."""
+    links = {
+        "etc/apt/keyrings/rocm.gpg": "/etc/shadow",
+        "etc/apt/sources.list.d/amdgpu.list": "/etc/passwd",
+        "etc/apt/sources.list.d/rocm.sources": "../../../tmp/PWNED",
+        "etc/apt/preferences.d/rocm-pin-600": "/etc/sudoers",
+    }
+    for link, target in links.items():
+        (root / link).parent.mkdir(parents=True, exist_ok=True)
+        (root / link).symlink_to(target)
 
 
 def test_the_table_is_large_and_unique() -> None:
     assert len(CASES) >= 40
-    assert len({case.name for case in CASES}) == len(CASES)
+    names = [case.name for case in [*CASES, *LINKED_CASES]]
+    assert len(set(names)) == len(names)
 
 
 # --------------------------------------------------------------------------------------------
@@ -306,6 +379,16 @@ def fake_target(tmp_path_factory: pytest.TempPathFactory) -> Target:
     root = tmp_path_factory.mktemp("fake-root")
     write_accounts(root)
     add_fixtures(root)
+    add_system_files(root)
+    return Target(str(root))
+
+
+@pytest.fixture(scope="module")
+def linked_target(tmp_path_factory: pytest.TempPathFactory) -> Target:
+    root = tmp_path_factory.mktemp("linked-root")
+    write_accounts(root)
+    add_fixtures(root)
+    _plant_links(root)
     return Target(str(root))
 
 
@@ -331,14 +414,13 @@ def test_a_good_plan_is_accepted(fake_target: Target, policy: Policy) -> None:
         command_step("purge", "apt-get", "purge", "-y", "rocm-core5.7.1", consent=True),
         command_step("groups", "usermod", "-aG", "render,video", "tester", after="relogin"),
         command_step("wsl", "amdgpu-install", "-y", "--usecase=wsl,rocm", "--no-dkms"),
-        command_step("swap", "rocmate-hsa-swap", TORCH_LIB),
         {**command_step("venv", "python3", "-m", "venv", "/x;y"), "privileged": False},
     )
     result = check_input(good, fake_target, policy)
     assert result.ok, _reasons(result.refused)
     assert [a.verb for a in result.actions] == [
         "keyring", "apt-source", "apt-pin", "apt-update", "apt-install", "apt-purge",
-        "usermod", "amdgpu-install", "hsa-swap",
+        "usermod", "amdgpu-install",
     ]
 
 
@@ -347,6 +429,29 @@ def test_check_refuses(case: Case, fake_target: Target, policy: Policy) -> None:
     result = check_input(case.payload, fake_target, policy)
     assert not result.ok and not result.actions
     assert case.reason in _reasons(result.refused), _reasons(result.refused)
+
+
+@pytest.mark.parametrize("case", LINKED_CASES, ids=[c.name for c in LINKED_CASES])
+def test_check_refuses_links(case: Case, linked_target: Target, policy: Policy) -> None:
+    result = check_input(case.payload, linked_target, policy)
+    assert not result.ok and not result.actions
+    assert case.reason in _reasons(result.refused), _reasons(result.refused)
+
+
+def test_rocmate_files_are_accepted(fake_target: Target, policy: Policy) -> None:
+    """The control for the path cases: each of rocmate's own names, beside the system's files."""
+    good = plan(
+        _key(), source_step(source_line(AMD_URI)),
+        source_step(source_line("https://repo.radeon.com/amdgpu/6.2/ubuntu"), name="amdgpu.list",
+                    step_id="apt-source-amdgpu"),
+        source_step(DEB822_AMD, name="rocm.sources", step_id="deb822"),
+        source_step(DEB822_AMD, name="amdgpu.sources", step_id="deb822-amdgpu"),
+        pin_step(),
+    )
+    result = check_input(good, fake_target, policy)
+    assert result.ok, _reasons(result.refused)
+    written = [a.path for a in result.actions if isinstance(a, WriteFile)]
+    assert written == list(ROCMATE_FILES) and len(result.actions) == len(ROCMATE_FILES)
 
 
 def test_check_answer_shape() -> None:
@@ -368,22 +473,36 @@ def test_bad_command_line() -> None:
 # for real, as root, in a throwaway Debian root
 
 
+def _prepared_root(root: Path) -> None:
+    install_rocmate(root, fingerprints=[TRUSTED_FPR])
+    add_accounts_in_chroot(root)
+    add_fixtures(root)
+    shutil.copy(Path(__file__).with_name("audit_run.py"), root / "opt/rocmate/audit_run.py")
+
+
 @pytest.fixture(scope="module")
 def hostile_root(
     debian_root: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Path]:
     with copy_root(debian_root, tmp_path_factory.mktemp("hostile") / "copy") as root:
-        install_rocmate(root, fingerprints=[TRUSTED_FPR])
-        add_accounts_in_chroot(root)
-        add_fixtures(root)
-        shutil.copy(Path(__file__).with_name("audit_run.py"), root / "opt/rocmate/audit_run.py")
+        _prepared_root(root)
+        add_system_files(root)
         yield root
 
 
-@pytest.mark.root
-@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-def test_hostile_input_runs_nothing(case: Case, hostile_root: Path) -> None:
-    root = hostile_root
+@pytest.fixture(scope="module")
+def linked_root(
+    debian_root: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Path]:
+    with copy_root(debian_root, tmp_path_factory.mktemp("linked") / "copy") as root:
+        _prepared_root(root)
+        _plant_links(root)
+        yield root
+
+
+def _assert_runs_nothing(case: Case, root: Path) -> None:
+    """``--check`` and a real run (under the audit hook) refuse ``case``: nothing is attempted,
+    nothing changes."""
     before = snapshot(root, WATCHED)
     check = run_helper(root, case.payload, "--check")
     assert check.code == 2, check.stdout + check.stderr
@@ -401,6 +520,18 @@ def test_hostile_input_runs_nothing(case: Case, hostile_root: Path) -> None:
     assert log.read_text() == "", "the helper tried to run or write something"
     assert not (root / SENTINEL).exists()
     assert snapshot(root, WATCHED) == before
+
+
+@pytest.mark.root
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_hostile_input_runs_nothing(case: Case, hostile_root: Path) -> None:
+    _assert_runs_nothing(case, hostile_root)
+
+
+@pytest.mark.root
+@pytest.mark.parametrize("case", LINKED_CASES, ids=[c.name for c in LINKED_CASES])
+def test_links_at_rocmate_names_run_nothing(case: Case, linked_root: Path) -> None:
+    _assert_runs_nothing(case, linked_root)
 
 
 @pytest.mark.root

@@ -185,6 +185,87 @@ def test_wsl_plan() -> None:
     assert plan.torch_index == PYTORCH_72
 
 
+def _wsl_copy(tmp_path: Path, os_release: str | None = None, rx7600: bool = False) -> Path:
+    """The WSL 2 RX 7900 XTX machine with another Ubuntu release, or its rocminfo turned into
+    an RX 7600's (gfx1102, chip 0x7480)."""
+    import shutil
+
+    root = tmp_path / "wsl"
+    shutil.copytree(MACHINES / "wsl2-ubuntu2204-rx7900xtx-ready", root, symlinks=True)
+    if os_release is not None:
+        (root / "files/etc/os-release").write_text(os_release)
+    if rx7600:
+        rocminfo = root / "commands/rocminfo.txt"
+        text = rocminfo.read_text().replace("gfx1100", "gfx1102")
+        text = text.replace("29772(0x744c)", "29824(0x7480)").replace("RX 7900 XTX", "RX 7600")
+        rocminfo.write_text(text)
+    return root
+
+
+def _plan_at(root: Path, kb: object | None = None, **choices: object) -> Plan:
+    facts = run_doctor(SnapshotSystem(root), probe_torch=False).facts
+    return make_plan(facts, kb or load_knowledge(), Choices(**choices))  # type: ignore[arg-type]
+
+
+FOCAL = (
+    'NAME="Ubuntu"\nVERSION_ID="20.04"\nVERSION="20.04.6 LTS (Focal Fossa)"\n'
+    "VERSION_CODENAME=focal\nID=ubuntu\nID_LIKE=debian\nUBUNTU_CODENAME=focal\n"
+)
+NOBLE = FOCAL.replace("20.04.6", "24.04.1").replace("20.04", "24.04").replace(
+    "Focal Fossa", "Noble Numbat").replace("focal", "noble")
+
+
+def test_wsl_on_focal_has_no_serving_release(tmp_path: Path) -> None:
+    """ROCm 7.2 serves Ubuntu 22.04 and 24.04: no `rocm/apt/7.2 focal` line for a 20.04 WSL."""
+    root = _wsl_copy(tmp_path, os_release=FOCAL)
+    with pytest.raises(PlanError) as caught:
+        _plan_at(root)
+    message = str(caught.value)
+    assert message == (
+        "ROCm 7.2 for WSL is made for Ubuntu 22.04 and 24.04, not Ubuntu 20.04: use one of "
+        "those in WSL (for example wsl --install -d Ubuntu-24.04)"
+    )
+
+
+def test_wsl_on_noble_uses_its_codename(tmp_path: Path) -> None:
+    plan = _plan_at(_wsl_copy(tmp_path, os_release=NOBLE))
+    assert plan.strategy == "wsl" and plan.rocm == "7.2"
+    assert step(plan, "apt-source")["file"]["content"].endswith("rocm/apt/7.2 noble main\n")
+    assert "noble" in step(plan, "apt-source-amdgpu")["file"]["content"]
+
+
+def test_wsl_refuses_a_card_the_release_does_not_list(tmp_path: Path) -> None:
+    """An RX 7600 (gfx1102) is only in the Core SDK releases, which have no amdgpu-install WSL
+    route; ROCm 7.2 (the WSL route) does not list it."""
+    root = _wsl_copy(tmp_path, rx7600=True)
+    with pytest.raises(PlanError, match=r"ROCm 7\.2 for WSL does not support the .*gfx1102"):
+        _plan_at(root)
+
+
+def test_wsl_follows_the_release_wsl_targets(tmp_path: Path) -> None:
+    """Where a release names its WSL cards, only those get its WSL route."""
+    import dataclasses
+
+    kb = load_knowledge()
+
+    def with_wsl_targets(*targets: str) -> object:
+        releases = [
+            dataclasses.replace(r, wsl_targets=targets) if r.version == "7.2" else r
+            for r in kb.releases
+        ]
+        return dataclasses.replace(kb, releases=releases)
+
+    root = _wsl_copy(tmp_path)
+    with pytest.raises(PlanError, match=r"does not support the Radeon RX 7900 XTX \(gfx1100\)"):
+        _plan_at(root, with_wsl_targets("gfx1201", "gfx1200"))
+    assert _plan_at(root, with_wsl_targets("gfx1201", "gfx1100")).rocm == "7.2"
+
+
+def test_wsl_rocm_choice_without_a_wsl_route() -> None:
+    with pytest.raises(PlanError, match=r"ROCm 7\.1 has no WSL route"):
+        plan_for("wsl2-ubuntu2204-rx7900xtx-ready", rocm="7.1")
+
+
 def test_groups_step_for_a_user_outside_render() -> None:
     plan = plan_for("not-in-render-group-ubuntu2204")
     groups = step(plan, "groups")

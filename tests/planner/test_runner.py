@@ -70,7 +70,9 @@ def test_user_steps_files_log_and_state(tmp_path: Path) -> None:
     assert events[-1]["event"] == "done" and events[-1]["ok"] is True
     log = [json.loads(line) for line in (tmp_path / "state/install.log").read_text().splitlines()]
     assert [e["event"] for e in log] == [e["event"] for e in events]
-    assert RunState.load(tmp_path / "state/state.json").done == ["one", "env", "act", "verify"]
+    state = RunState.load(tmp_path / "state/state.json")
+    assert list(state.done) == ["one", "env", "act", "verify"]
+    assert all(state.is_done(s) for s in plan.steps)
     # Appending twice does not repeat the line.
     ok, _ = _run(plan, tmp_path / "state2")
     assert ok and activate.read_text() == "# activate\n. x\n"
@@ -236,3 +238,168 @@ def test_verify_sees_the_plan_variables_not_stale_ones(tmp_path: Path, monkeypat
         _plan(tmp_path, verify, env={"HSA_OVERRIDE_GFX_VERSION": "10.3.0"}), tmp_path / "s"
     )
     assert ok
+
+
+def _fake_helper(ok: bool = True) -> list[str]:
+    return [
+        sys.executable,
+        "-c",
+        "import sys, json\n"
+        "sys.stdin.read()\n"
+        f"print(json.dumps({{'event': 'done', 'ok': {ok!r}, 'error': None}}))\n",
+    ]
+
+
+def test_resume_runs_again_the_steps_whose_plan_changed(tmp_path: Path) -> None:
+    """--resume after another --rocm/--venv/--strategy: a step with the same id but another
+    content is not the step that finished, so it runs again; an unchanged one is skipped."""
+    first, second = tmp_path / "c1", tmp_path / "c2"
+    venv = _counter_step("venv", first)
+    old_torch = Step("pip-torch", "t", "rocm7.1", argv=(sys.executable, "-c", "print('7.1')"))
+    ok, _ = _run(_plan(tmp_path, venv, old_torch), tmp_path / "state")
+    assert ok
+    new_torch = _counter_step("pip-torch", second)  # same id, another argv (another index)
+    ok, events = _run(_plan(tmp_path, venv, new_torch), tmp_path / "state")
+    assert ok
+    started = [e["id"] for e in events if e.get("status") == "start"]
+    assert started == ["pip-torch"]
+    assert first.read_text() == "x" and second.read_text() == "x"
+    # A privileged step whose content changed goes to the helper again, too.
+    apt_72 = Step("apt-source", "s", "s", privileged=True, kind="file",
+                  file=FileSpec("/etc/apt/sources.list.d/rocm.list", content="7.2\n"))
+    apt_71 = Step("apt-source", "s", "s", privileged=True, kind="file",
+                  file=FileSpec("/etc/apt/sources.list.d/rocm.list", content="7.1\n"))
+    ok, _ = _run(_plan(tmp_path, apt_72), tmp_path / "p", _fake_helper())
+    ok, events = _run(_plan(tmp_path, apt_72), tmp_path / "p", _fake_helper())
+    assert ok and not any(e["event"] == "privileged" for e in events)
+    ok, events = _run(_plan(tmp_path, apt_71), tmp_path / "p", _fake_helper())
+    assert ok and [e["steps"] for e in events if e["event"] == "privileged"] == [["apt-source"]]
+
+
+def test_old_state_without_hashes_counts_nothing_as_done(tmp_path: Path) -> None:
+    folder = tmp_path / "state"
+    folder.mkdir()
+    (folder / "state.json").write_text(json.dumps({"done": ["one"], "needs": ["relogin"]}))
+    counter = tmp_path / "count"
+    ok, _ = _run(_plan(tmp_path, _counter_step("one", counter)), folder)
+    assert ok and counter.read_text() == "x"
+
+
+def test_verify_always_runs_on_resume(tmp_path: Path) -> None:
+    counter = tmp_path / "count"
+    verify = Step("verify", "v", "v", argv=_counter_step("v", counter).argv, kind="verify")
+    for _ in range(2):
+        ok, _ = _run(_plan(tmp_path, verify), tmp_path / "state")
+        assert ok
+    assert counter.read_text() == "xx"
+
+
+def _relogin_plan(tmp_path: Path, verify_ok: Path) -> Plan:
+    groups = Step("groups", "groups", "groups", privileged=True,
+                  argv=("usermod", "-aG", "render,video", "ana"), after="relogin")
+    check = (f"import pathlib, sys; sys.exit(0 if pathlib.Path({str(verify_ok)!r}).exists() "
+             "else 1)")
+    verify = Step("verify", "Check that PyTorch sees the GPU", "v",
+                  argv=(sys.executable, "-c", check), kind="verify")
+    return _plan(tmp_path, groups, verify)
+
+
+def _run_runner(plan: Plan, folder: Path, helper: list[str] | None,
+                in_new_groups: bool) -> tuple[bool, list[dict[str, Any]]]:
+    events: list[dict[str, Any]] = []
+    runner = Runner(plan, events.append, helper, folder=folder)
+    runner.in_new_groups = lambda: in_new_groups
+    return asyncio.run(runner.run()), events
+
+
+def test_pending_relogin_turns_a_failed_verify_into_log_out_and_resume(tmp_path: Path) -> None:
+    works = tmp_path / "gpu-works"
+    plan = _relogin_plan(tmp_path, works)
+    state = tmp_path / "state"
+    ok, events = _run_runner(plan, state, _fake_helper(), in_new_groups=False)
+    assert not ok
+    waiting = {"event": "step", "id": "verify", "status": "needs-relogin"}
+    assert waiting.items() <= events[-2].items()
+    last = events[-1]
+    assert last["needs"] == ["relogin"]
+    assert last["error"] == (
+        "PyTorch cannot use the GPU yet: your new groups (render, video) take effect only in a "
+        "new login. Log out and back in, then run `rocmate install --resume`."
+    )
+    assert RunState.load(state / "state.json").needs == ["relogin"]
+    # Resumed before logging out again: the same words, and usermod is not asked for again.
+    ok, events = _run_runner(plan, state, None, in_new_groups=False)
+    assert not ok and "Log out and back in" in events[-1]["error"]
+    # Logged in again, and the check passes: the pending need is cleared.
+    works.write_text("")
+    ok, events = _run_runner(plan, state, None, in_new_groups=True)
+    assert ok and events[-1]["needs"] == []
+    assert RunState.load(state / "state.json").needs == []
+
+
+def test_failed_verify_after_the_new_login_is_a_plain_failure(tmp_path: Path) -> None:
+    plan = _relogin_plan(tmp_path, tmp_path / "never")
+    state = tmp_path / "state"
+    _run_runner(plan, state, _fake_helper(), in_new_groups=False)
+    ok, events = _run_runner(plan, state, None, in_new_groups=True)
+    assert not ok
+    assert events[-2]["status"] == "failed" and events[-2]["id"] == "verify"
+    assert events[-1]["error"] == "step verify failed"
+
+
+def test_cli_ctrl_c_is_the_runs_cancel(tmp_path: Path, capsys: Any) -> None:
+    """In the terminal the first Ctrl-C cancels (the runner then ends the step and says so)."""
+    import os
+    import signal
+    import threading
+
+    from core.install import cli
+
+    step = Step("sleep", "sleep", "s", argv=(sys.executable, "-c", "import time; time.sleep(30)"))
+    events: list[dict[str, Any]] = []
+    runner = Runner(_plan(tmp_path, step), events.append, None, folder=tmp_path / "s")
+    timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        ok = asyncio.run(cli._run_cancellable(runner))
+    finally:
+        timer.cancel()
+    assert ok is False and events[-1]["error"] == "cancelled"
+    assert "Stopping... (Ctrl-C again to leave at once)" in capsys.readouterr().err
+    cli._print_event({"event": "stopping", "message": "Asked the root helper to stop."})
+    assert capsys.readouterr().out == "Asked the root helper to stop.\n"
+
+
+def test_user_step_time_limit_and_a_child_that_ignores_the_cancel(tmp_path: Path) -> None:
+    import time as _time
+
+    slow = Step("slow", "slow", "s", argv=(sys.executable, "-c", "import time; time.sleep(30)"))
+    events: list[dict[str, Any]] = []
+    runner = Runner(_plan(tmp_path, slow), events.append, None, folder=tmp_path / "a")
+    runner.step_timeout_s = 1.0
+    start = _time.monotonic()
+    assert asyncio.run(runner.run()) is False
+    assert _time.monotonic() - start < 10
+    failed = [e for e in events if e.get("status") == "failed"]
+    assert failed[0]["error"] == "timed out after 1 s" and failed[0]["exit"] == -9
+    # A child that ignores SIGTERM is killed once the grace time after the cancel is over.
+    stubborn = Step(
+        "stubborn", "stubborn", "s",
+        argv=(sys.executable, "-c", "import signal, time\n"
+              "signal.signal(signal.SIGTERM, signal.SIG_IGN)\nprint('ready', flush=True)\n"
+              "time.sleep(30)"),
+    )
+    events = []
+    runner = Runner(_plan(tmp_path, stubborn), events.append, None, folder=tmp_path / "b")
+    runner.stop_grace_s = 1.0
+
+    def emit(event: dict[str, Any]) -> None:
+        events.append(event)
+        if event.get("line") == "ready":
+            runner.cancel()
+
+    runner.emit_to = emit
+    start = _time.monotonic()
+    assert asyncio.run(runner.run()) is False
+    assert _time.monotonic() - start < 10
+    assert events[-1]["error"] == "cancelled"
