@@ -2,10 +2,11 @@
 
 Started as ``pkexec <python> -I -m core.install.helper`` from an installed copy (polkit action
 org.rocmate.helper, resources/polkit/), as ``pkexec "$APPIMAGE" helper`` from the AppImage, with
-``sudo`` or directly (when already root) from the CLI. It reads the privileged steps of a plan as
-JSON on stdin (``{"schema": "rocmate.plan/1", "steps": [...]}`` or a bare list of steps; only
-steps with ``"privileged": true`` are taken), checks every one against a closed table of verbs
-with strict argument schemas (core/install/_helper_validate.py), and then:
+``sudo`` or directly (when already root) from the CLI. Its command line is
+``[--check | --cancel-on-eof]``. It reads the privileged steps of a plan as JSON on stdin
+(``{"schema": "rocmate.plan/1", "steps": [...]}`` or a bare list of steps; only steps with
+``"privileged": true`` are taken), checks every one against a closed table of verbs with strict
+argument schemas (core/install/_helper_validate.py), and then:
 
 * ``--check``: prints ``{"ok": true}`` and exits 0 when every step would be accepted, else
   ``{"ok": false, "refused": [{"index", "id", "reason"}, ...]}`` and exits 2. Nothing is run and
@@ -24,6 +25,21 @@ with strict argument schemas (core/install/_helper_validate.py), and then:
   It stops at the first failure; every file the run wrote is then removed again (or its old
   content put back). A second run of the same plan changes nothing ("unchanged" steps).
 
+  Cancelling: SIGTERM, SIGINT or SIGHUP stops the current step (its program and everything it
+  started are killed) and the run is rolled back as after a failure, the step ``"failed"`` with
+  the error ``"cancelled"``. A cancel that comes before the first step began (nothing ran) ends
+  with a ``done`` event whose error starts with ``"cancelled"``, without ``failed_step``; one
+  that comes once the run has ended (its ``done`` event written) changes nothing. The first
+  cancel shields the rest of the run: a second one cannot cut the rollback short.
+
+* ``--cancel-on-eof`` (as root): the same run, for a caller that may not signal a root process
+  (a user's runner behind pkexec or sudo). The plan is the first line of stdin (up to its first
+  newline, or all of the input when it has none; the same size limit) and stdin stays open
+  while the run goes on: its end (the caller closed it, or went away) is a cancel, taken the
+  same way as a SIGTERM. Whatever follows the plan's line is read and ignored. The end of stdin
+  after the run has ended changes nothing. ``--check`` reads the whole input, as does the
+  helper without an option.
+
   One run at a time: before the first step the helper takes an exclusive, non-blocking lock on
   ``/run/rocmate-helper.lock`` (core/install/_helper_lock.py). While another run holds it, the
   only event is ``{"event": "done", "ok": false, "error": "another rocmate set-up is running
@@ -39,11 +55,12 @@ with strict argument schemas (core/install/_helper_validate.py), and then:
   helper runs it again every few seconds, within the same bound, while that lock is held. When
   the wait runs out, the error names the lock and the process holding it, as apt reported it.
 
-Exit codes: 0 done, 1 a step failed (rolled back), the run was cancelled, or another run holds
-the single-run lock (or it cannot be taken safely; nothing ran), 2 refused, 3 not root or bad
-command line. Never 126/127, which pkexec uses for "dismissed" and "not authorised". Children
-run from argv lists with a fixed PATH, ``LC_ALL=C.UTF-8``, ``DEBIAN_FRONTEND=noninteractive``,
-stdin closed and a timeout; never through a shell.
+Exit codes: 0 done, 1 a step failed (rolled back), the run was cancelled (by a signal or, with
+``--cancel-on-eof``, by the end of stdin; rolled back), or another run holds the single-run lock
+(or it cannot be taken safely; nothing ran), 2 refused, 3 not root or bad command line. Never
+126/127, which pkexec uses for "dismissed" and "not authorised". Children run from argv lists
+with a fixed PATH, ``LC_ALL=C.UTF-8``, ``DEBIAN_FRONTEND=noninteractive``, stdin closed and a
+timeout; never through a shell.
 """
 
 from __future__ import annotations
@@ -55,6 +72,7 @@ import shutil
 import signal
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -104,7 +122,11 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_REFUSED = 2
 EXIT_USAGE = 3
-USAGE = "usage: python -I -m core.install.helper [--check] < plan.json"
+CHECK = "--check"
+CANCEL_ON_EOF = "--cancel-on-eof"
+"""The end of stdin means "stop and roll back" (privilege.CANCEL_ON_EOF names it for the runner;
+the helper imports nothing from the unprivileged side)."""
+USAGE = "usage: python -I -m core.install.helper [--check | --cancel-on-eof] < plan.json"
 
 TIMEOUTS = {
     "apt-update": 900.0,
@@ -163,8 +185,12 @@ class Emitter:
     def __init__(self, stream: IO[str]) -> None:
         self.stream = stream
         self.broken = False
+        self.outcome: bool | None = None
+        """The ``ok`` of the ``done`` event, once one was emitted (None: not yet)."""
 
     def __call__(self, event: dict[str, Any]) -> None:
+        if event.get("event") == "done" and self.outcome is None:
+            self.outcome = bool(event.get("ok"))  # before writing: a cancel may cut a write short
         if self.broken:
             return
         try:
@@ -508,21 +534,91 @@ def _read_input(stream: IO[bytes]) -> bytes:
     return stream.read(MAX_INPUT_BYTES + 1)
 
 
+def _read_line(stream: IO[bytes]) -> bytes:
+    """``--cancel-on-eof``: the plan is the first line (all of the input when it has no newline),
+    at most one byte more than the limit; its newline does not count. Only the line is taken from
+    ``stream`` (the binary stdin): the rest, and its end, are the watcher's."""
+    line = stream.readline(MAX_INPUT_BYTES + 1)
+    return line[:-1] if line.endswith(b"\n") else line
+
+
+def _chunks(stream: IO[bytes]) -> Callable[[], bytes]:
+    """How the watcher reads on: the file descriptor itself where there is one (a daemon thread
+    blocked in a buffered read would hold the buffer's lock while Python shuts down); what the
+    buffer read ahead beyond the plan's line is never needed, only the end."""
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):  # a stream in memory (io.UnsupportedOperation)
+        return lambda: stream.read(65536)
+    return lambda: os.read(fd, 65536)
+
+
+def _cancel_at_eof(read: Callable[[], bytes]) -> None:
+    """The watcher thread: read stdin to its end, then cancel the run by sending SIGTERM to the
+    main thread, which takes it as any cancel (:func:`_cancel`: the child is killed, the run
+    rolled back). Once the run has ended, or a cancel or failure raised the shield, SIGTERM is
+    ignored, so a late end of stdin changes nothing."""
+    try:
+        while read():
+            pass
+    except (OSError, ValueError):
+        pass  # stdin cannot be read any more: its writer cannot be heard either, so stop
+    main_thread = threading.main_thread().ident
+    if main_thread is not None:
+        signal.pthread_kill(main_thread, signal.SIGTERM)
+
+
+def _watch_stdin(stream: IO[bytes]) -> threading.Thread:
+    """Start the watcher (a daemon thread). It blocks the cancel signals for itself: a signal
+    sent to the process is then always handed to the main thread, which it must interrupt."""
+    thread = threading.Thread(target=_cancel_at_eof, args=(_chunks(stream),),
+                              name="rocmate-helper-eof", daemon=True)
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, CANCEL_SIGNALS)  # the thread inherits it
+    try:
+        thread.start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+    return thread
+
+
+def _run_cancellable(plan: CheckedPlan, emit: Emitter, stdin: IO[bytes] | None) -> int:
+    """Run the plan with the cancel handlers in place (and, for ``stdin``, the watcher of its
+    end). A cancel that lands outside the steps (before the first one, or after the ``done``
+    event) still ends in one ``done`` event and the exit code that matches it; once the run
+    has ended, the shield is raised, so a later signal or end of stdin changes nothing."""
+    try:
+        if stdin is not None:
+            _watch_stdin(stdin)
+        os.chdir("/")
+        code = run_plan(plan, emit)
+        _shield()
+    except Cancelled:
+        _shield()
+        if emit.outcome is None:  # before the lock was taken or the first event was written
+            emit({"event": "done", "ok": False, "error": "cancelled"})
+            return EXIT_FAILED
+        return EXIT_OK if emit.outcome else EXIT_FAILED
+    return code
+
+
 def main(
     argv: list[str] | None = None,
     stdin: IO[bytes] | None = None,
     stdout: IO[str] | None = None,
 ) -> int:
-    """The helper's command line: ``[--check]``, the plan on stdin, events on stdout."""
+    """The helper's command line: ``[--check | --cancel-on-eof]``, the plan on stdin, events on
+    stdout."""
     args = sys.argv[1:] if argv is None else list(argv)
     out = stdout or sys.stdout
-    if args not in ([], ["--check"]):
+    if args not in ([], [CHECK], [CANCEL_ON_EOF]):
         print(USAGE, file=sys.stderr)
         return EXIT_USAGE
     os.umask(0o022)
-    raw = _read_input(stdin or sys.stdin.buffer)
+    stream = stdin or sys.stdin.buffer
+    watch = args == [CANCEL_ON_EOF]
+    raw = _read_line(stream) if watch else _read_input(stream)
     plan = check(raw)
-    if args == ["--check"]:
+    if args == [CHECK]:
         out.write(json.dumps(_check_answer(plan)) + "\n")
         out.flush()
         return EXIT_OK if plan.ok else EXIT_REFUSED
@@ -537,8 +633,7 @@ def main(
         return EXIT_USAGE
     for sig in CANCEL_SIGNALS:
         signal.signal(sig, _cancel)
-    os.chdir("/")
-    return run_plan(plan, emit)
+    return _run_cancellable(plan, emit, stream if watch else None)
 
 
 if __name__ == "__main__":

@@ -21,10 +21,15 @@ The helper (core/install/helper.py) is the only code that runs as root; nothing 
 interpreter, the ``core`` package, resources/data or the virtual environment that root would
 load can be changed by anyone but root. Running as root already needs no route and no check.
 
+The route's argv ends with ``--cancel-on-eof`` (:data:`CANCEL_ON_EOF`; also through the
+installed launcher, which passes its arguments on): a user's process may not signal the root
+helper that sudo or pkexec started, so the runner sends the plan as one line, keeps the helper's
+stdin open, and closes it to cancel; the helper then stops its step and rolls back.
+
 pkexec exits 126 when the user dismissed the password prompt and 127 when the user is not
 authorised (or no polkit agent is running); :func:`explain_exit` says so in words. The helper
-itself exits 0 (done), 1 (a step failed, rolled back; or another run holds its single-run lock,
-nothing ran), 2 (refused) or 3 (not root / usage).
+itself exits 0 (done), 1 (a step failed, rolled back; the run was cancelled, rolled back; or
+another run holds its single-run lock, nothing ran), 2 (refused) or 3 (not root / usage).
 """
 
 from __future__ import annotations
@@ -64,9 +69,10 @@ TOOL_DIRS = ("/usr/bin", "/bin")
 """Where sudo and pkexec are looked for, in order (the user's PATH is never consulted)."""
 CANCEL_ON_EOF = "--cancel-on-eof"
 """The helper option that makes the end of its stdin mean "stop and roll back" (see runner.py)."""
-HELPER_WATCHES_STDIN = False
-"""Whether core/install/helper.py accepts CANCEL_ON_EOF yet. Until it does, a cancel reaches a
-root helper only as a signal, which an unprivileged runner is not allowed to send."""
+HELPER_WATCHES_STDIN = True
+"""Whether :func:`helper_route` passes CANCEL_ON_EOF (core/install/helper.py accepts it). Without
+it, a cancel reaches a root helper only as a signal, which an unprivileged runner is not allowed
+to send."""
 PKEXEC_DISMISSED = 126
 PKEXEC_NOT_AUTHORISED = 127
 DISMISSED = "You dismissed the password prompt; nothing was changed."
@@ -75,9 +81,9 @@ NOT_AUTHORISED = (
 )
 MAX_PROBLEMS = 3
 SYSTEM_WIDE = (
-    "Install rocmate system-wide, owned by root: for example `sudo python3 -m venv "
-    "/opt/rocmate` and `sudo /opt/rocmate/bin/pip install <rocmate's folder or wheel>`, then run "
-    "`/opt/rocmate/bin/rocmate install`."
+    "Install rocmate system-wide, owned by root: for example a root-owned checkout in "
+    "/opt/rocmate-src, `sudo python3 -m venv /opt/rocmate` and `sudo /opt/rocmate/bin/pip "
+    "install -e /opt/rocmate-src`, then run `/opt/rocmate/bin/rocmate install`."
 )
 
 
@@ -87,7 +93,9 @@ def helper_command(
     via: Via,
     launcher: str | None = None,
 ) -> list[str]:
-    """The argv shape that starts the helper; the caller appends ``--check`` to only validate.
+    """The argv shape that starts the helper; the caller appends ``--check`` to only validate,
+    or ``--cancel-on-eof`` (:data:`CANCEL_ON_EOF`, as :func:`helper_route` does) to run it so
+    that closing its stdin cancels it.
 
     ``python`` is the interpreter of this installed copy, ``launcher`` an installed root-owned
     launcher (used with pkexec only, so that polkit shows rocmate's own action). ``appimage``
@@ -159,7 +167,8 @@ def helper_route(
     launcher: str = INSTALLED_LAUNCHER,
 ) -> Route:
     """The helper's argv for this process: directly when already root, else through ``via``
-    found in ``tool_dirs``, and only when root would load nothing that others can change.
+    found in ``tool_dirs``, and only when root would load nothing that others can change. It
+    ends with :data:`CANCEL_ON_EOF` while :data:`HELPER_WATCHES_STDIN` is set.
 
     ``files`` are the (path, whole tree?) pairs to check; default :func:`helper_files`."""
     python = python or sys.executable

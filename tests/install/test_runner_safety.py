@@ -1,16 +1,19 @@
 """The runner against helpers that misbehave, for real: a root helper the user cannot signal (a
-setuid-root copy of setpriv stands in for sudo/pkexec, the runner runs as nobody), one that is
-killed, one whose start fails; the key download's errors; and the route to root (fixed paths for
-sudo/pkexec, no $APPIMAGE, only a root-owned installation is run as root)."""
+setuid-root copy of setpriv stands in for sudo/pkexec, the runner runs as nobody), which the real
+helper's --cancel-on-eof still lets the user cancel; one that is killed, one whose start fails;
+the key download's errors; and the route to root (fixed paths for sudo/pkexec, no $APPIMAGE,
+only a root-owned installation is run as root, with --cancel-on-eof)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import http.client
 import json
 import os
 import shutil
+import signal
 import socket
 import ssl
 import subprocess
@@ -19,7 +22,7 @@ import tempfile
 import textwrap
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +38,7 @@ from core.install.privilege import (
     root_problems,
 )
 from core.install.runner import Runner, helper_limit
+from tests.install.support import add_accounts_in_chroot, install_rocmate, pin_content
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 NOBODY = 65534
@@ -48,15 +52,15 @@ APT_STEP = Step(
 
 # A stand-in for core/install/helper.py: reads the plan, prints the helper's JSON events and
 # many apt-like lines (far more than a pipe holds). Modes:
-#   finish  as today's helper: reads stdin to its end, cannot hear a cancel, finishes its step
-#   eof     as the helper with --cancel-on-eof: the plan is one line; the end of stdin = cancel
+#   finish  as a helper without --cancel-on-eof: reads stdin to its end, cannot hear a cancel,
+#           finishes its step
 #   stuck   never finishes and hears nothing; stops only when its output pipe is closed
+# (With --cancel-on-eof the real helper is used: test_cancel_on_eof_stops_a_root_helper.)
 FAKE_HELPER = textwrap.dedent(
     """\
-    import json, os, sys, threading, time
+    import json, os, sys, time
     mode, pidfile, record = sys.argv[1], sys.argv[2], sys.argv[3]
-    eof = CANCEL in sys.argv
-    data = sys.stdin.buffer.readline() if eof else sys.stdin.buffer.read()
+    data = sys.stdin.buffer.read()
     with open(record, "wb") as f:
         f.write(data)
     with open(pidfile, "w") as f:
@@ -71,13 +75,6 @@ FAKE_HELPER = textwrap.dedent(
         emit({"event": "output", "id": "apt-install",
               "line": f"Unpacking rocm-lib-{i} (7.2.0.70200-43~24.04) over (7.2.0) ..."})
 
-    ended = threading.Event()
-    if eof:
-        def watch():
-            while sys.stdin.buffer.read(4096):
-                pass
-            ended.set()
-        threading.Thread(target=watch, daemon=True).start()
     emit({"event": "plan", "steps": [{"id": s["id"], "verb": "apt-install"}
                                      for s in plan["steps"]]})
     emit({"event": "step", "id": "apt-install", "verb": "apt-install", "status": "start"})
@@ -92,14 +89,6 @@ FAKE_HELPER = textwrap.dedent(
         sys.exit(0)
     start, i = time.monotonic(), 0
     while time.monotonic() - start < 120:
-        if ended.is_set():
-            emit({"event": "step", "id": "apt-install", "verb": "apt-install",
-                  "status": "failed", "error": "cancelled"})
-            emit({"event": "rollback", "id": "apt-install",
-                  "undone": ["removed /etc/apt/sources.list.d/rocm.list"]})
-            emit({"event": "done", "ok": False, "error": "step apt-install failed: cancelled; "
-                  "undone: removed /etc/apt/sources.list.d/rocm.list"})
-            sys.exit(1)
         line(i)
         i += 1
         time.sleep(0.002)
@@ -107,19 +96,25 @@ FAKE_HELPER = textwrap.dedent(
     """
 )
 LINES = 20000
+PIN_TEXT = pin_content()
 
-# The runner, as nobody, in its own process; its events as JSON lines on stdout.
+# The runner, as nobody, in its own process; its events as JSON lines on stdout. It cancels
+# after ``cancel_after`` output events, or (``cancel_on_usr1``) when it gets SIGUSR1, as a user's
+# Cancel would; ``pin`` puts a file step (AMD's apt pin) before the install.
 DRIVER = textwrap.dedent(
     """\
-    import asyncio, json, sys
+    import asyncio, json, signal, sys
     cfg = json.loads(sys.argv[1])
     sys.path.insert(0, cfg["repo"])
-    from core.install.plan import Plan, Step
+    from core.install.plan import FileSpec, Plan, Step
     from core.install.runner import Runner
     apt = Step("apt-install", "Install ROCm 7.2 (runtime)", "x", privileged=True,
                argv=("apt-get", "install", "-y", "--no-install-recommends", "rocm-hip-runtime"))
     user = Step("venv", "venv", "x", argv=(sys.executable, "-c", "pass"))
-    plan = Plan(strategy="rocm-apt", rocm="7.2", torch_index=None, steps=(apt, user))
+    pin = Step("apt-pin", "Pin AMD's repository", "pin", privileged=True, kind="file",
+               file=FileSpec("/etc/apt/preferences.d/rocm-pin-600", content=cfg.get("pin", "")))
+    steps = (pin, apt, user) if cfg.get("pin") else (apt, user)
+    plan = Plan(strategy="rocm-apt", rocm="7.2", torch_index=None, steps=steps)
     seen = [0]
 
     def emit(event):
@@ -134,7 +129,14 @@ DRIVER = textwrap.dedent(
         runner.helper_limit_s = cfg["limit"]
     if cfg.get("grace"):
         runner.stop_grace_s = cfg["grace"]
-    sys.exit(0 if asyncio.run(runner.run()) else 1)
+
+    async def main():
+        if cfg.get("cancel_on_usr1"):
+            asyncio.get_running_loop().add_signal_handler(signal.SIGUSR1, runner.cancel)
+        print(json.dumps({"event": "driver-ready"}), flush=True)
+        return await runner.run()
+
+    sys.exit(0 if asyncio.run(main()) else 1)
     """
 )
 
@@ -165,9 +167,7 @@ def as_nobody() -> Iterator[dict[str, Any]]:
         python = _python_for_nobody(drop)
         if python is None:
             pytest.skip("no Python here that nobody may run with rocmate's core")
-        (folder / "helper.py").write_text(
-            FAKE_HELPER.replace("CANCEL", repr(CANCEL_ON_EOF)).replace("LINES", str(LINES))
-        )
+        (folder / "helper.py").write_text(FAKE_HELPER.replace("LINES", str(LINES)))
         (folder / "driver.py").write_text(DRIVER)
         yield {"folder": folder, "suid": str(suid), "drop": drop, "python": python,
                "state": state}
@@ -194,21 +194,35 @@ def _python_for_nobody(drop: list[str]) -> str | None:
 
 
 def _drive(env: dict[str, Any], mode: str, cancel_after: int, timeout: float = 120,
+           helper: list[str] | None = None,
+           during: Callable[[subprocess.Popen[str]], None] | None = None,
            **cfg: Any) -> tuple[list[dict[str, Any]], float, int]:
+    """Run the driver (the runner, as nobody) with the fake helper in ``mode``, or with the root
+    part of ``helper``'s argv; ``during`` runs while it does. Its events, its time, its code."""
     folder: Path = env["folder"]
-    helper = [env["suid"], "--reuid=0", "--regid=0", "--clear-groups", "--", env["python"],
-              str(folder / "helper.py"), mode, str(folder / "pid"), str(folder / "record")]
-    if mode == "eof":
-        helper.append(CANCEL_ON_EOF)
-    config = {"repo": str(REPO_ROOT), "helper": helper, "state": str(env["state"]),
+    to_root = [env["suid"], "--reuid=0", "--regid=0", "--clear-groups", "--"]
+    if helper is None:
+        helper = [env["python"], str(folder / "helper.py"), mode, str(folder / "pid"),
+                  str(folder / "record")]
+    config = {"repo": str(REPO_ROOT), "helper": [*to_root, *helper], "state": str(env["state"]),
               "cancel_after": cancel_after, **cfg}
     start = time.monotonic()
-    done = subprocess.run([*env["drop"], env["python"], str(folder / "driver.py"),
-                           json.dumps(config)], capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.Popen([*env["drop"], env["python"], str(folder / "driver.py"),
+                             json.dumps(config)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        if during is not None:
+            during(proc)
+        stdout, stderr = proc.communicate(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
     took = time.monotonic() - start
-    events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-    assert events, done.stderr
-    return events, took, done.returncode
+    events = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+    assert events, stderr
+    assert events[0] == {"event": "driver-ready"}, stderr
+    return events[1:], took, proc.returncode
 
 
 def test_cancel_drains_a_root_helper_that_cannot_be_signalled(as_nobody: dict[str, Any]) -> None:
@@ -230,21 +244,82 @@ def test_cancel_drains_a_root_helper_that_cannot_be_signalled(as_nobody: dict[st
     assert list(state["done"]) == ["apt-install"]
 
 
-def test_cancel_on_eof_stops_a_root_helper(as_nobody: dict[str, Any]) -> None:
-    """With --cancel-on-eof the plan goes as one line, stdin stays open, and closing it is the
-    cancel the helper can see; the runner reads its rollback and reports it in one message."""
-    events, took, code = _drive(as_nobody, "eof", cancel_after=200)
-    assert code == 1 and took < 60
-    sent = (as_nobody["folder"] / "record").read_bytes()
-    assert sent.endswith(b"\n") and sent.count(b"\n") == 1
-    assert [s["id"] for s in json.loads(sent)["steps"]] == ["apt-install"]
-    assert any(e["event"] == "rollback" for e in events)
+@pytest.fixture
+def helper_root(root_copy: Path) -> Path:
+    """A throwaway Debian root with rocmate installed (root-owned), for the real helper."""
+    install_rocmate(root_copy)
+    add_accounts_in_chroot(root_copy)
+    return root_copy
+
+
+def _in_root(root: Path) -> dict[int, str]:
+    """Processes whose root directory is ``root``: their names by pid."""
+    found = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError):
+                if os.readlink(f"/proc/{entry}/root") == str(root):
+                    found[int(entry)] = Path(f"/proc/{entry}/comm").read_text().strip()
+    return found
+
+
+@pytest.mark.root
+@pytest.mark.slow
+def test_cancel_on_eof_stops_a_root_helper(
+    as_nobody: dict[str, Any], helper_root: Path
+) -> None:
+    """The real helper (``chroot ROOT python3 -I -m core.install.helper --cancel-on-eof``) as
+    root, the runner as nobody: it may not signal the helper, so it sends the plan as one line,
+    keeps stdin open and closes it on Cancel. The helper, in the middle of apt-get install
+    (waiting for dpkg's lock, which this test holds), kills apt-get, removes the pin it wrote
+    and says so; the runner reports it in one message."""
+    root = helper_root
+    chroot = shutil.which("chroot")
+    assert chroot is not None
+    helper = [chroot, str(root), "/usr/bin/python3", "-I", "-m", "core.install.helper",
+              CANCEL_ON_EOF]
+    pin = root / "etc/apt/preferences.d/rocm-pin-600"
+    sent_at: list[float] = []
+
+    def cancel_mid_step(driver: subprocess.Popen[str]) -> None:
+        deadline = time.monotonic() + 60
+        while "apt-get" not in _in_root(root).values():  # the install is waiting for the lock
+            assert driver.poll() is None and time.monotonic() < deadline, "apt-get never ran"
+            time.sleep(0.05)
+        time.sleep(0.5)
+        assert pin.read_text() == PIN_TEXT  # the first step is done
+        sent_at.append(time.monotonic())
+        os.kill(driver.pid, signal.SIGUSR1)  # the user's Cancel
+
+    lock = os.open(root / "var/lib/dpkg/lock-frontend", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC,
+                   0o640)
+    try:
+        fcntl.lockf(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        events, _, code = _drive(as_nobody, "real", cancel_after=0, helper=helper,
+                                 during=cancel_mid_step, pin=PIN_TEXT, cancel_on_usr1=True)
+        took = time.monotonic() - sent_at[0]
+    finally:
+        os.close(lock)
+    assert code == 1 and took < 10
+    events = [{k: v for k, v in e.items() if k != "time"} for e in events]
+    relayed = [e for e in events if e.get("via") == "helper"]
+    assert relayed[0] == {"event": "plan", "via": "helper", "steps": [
+        {"id": "apt-pin", "verb": "apt-pin"}, {"id": "apt-install", "verb": "apt-install"}]}
+    stopping = [e for e in events if e["event"] == "stopping"]
+    assert len(stopping) == 1 and "waiting while it puts back" in stopping[0]["message"]
+    failed = [e for e in relayed if e["event"] == "step" and e["status"] == "failed"]
+    assert [(e["id"], e["error"]) for e in failed] == [("apt-install", "cancelled")]
+    assert [e["undone"] for e in relayed if e["event"] == "rollback"] == [
+        ["removed /etc/apt/preferences.d/rocm-pin-600"]
+    ]
     last = events[-1]
-    assert last["event"] == "done" and last["exit"] == 1
-    assert last["error"] == (
-        "cancelled (step apt-install failed: cancelled; undone: removed "
-        "/etc/apt/sources.list.d/rocm.list)"
-    )
+    assert last == {
+        "event": "done", "ok": False, "exit": 1,
+        "error": "cancelled (step apt-install failed: cancelled; undone: removed "
+                 "/etc/apt/preferences.d/rocm-pin-600)",
+    }
+    assert not pin.exists()
+    assert _in_root(root) == {}  # apt-get was killed with its step, not left waiting
     assert not (as_nobody["state"] / "state.json").exists()  # nothing counts as done
 
 
@@ -509,13 +584,26 @@ def test_root_owned_installation_goes_through_sudo_at_a_fixed_path(
                          tool_dirs=[str(installed["tools"])])
     assert route.problem is None
     assert route.argv == [str(installed["tools"] / "sudo"), str(installed["python"]), "-I", "-m",
-                          "core.install.helper"]
+                          "core.install.helper", CANCEL_ON_EOF]
     assert find_tool("sudo", ["/nonexistent", str(installed["tools"])]) == str(
         installed["tools"] / "sudo"
     )
     # Already root: directly, and $APPIMAGE plays no part either.
     direct = helper_route(euid=0, python=str(installed["python"]))
-    assert direct.argv == [str(installed["python"]), "-I", "-m", "core.install.helper"]
+    assert direct.argv == [str(installed["python"]), "-I", "-m", "core.install.helper",
+                           CANCEL_ON_EOF]
+
+
+def test_the_installed_launcher_is_asked_to_watch_stdin(installed: dict[str, Path]) -> None:
+    """pkexec through the installed launcher (which passes its arguments on to the helper)."""
+    launcher = installed["base"] / "libexec/rocmate-helper"
+    launcher.parent.mkdir(mode=0o755)
+    launcher.write_text('#!/bin/sh\nexec /usr/bin/python3 -I -m core.install.helper "$@"\n')
+    launcher.chmod(0o755)
+    route = helper_route("pkexec", euid=1000, python=str(installed["python"]),
+                         tool_dirs=[str(installed["tools"])], launcher=str(launcher))
+    assert route.problem is None
+    assert route.argv == [str(installed["tools"] / "pkexec"), str(launcher), CANCEL_ON_EOF]
 
 
 @pytest.mark.parametrize(
