@@ -390,3 +390,14 @@ def copy_root(source: Path, where: Path) -> Iterator[Path]:
             if os.path.ismount(merged):
                 subprocess.run(["umount", "--lazy", str(merged)], check=False)
         shutil.rmtree(where, ignore_errors=True)
+
+
+def processes_in(root: Path) -> dict[int, str]:
+    """Processes whose root directory is ``root``: their names by pid."""
+    found = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError):
+                if os.readlink(f"/proc/{entry}/root") == str(root):
+                    found[int(entry)] = Path(f"/proc/{entry}/comm").read_text().strip()
+    return found

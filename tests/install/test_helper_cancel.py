@@ -44,6 +44,7 @@ from tests.install.support import (
     pin_content,
     pin_step,
     plan,
+    processes_in,
     run_helper,
     step_statuses,
 )
@@ -172,21 +173,12 @@ def _finish(proc: subprocess.Popen[bytes], seen: list[dict[str, Any]]) -> tuple[
     return code, proc.stderr.read().decode()
 
 
-def _processes_in(root: Path) -> dict[int, str]:
-    """Processes whose root directory is ``root``: their names by pid."""
-    found = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            with contextlib.suppress(OSError):
-                if os.readlink(f"/proc/{entry}/root") == str(root):
-                    found[int(entry)] = Path(f"/proc/{entry}/comm").read_text().strip()
-    return found
 
 
 def _wait_for_apt_get(root: Path) -> None:
     """Until apt-get runs in ``root`` (waiting for dpkg's lock), and a moment longer."""
     deadline = time.monotonic() + 30
-    while "apt-get" not in _processes_in(root).values():
+    while "apt-get" not in processes_in(root).values():
         assert time.monotonic() < deadline, "apt-get did not start"
         time.sleep(0.05)
     time.sleep(0.5)
@@ -206,7 +198,7 @@ def _assert_cancelled_and_rolled_back(seen: list[dict[str, Any]], root: Path) ->
         {"event": "rollback", "id": "apt-install", "undone": ["removed /" + PIN]}
     ]
     assert not (root / PIN).exists()
-    assert _processes_in(root) == {}  # apt-get was killed, not left waiting for the lock
+    assert processes_in(root) == {}  # apt-get was killed, not left waiting for the lock
 
 
 @pytest.mark.root
@@ -252,7 +244,7 @@ def test_stdin_closed_from_the_start_cancels(clean_root: Path) -> None:
     assert re.fullmatch(r"(step apt-(pin|install) failed: )?cancelled(; .+)?", done["error"]), done
     assert [e for e in run.events if e["event"] == "done"] == [done]
     assert not (root / PIN).exists()
-    assert _processes_in(root) == {}
+    assert processes_in(root) == {}
 
 
 @pytest.mark.root

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import dataclasses
 import errno
 import os
 import signal
@@ -44,7 +43,6 @@ from core.system import SnapshotSystem
 from tests.install.support import (
     TRUSTED_FPR,
     TRUSTED_KEY,
-    add_fixtures,
     command_step,
     keyring_step,
     pin_step,
@@ -52,29 +50,11 @@ from tests.install.support import (
     source_line,
     source_step,
     step_statuses,
-    write_accounts,
 )
 
 MACHINES = Path(__file__).resolve().parents[1] / "fixtures" / "machines"
 AMD_URI = "https://repo.radeon.com/rocm/apt/6.2"
 PIN = "/etc/apt/preferences.d/rocm-pin-600"
-
-
-@pytest.fixture
-def fake(tmp_path: Path) -> Target:
-    write_accounts(tmp_path)
-    add_fixtures(tmp_path)
-    for link in ("etc/apt/keyrings/evil.gpg", "etc/apt/sources.list.d/evil.list",
-                 "etc/apt/preferences.d/evil"):
-        (tmp_path / link).unlink()
-    return Target(str(tmp_path))
-
-
-@pytest.fixture
-def policy() -> Policy:
-    shipped = Policy.from_knowledge(load_knowledge())
-    return dataclasses.replace(shipped,
-                               trusted_fingerprints=shipped.trusted_fingerprints | {TRUSTED_FPR})
 
 
 def _temps(folder: Path) -> list[str]:

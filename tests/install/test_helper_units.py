@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 import base64
-import dataclasses
 import io
 import json
 import os
@@ -28,7 +27,6 @@ from core.knowledge.base import load_knowledge
 from tests.install.support import (
     TRUSTED_FPR,
     TRUSTED_KEY,
-    add_fixtures,
     armor,
     command_step,
     events,
@@ -38,7 +36,6 @@ from tests.install.support import (
     source_line,
     source_step,
     step_statuses,
-    write_accounts,
 )
 
 AMD_URI = "https://repo.radeon.com/rocm/apt/6.2"
@@ -188,23 +185,6 @@ def test_fingerprint_agrees_with_gpg(tmp_path: Path) -> None:
 
 # --------------------------------------------------------------------------------------------
 # on a fake system
-
-
-@pytest.fixture
-def fake(tmp_path: Path) -> Target:
-    write_accounts(tmp_path)
-    add_fixtures(tmp_path)
-    for link in ("etc/apt/keyrings/evil.gpg", "etc/apt/sources.list.d/evil.list",
-                 "etc/apt/preferences.d/evil"):
-        (tmp_path / link).unlink()
-    return Target(str(tmp_path))
-
-
-@pytest.fixture
-def policy() -> Policy:
-    shipped = Policy.from_knowledge(load_knowledge())
-    return dataclasses.replace(shipped,
-                               trusted_fingerprints=shipped.trusted_fingerprints | {TRUSTED_FPR})
 
 
 def test_binary_keyring_step(fake: Target, policy: Policy) -> None:

@@ -38,7 +38,12 @@ from core.install.privilege import (
     root_problems,
 )
 from core.install.runner import Runner, helper_limit
-from tests.install.support import add_accounts_in_chroot, install_rocmate, pin_content
+from tests.install.support import (
+    add_accounts_in_chroot,
+    install_rocmate,
+    pin_content,
+    processes_in,
+)
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 NOBODY = 65534
@@ -252,15 +257,6 @@ def helper_root(root_copy: Path) -> Path:
     return root_copy
 
 
-def _in_root(root: Path) -> dict[int, str]:
-    """Processes whose root directory is ``root``: their names by pid."""
-    found = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            with contextlib.suppress(OSError):
-                if os.readlink(f"/proc/{entry}/root") == str(root):
-                    found[int(entry)] = Path(f"/proc/{entry}/comm").read_text().strip()
-    return found
 
 
 @pytest.mark.root
@@ -283,7 +279,7 @@ def test_cancel_on_eof_stops_a_root_helper(
 
     def cancel_mid_step(driver: subprocess.Popen[str]) -> None:
         deadline = time.monotonic() + 60
-        while "apt-get" not in _in_root(root).values():  # the install is waiting for the lock
+        while "apt-get" not in processes_in(root).values():  # the install is waiting for the lock
             assert driver.poll() is None and time.monotonic() < deadline, "apt-get never ran"
             time.sleep(0.05)
         time.sleep(0.5)
@@ -319,7 +315,7 @@ def test_cancel_on_eof_stops_a_root_helper(
                  "/etc/apt/preferences.d/rocm-pin-600)",
     }
     assert not pin.exists()
-    assert _in_root(root) == {}  # apt-get was killed with its step, not left waiting
+    assert processes_in(root) == {}  # apt-get was killed with its step, not left waiting
     assert not (as_nobody["state"] / "state.json").exists()  # nothing counts as done
 
 
