@@ -21,6 +21,7 @@ HEIGHT = 240
 _ML, _MR, _MT, _MB = 48, 12, 46, 40  # margins: left (y ticks), right, top (legend), bottom
 _CHAR_W = 7.4  # average width of a character at the chart's font size
 _MAX_POINTS = 800
+_MAX_TICKS = 50
 
 
 @dataclass
@@ -66,21 +67,32 @@ class Chart:
 
 
 def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
-    """Round tick values (1, 2, 2.5, 5 × 10^k) covering [lo, hi]."""
+    """Round tick values (1, 2, 2.5, 5 × 10^k) covering [lo, hi].
+
+    At most ``_MAX_TICKS``; where no round step is representable (a span far below the float
+    spacing at the values, or beyond the float range) just the ends, ``[lo, hi]``."""
     if not (math.isfinite(lo) and math.isfinite(hi)):
         return [0.0]
     if hi <= lo:
         hi = lo + (abs(lo) or 1.0)
-    raw = (hi - lo) / max(1, count)
-    mag = 10 ** math.floor(math.log10(raw))
-    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
-    start = math.floor(lo / step + 1e-9) * step
-    ticks = []
-    v = start
-    while v < hi + step * 0.999:
-        ticks.append(round(v, 12))
-        v += step
-    return ticks
+    span = hi - lo
+    if not (math.isfinite(span) and span > 0):
+        return _end_ticks(lo, hi)
+    raw = span / max(1, count)
+    mag = 10.0 ** math.floor(math.log10(raw)) if raw > 0 else 0.0
+    step = next((m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw), 0.0)
+    if not (math.isfinite(step) and step > 0) or lo + step == lo or hi + step == hi:
+        return _end_ticks(lo, hi)  # a step the values cannot tell apart from 0
+    first = math.floor(lo / step + 1e-9)
+    start = first * step
+    n = (hi - start) / step + 0.999  # ticks k with start + k*step < hi + 0.999*step
+    if not math.isfinite(n) or n > _MAX_TICKS or not math.isfinite(start + math.ceil(n) * step):
+        return _end_ticks(lo, hi)
+    return [round(start + k * step, 12) for k in range(math.ceil(n))]
+
+
+def _end_ticks(lo: float, hi: float) -> list[float]:
+    return [lo, hi] if math.isfinite(hi) and hi > lo else [lo]
 
 
 def tick_label(v: float, step: float) -> str:

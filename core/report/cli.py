@@ -118,12 +118,21 @@ class _Context:
         self.path = Path(db) if db else default_path(os.environ)
         self.notices: list[str] = []
         self._history: History | None = None
+        self._writable = False
 
-    def history(self, create: bool = False) -> History | None:
+    def history(self, create: bool = False, write: bool | None = None) -> History | None:
+        """The history; None when there is none and ``create`` is false. Opened to read
+        (``write`` false, the default unless ``create``), a damaged or foreign file is an error
+        and is left as it is; only a command that writes sets a damaged one aside."""
+        writes = create if write is None else write
+        if self._history is not None and writes and not self._writable:
+            self._history.close()
+            self._history = None
         if self._history is None:
             if not create and not self.path.exists():
                 return None
-            self._history = History(self.path, on_notice=self._notice)
+            self._history = History(self.path, on_notice=self._notice, repair=writes)
+            self._writable = writes
         return self._history
 
     def _notice(self, message: str) -> None:
@@ -150,6 +159,10 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         _say(f"{exc.strerror or exc}{f': {exc.filename}' if exc.filename else ''}")
         status = 1
+    except (ValueError, OverflowError, RecursionError) as exc:
+        # a backstop: a report's content that slipped past validation is still one line
+        _say(f"the report cannot be used: {type(exc).__name__}: {exc}")
+        status = 1
     finally:
         ctx.close()
     return 1 if ctx.notices and status == 0 else status
@@ -170,7 +183,14 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _say(message: str) -> None:
-    print(f"{PROG}: {message}", file=sys.stderr)
+    """One line on stderr; nothing in it (a key name, a file name) can drive the terminal."""
+    print(f"{PROG}: {fmt.safe(message)}", file=sys.stderr)
+
+
+def _out(text: str, end: str = "\n") -> None:
+    """Standard output: text, Markdown, HTML or JSON, with control characters and bidi
+    overrides shown as escapes (valid JSON escapes too), newlines and tabs kept."""
+    sys.stdout.write(fmt.safe(text, keep_newlines=True) + end)
 
 
 # --- resolving ID|FILE ----------------------------------------------------------------------------
@@ -205,23 +225,23 @@ def _list(args: argparse.Namespace, ctx: _Context) -> int:
     entries = [] if history is None else history.list(suite=args.suite, status=args.status,
                                                       limit=args.limit)
     if args.json:
-        print(json.dumps([dataclasses.asdict(e) for e in entries], indent=2, ensure_ascii=False))
+        _out(json.dumps([dataclasses.asdict(e) for e in entries], indent=2, ensure_ascii=False))
     else:
-        print(history_text(entries))
+        _out(history_text(entries))
     return 0
 
 
 def _show(args: argparse.Namespace, ctx: _Context) -> int:
     report, _ = _load(args.ref, ctx)
     if args.format == "text":
-        print(report_text(report))
+        _out(report_text(report))
         if args.references:
             for i in range(len(report.runs)):
-                print()
-                print(references_text(cards_like_mine(report, i, all_cards=args.all_cards)))
+                _out("")
+                _out(references_text(cards_like_mine(report, i, all_cards=args.all_cards)))
     else:
-        sys.stdout.write(render(report, args.format, references=args.references,
-                                all_cards=args.all_cards))
+        _out(render(report, args.format, references=args.references,
+                    all_cards=args.all_cards), end="")
     return 0
 
 
@@ -230,7 +250,7 @@ def _export(args: argparse.Namespace, ctx: _Context) -> int:
     kind = format_for(args.out, args.format)
     text = render(report, kind, references=args.references, all_cards=args.all_cards)
     out = write_text(text, args.out)
-    print(f"wrote {out} ({kind}: {_what(report)})")
+    _out(f"wrote {out} ({kind}: {_what(report)})")
     return 0
 
 
@@ -258,9 +278,9 @@ def _compare(args: argparse.Namespace, ctx: _Context) -> int:
                       all_cards=args.all_cards)
     if args.out:
         out = write_text(text, args.out)
-        print(f"wrote {out} ({kind})")
+        _out(f"wrote {out} ({kind})")
     else:
-        sys.stdout.write(text)
+        _out(text, end="")
     return 0
 
 
@@ -279,14 +299,14 @@ def _import(args: argparse.Namespace, ctx: _Context) -> int:
         where = ", ".join(f"#{i}" for i in ids)
         name = history.entry(ids[0]).origin or Path(file).name  # as stored: scrubbed
         if new:
-            print(f"imported {name} as {where} ({_what(scrub_report(report))})")
+            _out(f"imported {name} as {where} ({_what(scrub_report(report))})")
         else:
-            print(f"{name} is already in the history as {where}")
+            _out(f"{name} is already in the history as {where}")
     return 1 if failed else 0
 
 
 def _delete(args: argparse.Namespace, ctx: _Context) -> int:
-    history = ctx.history()
+    history = ctx.history(write=True)
     failed = 0
     for ref in args.ids:
         m = re.fullmatch(r"#?(\d+)", ref.strip())
@@ -298,7 +318,7 @@ def _delete(args: argparse.Namespace, ctx: _Context) -> int:
             if history is None:
                 raise KeyError(ref)
             history.delete(int(m.group(1)))
-            print(f"deleted #{m.group(1)}")
+            _out(f"deleted #{m.group(1)}")
         except KeyError:
             _say(f"no run #{m.group(1)} in the history")
             failed += 1
@@ -311,9 +331,9 @@ def _render(args: argparse.Namespace, ctx: _Context) -> int:
     text = render(report, kind, references=args.references, all_cards=args.all_cards)
     if args.out:
         out = write_text(text, args.out)
-        print(f"wrote {out} ({kind}: {_what(report)})")
+        _out(f"wrote {out} ({kind}: {_what(report)})")
     else:
-        sys.stdout.write(text)
+        _out(text, end="")
     return 0
 
 

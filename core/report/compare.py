@@ -17,6 +17,17 @@ from core.report.references import verdict
 
 SAME_BAND = 0.03  # within ±3 %: "about the same"
 
+# Units that are multiples of one another: unit -> (quantity, factor to the quantity's base).
+UNIT_SCALES: dict[str, tuple[str, float]] = {
+    "PFLOP/s": ("flop/s", 1e15), "TFLOP/s": ("flop/s", 1e12), "GFLOP/s": ("flop/s", 1e9),
+    "MFLOP/s": ("flop/s", 1e6),
+    "TB/s": ("byte/s", 1e12), "GB/s": ("byte/s", 1e9), "MB/s": ("byte/s", 1e6),
+    "KB/s": ("byte/s", 1e3), "kB/s": ("byte/s", 1e3),
+    "TiB/s": ("byte/s", 2.0**40), "GiB/s": ("byte/s", 2.0**30), "MiB/s": ("byte/s", 2.0**20),
+    "s": ("time", 1.0), "ms": ("time", 1e-3), "us": ("time", 1e-6), "µs": ("time", 1e-6),
+    "ns": ("time", 1e-9),
+}
+
 
 @dataclass
 class FigureDelta:
@@ -27,6 +38,19 @@ class FigureDelta:
     higher_is_better: bool
     ratio: float | None = None  # b / a
     verdict: str | None = None  # better | worse | about the same
+    # B's own unit when it is not ``unit`` and cannot be converted to it (then no ratio);
+    # None when ``b`` is in ``unit`` (converted when B measured in a multiple of it)
+    b_unit: str | None = None
+    b_converted_from: str | None = None  # "9,000 GFLOP/s": what B measured, when converted
+
+    @property
+    def unit_text(self) -> str:
+        """The unit column: ``TFLOP/s``, ``TFLOP/s (B: 9,000 GFLOP/s)`` or ``A in s, B in it/s``."""
+        if self.b_unit is not None:
+            return f"A in {self.unit}, B in {self.b_unit}"
+        if self.b_converted_from is not None:
+            return f"{self.unit} (B: {self.b_converted_from})"
+        return self.unit
 
 
 @dataclass
@@ -121,12 +145,30 @@ def _figures(a: SuiteRun, b: SuiteRun) -> list[FigureDelta]:
         assert ref is not None
         d = FigureDelta(name=name, unit=ref.unit, a=x.median if x else None,
                         b=y.median if y else None, higher_is_better=ref.higher_is_better)
-        if x and y and x.unit == y.unit and x.median:
-            d.ratio = y.median / x.median
+        if x and y and x.unit != y.unit:
+            factor = convert(1.0, y.unit, x.unit)
+            if factor is None:  # each in its own unit, and no ratio
+                d.b_unit = y.unit
+            else:
+                d.b = y.median * factor
+                d.b_converted_from = f"{fmt.num(y.median)} {y.unit}"
+        if x and y and d.b_unit is None and x.median and d.b is not None:
+            d.ratio = d.b / x.median
             word = verdict(d.ratio, d.higher_is_better)
             d.verdict = {"faster": "better", "slower": "worse"}.get(word or "", word)
         out.append(d)
     return out
+
+
+def convert(value: float, unit: str, to: str) -> float | None:
+    """``value`` in ``unit`` expressed in ``to``; None when they are not multiples of one
+    another (``GFLOP/s`` -> ``TFLOP/s``: / 1000; ``images/s`` -> ``s``: None)."""
+    if unit == to:
+        return value
+    a, b = UNIT_SCALES.get(unit.strip()), UNIT_SCALES.get(to.strip())
+    if a is None or b is None or a[0] != b[0]:
+        return None
+    return value * a[1] / b[1]
 
 
 def _settings_view(run: SuiteRun) -> dict[str, Any]:

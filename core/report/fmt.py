@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -23,6 +24,26 @@ SUITE_TITLES = {
 
 # Setting keys that every run has and that say nothing about the measurement itself.
 _QUIET_SETTINGS = ("suite",)
+
+# What a terminal (or a reader) must never get raw from a report: C0 and C1 control characters
+# (escape sequences set titles, clear the screen, fake colours) and the bidirectional overrides
+# and isolates that reorder what is shown (U+202A-202E, U+2066-2069; also U+061C, U+200E/F).
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def safe(text: str, *, keep_newlines: bool = False) -> str:
+    """``text`` with every control character and bidi override shown as an escape (``\\u001b``,
+    ``\\n``), so nothing from a report can drive the terminal or reorder what it shows.
+    ``keep_newlines`` keeps newlines and tabs (a whole page of output). The escapes are valid
+    inside JSON strings, so JSON text stays JSON with the same meaning."""
+    def repl(m: re.Match[str]) -> str:
+        c = m.group(0)
+        if keep_newlines and c in "\n\t":
+            return c
+        return _NAMED.get(c) or f"\\u{ord(c):04x}"
+
+    return _UNSAFE.sub(repl, text)
 
 
 def num(v: float | None, digits: int = 4) -> str:
@@ -60,22 +81,25 @@ def gib(n: float | None) -> str:
 def seconds(s: float | None) -> str:
     if s is None:
         return "-"
+    if not math.isfinite(s):
+        return f"{s} s"
     if s < 60:
         return f"{s:.3g} s" if s < 10 else f"{s:.1f} s"
-    minutes, rest = divmod(s, 60)
-    return f"{int(minutes)} min {rest:.0f} s"
+    minutes, rest = divmod(round(s), 60)  # round first: 119.6 s is 2 min 0 s, not 1 min 60 s
+    return f"{minutes} min {rest} s"
 
 
 def when(iso: str) -> str:
-    """``2026-11-30 07:15 UTC`` from an ISO 8601 time (the text itself when it does not parse)."""
+    """``2026-11-30 07:15 UTC`` from an ISO 8601 time (the text itself when it does not parse,
+    or names a time that cannot be shown in UTC, as a history row stored by an older rocmate
+    may)."""
     try:
         t = _dt.datetime.fromisoformat(iso)
-    except ValueError:
-        return iso
-    if t.tzinfo is not None:
-        t = t.astimezone(_dt.timezone.utc)
-        return t.strftime("%Y-%m-%d %H:%M UTC")
-    return t.strftime("%Y-%m-%d %H:%M")
+        if t.tzinfo is not None:
+            return t.astimezone(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        return t.strftime("%Y-%m-%d %H:%M")
+    except (ValueError, OverflowError, TypeError):
+        return str(iso)
 
 
 def value(v: Any) -> str:

@@ -16,6 +16,10 @@ What keeps it safe:
   can still be read are copied into a fresh database, and the user is told in one line.
 * A database locked by another program past the timeout raises :class:`HistoryError` with a
   clear message; nothing is moved.
+* Opened only to read (``repair=False``: ``rocmate report list``, ``show``, ...), a damaged file
+  or one that is not a rocmate history (``--db notes.txt``) is an error and is left exactly as
+  it was; only a command that writes sets a damaged file aside. An SQLite database of another
+  program (tables that are not rocmate's) is never touched, not even by a write.
 """
 
 from __future__ import annotations
@@ -145,16 +149,24 @@ class History:
 
     def __init__(self, path: Path | str, *, timeout: float = 10.0,
                  on_notice: Callable[[str], None] | None = None,
-                 identity: Identity | None = None) -> None:
+                 identity: Identity | None = None, repair: bool = True) -> None:
         self.path = Path(path)
         self.timeout = timeout
         self.notices: list[str] = []
         self._on_notice = on_notice or log.warning
         self._identity = identity
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._repair = repair
+        self._empty = False  # opened to read a file with no tables yet: an empty history
+        if repair:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._db = self._open()
         except _Corrupt as exc:
+            if not repair:
+                raise HistoryError(
+                    f"{self.path} is damaged or is not a rocmate history database ({exc}); it "
+                    "was left as it is (a command that stores runs would set it aside and "
+                    "start a new one)") from None
             self._db = self._recover(str(exc))
 
     # --- opening --------------------------------------------------------------------------------
@@ -178,6 +190,8 @@ class History:
         db = sqlite3.connect(str(self.path), timeout=self.timeout, isolation_level=None)
         try:
             db.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
+            if self._foreign_or_empty(db):  # before anything that could write to the file
+                return db
             if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
                 db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=FULL")
@@ -189,6 +203,22 @@ class History:
             db.close()
             raise
         return db
+
+    def _foreign_or_empty(self, db: sqlite3.Connection) -> bool:
+        """Refuse an SQLite database of another program; True for a file with no tables yet
+        opened only to read (an empty history, left as it is). The first read of a file that
+        is not a database raises SQLITE_NOTADB here."""
+        tables = {row[0] for row in db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()}
+        other = sorted(tables - {"runs", "sqlite_sequence"})
+        if "runs" not in tables and other:
+            shown = ", ".join(other[:5]) + (", ..." if len(other) > 5 else "")
+            raise HistoryError(f"{self.path} is an SQLite database of another program (tables "
+                               f"{shown}), not a rocmate history; it was left as it is")
+        if not tables and not self._repair and db.execute("PRAGMA user_version").fetchone()[0] == 0:
+            self._empty = True
+            return True
+        return False
 
     def _migrate(self, db: sqlite3.Connection) -> None:
         (version,) = db.execute("PRAGMA user_version").fetchone()
@@ -318,30 +348,38 @@ class History:
                origin: str | None = None) -> list[int]:
         """Store every run of a report (scrubbed of names first); returns the new row ids."""
         report, text, origin = self._prepare(report, origin)
-        digest = _digest(text)
-        added = _now()
-        ids: list[int] = []
         with self._write("store the run"):
-            for i, run in enumerate(report.runs):
-                cur = self._db.execute(
-                    "INSERT INTO runs (created, suite, status, device, headline, value, unit, "
-                    "error_kind, run_index, report_json, imported, origin, added, digest) "
-                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    (report.created, run.suite, run.status, *_summary(run), i, text,
-                     int(imported), origin, added, digest),
-                )
-                ids.append(int(cur.lastrowid or 0))
-        return ids
+            return self._insert_rows(report, text, imported, origin)
 
     def import_report(self, report: Report, origin: str | None = None) -> tuple[list[int], bool]:
         """Store someone else's report for comparison (``imported``); a report already in the
-        history is not stored twice. Returns the row ids and whether they are new."""
-        _, text, _ = self._prepare(report, None)
-        existing = self._query("SELECT id FROM runs WHERE digest = ? ORDER BY run_index",
-                               (_digest(text),))
-        if existing:
-            return [int(r[0]) for r in existing], False
-        return self.insert(report, imported=True, origin=origin), True
+        history is not stored twice, also when two processes import it at once (the check and
+        the insert are one transaction). Returns the row ids and whether they are new."""
+        report, text, origin = self._prepare(report, origin)
+        with self._write("import the report"):
+            existing = self._db.execute(
+                "SELECT id FROM runs WHERE digest = ? ORDER BY run_index",
+                (_digest(text),)).fetchall()
+            if existing:
+                return [int(r[0]) for r in existing], False
+            return self._insert_rows(report, text, True, origin), True
+
+    def _insert_rows(self, report: Report, text: str, imported: bool,
+                     origin: str | None) -> list[int]:
+        """Inside a write transaction: one row per run of a prepared report."""
+        digest = _digest(text)
+        added = _now()
+        ids: list[int] = []
+        for i, run in enumerate(report.runs):
+            cur = self._db.execute(
+                "INSERT INTO runs (created, suite, status, device, headline, value, unit, "
+                "error_kind, run_index, report_json, imported, origin, added, digest) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (report.created, run.suite, run.status, *_summary(run), i, text,
+                 int(imported), origin, added, digest),
+            )
+            ids.append(int(cur.lastrowid or 0))
+        return ids
 
     def list(self, *, suite: str | None = None, limit: int = 100,
              status: str | None = None) -> list[HistoryEntry]:
@@ -372,9 +410,9 @@ class History:
         rows = self._query("SELECT report_json FROM runs WHERE id = ?", (entry_id,))
         if not rows:
             raise KeyError(entry_id)
-        try:
-            return from_json(rows[0][0])
-        except ReportError as exc:
+        try:  # what this machine measured: no limit on its steps and samples
+            return from_json(rows[0][0], series_limits=False)
+        except (ReportError, TypeError) as exc:
             raise HistoryError(f"run #{entry_id} in {self.path} cannot be read: {exc}") from None
 
     def run_report(self, entry_id: int) -> Report:
@@ -393,11 +431,14 @@ class History:
                 raise KeyError(entry_id)
 
     def count(self) -> int:
-        return int(self._query("SELECT count(*) FROM runs", ())[0][0])
+        rows = self._query("SELECT count(*) FROM runs", ())
+        return int(rows[0][0]) if rows else 0
 
     # --- plumbing ---------------------------------------------------------------------------------
 
     def _query(self, sql: str, args: tuple[object, ...]) -> _Rows:
+        if self._empty:
+            return []
         try:
             return list(self._db.execute(sql, args).fetchall())
         except sqlite3.Error as exc:
@@ -405,6 +446,8 @@ class History:
 
     @contextlib.contextmanager
     def _write(self, doing: str) -> Iterator[None]:
+        if self._empty:
+            raise HistoryError(f"{self.path} was opened only to read; cannot {doing}")
         try:
             self._db.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
@@ -461,7 +504,7 @@ def _salvage_row(db: sqlite3.Connection, entry_id: int) -> dict[str, Any] | None
         row = db.execute("SELECT * FROM runs WHERE id = ?", (entry_id,)).fetchone()
         item = dict(row) if row is not None else None
         if item is not None:
-            from_json(item["report_json"])
+            from_json(item["report_json"], series_limits=False)
         return item
     except (sqlite3.Error, ReportError, KeyError, TypeError):
         return None
@@ -472,10 +515,18 @@ def _digest(text: str) -> str:
 
 
 def _entry(row: tuple[Any, ...]) -> HistoryEntry:
+    """A row as typed values, whatever the file holds (SQLite keeps any type in any column)."""
     (id_, created, suite, status, device, headline, value, unit, error_kind, imported, origin,
      run_index, added) = row
-    return HistoryEntry(id_, created, suite, status, device, headline, value, unit, error_kind,
-                        bool(imported), origin, int(run_index or 0), added)
+
+    def text(v: Any) -> str | None:
+        return None if v is None else str(v)
+
+    number = value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    return HistoryEntry(int(id_), str(created), str(suite), str(status), text(device),
+                        text(headline), None if number is None else float(number), text(unit),
+                        text(error_kind), bool(imported), text(origin),
+                        run_index if isinstance(run_index, int) else 0, text(added))
 
 
 def _summary(run: SuiteRun) -> tuple[str | None, str | None, float | None, str | None,

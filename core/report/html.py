@@ -127,8 +127,8 @@ svg.chart{font-size:13.5px}
 
 
 def e(value: Any) -> str:
-    """Escaped text of any value."""
-    return escape(str(value), quote=True)
+    """Escaped text of any value (control characters and bidi overrides shown as escapes)."""
+    return escape(fmt.safe(str(value), keep_newlines=True), quote=True)
 
 
 def render_html(report: Report, *, comparison: Comparison | None = None,
@@ -265,7 +265,8 @@ def _kpis(run: SuiteRun) -> str:
     for name, g in list((k, v) for k, v in r.figures.items() if k != r.headline)[:2]:
         sub = _figure_sub(g)
         if ref is not None and name in ref.fractions:
-            sub = f"{fmt.pct(ref.fractions[name], 0)} of the datasheet's {fmt.num(ref.peaks[name])}"
+            sub = (f"{fmt.pct(ref.fractions[name], 0)} of the datasheet's "
+                   f"{fmt.num(ref.peaks.get(name))}")
         tiles.append(_kpi(fmt.figure_label(name), fmt.num(g.median), g.unit, sub,
                           exact=g.median))
     if r.peak_memory_bytes is not None:
@@ -509,7 +510,7 @@ def _comparison_section(c: Comparison) -> str:
                 cls = {"better": "better", "worse": "worse"}.get(d.verdict or "", "same")
                 rows.append(f"<tr><td>{e(fmt.figure_label(d.name))}</td>{_num_cell(d.a)}"
                             f"{_num_cell(d.b)}<td class=\"n\">{e(fmt.ratio(d.ratio))}</td>"
-                            f'<td class="{cls}">{e(d.verdict or "-")}</td><td>{e(d.unit)}</td>'
+                            f'<td class="{cls}">{e(d.verdict or "-")}</td><td>{e(d.unit_text)}</td>'
                             "</tr>")
             out.append('<div class="scroll"><table><thead><tr><th>figure</th><th class="n">A'
                        '</th><th class="n">B</th><th class="n">B/A</th><th>B is</th><th>unit</th>'

@@ -23,13 +23,17 @@ from core.report.references import KIND_TITLES, CardsLikeMine, conditions_text
 from core.report.text import report_text
 
 _URL = re.compile(r"(?:https?|ftp|file)://[^\s`|<>\\]+|www\.[^\s`|<>\\]+", re.IGNORECASE)
-_SPECIALS = re.compile(r"([\\`*_\[\]|~])")
+_SPECIALS = re.compile(r"([\\`*_\[\]|~#])")
+# What starts a list or a rule at the start of a line: "- ", "+ ", "1. ", "1) ", "---" (``*``
+# and ``#`` are escaped everywhere, ``>`` becomes ``&gt;``); "-5 °C" and "100.3" are left alone.
+_BLOCK_START = re.compile(r"^(?:([-+])(?=[ \t]|-)|([0-9]{1,9})([.)])(?=[ \t]|$))")
 SUMMARY_REFERENCES = 5  # reference rows in the summary; all of them are in the details
 
 
 def md(value: Any) -> str:
-    """A report's text, safe in a Markdown paragraph or table cell."""
-    text = " ".join(str(value).split())
+    """A report's text, safe in a Markdown paragraph or table cell, and at the start of a line:
+    nothing in it can make a link, an image, a heading, a list or a quote."""
+    text = fmt.safe(" ".join(str(value).split()))
     out: list[str] = []
     pos = 0
     for m in _URL.finditer(text):
@@ -37,7 +41,11 @@ def md(value: Any) -> str:
         out.append(f"`{m.group(0)}`")
         pos = m.end()
     out.append(_escape_plain(text[pos:]))
-    return "".join(out)
+    return _BLOCK_START.sub(_block_escape, "".join(out))
+
+
+def _block_escape(m: re.Match[str]) -> str:
+    return f"\\{m.group(1)}" if m.group(1) else f"{m.group(2)}\\{m.group(3)}"
 
 
 def _escape_plain(text: str) -> str:
@@ -45,7 +53,9 @@ def _escape_plain(text: str) -> str:
 
 
 def fence(text: str, info: str = "text") -> str:
-    """A fenced code block that no backtick run inside ``text`` can close."""
+    """A fenced code block that no backtick run inside ``text`` can close (control characters
+    shown as escapes)."""
+    text = fmt.safe(text, keep_newlines=True)
     longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
     ticks = "`" * max(3, longest + 1)
     return f"{ticks}{info}\n{text}\n{ticks}"
@@ -112,7 +122,8 @@ def _footer_line(report: Report) -> str:
              if k in ("PyTorch", "ROCm", "HIP", "CUDA", "GPU driver")]
     bits.append(fmt.platform_text(report))
     bits.append(f"rocmate {report.tool_version}, {fmt.when(report.created)}")
-    return " · ".join(md(b) for b in bits)
+    # fixed text first: whatever a setting says, this line stays a paragraph
+    return "**Run:** " + " · ".join(md(b) for b in bits)
 
 
 def _comparison_summary(c: Comparison) -> str:
@@ -121,7 +132,8 @@ def _comparison_summary(c: Comparison) -> str:
         out += [f"*{md(n)}*" for n in rc.notes]
         if rc.figures:
             rows = [[md(fmt.figure_label(d.name)), md(fmt.num(d.a)), md(fmt.num(d.b)),
-                     md(fmt.ratio(d.ratio)), md(d.verdict or "-"), md(d.unit)] for d in rc.figures]
+                     md(fmt.ratio(d.ratio)), md(d.verdict or "-"), md(d.unit_text)]
+                    for d in rc.figures]
             out.append(_table(["figure", "A", "B", "B/A", "B is", "unit"], rows,
                               right=(1, 2, 3)))
     return "\n\n".join(out)

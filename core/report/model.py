@@ -6,11 +6,19 @@ telemetry series. HTML and Markdown are rendered from this JSON and hold nothing
 
 Readers accept unknown keys (later 1.x writers may add some) but refuse other schemas with an
 error that says what the file is.
+
+A report may be a stranger's file, so reading one refuses (with :class:`ReportError`, saying
+where) anything a renderer could not take: ``NaN``/``Infinity``, a number beyond ±1e15 (see
+``MAX_NUMBER``), an object key given twice, nesting deeper than ``MAX_DEPTH``, a ``created`` or
+``started`` that is not an ISO 8601 time between 1970 and 9999; and in a file (``from_json``)
+more than ``MAX_STEPS`` steps or ``MAX_SAMPLES`` telemetry samples in a run.
 """
 
 from __future__ import annotations
 
+import datetime as _dt
 import json
+import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, TypeVar
@@ -20,6 +28,15 @@ SCHEMA_VERSION = 1
 SCHEMA = f"{SCHEMA_FAMILY}/{SCHEMA_VERSION}"
 
 STATUSES = ("ok", "error", "cancelled")
+
+# Limits on what a report may hold (a real one is far inside each):
+MAX_NUMBER = 1e15  # |v| of every number: bytes of memory (~1e11), FLOPs per item (~1e11),
+#                    a cumulative energy counter in J (~1e10) all fit; 1e16 loses unit steps
+MAX_DEPTH = 32  # objects and lists nested in one another, counted from the top (a real one: 8)
+# per run, in a report file read from elsewhere (from_json):
+MAX_STEPS = 200_000  # the harness stops a timed phase at 100,000 measured steps
+MAX_SAMPLES = 200_000  # telemetry samples: 27 hours at the runner's 0.5 s
+_MAX_INT_DIGITS = 20  # a longer integer literal is refused before Python parses it
 
 T = TypeVar("T")
 
@@ -260,6 +277,21 @@ class _R:
         v = self._get(key, (int, float), False, "a number")
         return None if v is None else float(v)
 
+    def time(self, key: str) -> str:
+        """An ISO 8601 time (kept as written) that every writer can show in UTC."""
+        v = self.text(key)
+        try:
+            t = _dt.datetime.fromisoformat(v)
+            if t.tzinfo is not None:
+                t = t.astimezone(_dt.timezone.utc)  # OverflowError near year 1 and 9999
+            ok = 1970 <= t.year <= 9999
+        except (ValueError, OverflowError):
+            ok = False
+        if not ok:
+            raise ReportError(f"{self.path}.{key}: {v!r:.60} is not an ISO 8601 time between "
+                              "1970 and 9999")
+        return v
+
     def integer(self, key: str) -> int:
         v = self._get(key, (int, float), True, "an integer")
         if float(v) != int(v):
@@ -358,7 +390,7 @@ def _run(r: _R) -> SuiteRun:
     run = SuiteRun(
         suite=r.text("suite"),
         status=status,
-        started=r.text("started"),
+        started=r.time("started"),
         duration_s=r.num("duration_s"),
         settings=r.mapping("settings"),
         device=r.osub("device", lambda d: DeviceInfo(
@@ -394,14 +426,14 @@ def check_schema(data: Any) -> None:
     if schema is None:
         raise ReportError("not a rocmate report: no 'schema' field")
     if not isinstance(schema, str):
-        raise ReportError(f"not a rocmate report: 'schema' is {schema!r}")
+        raise ReportError(f"not a rocmate report: 'schema' is {schema!r:.60}")
     family, _, version = schema.partition("/")
     if family != SCHEMA_FAMILY:
         if family.startswith("rocmate."):
-            raise ReportError(f"this is a {schema} file, not a report ({SCHEMA})")
-        raise ReportError(f"foreign schema {schema!r}: this reads {SCHEMA}")
-    if not version.isdigit():
-        raise ReportError(f"unknown report schema {schema!r}: this reads {SCHEMA}")
+            raise ReportError(f"this is a {schema:.60} file, not a report ({SCHEMA})")
+        raise ReportError(f"foreign schema {schema!r:.60}: this reads {SCHEMA}")
+    if not re.fullmatch(r"[0-9]{1,4}", version):  # ASCII digits only: "²" is a digit to isdigit
+        raise ReportError(f"unknown report schema {schema!r:.60}: this reads {SCHEMA}")
     if int(version) > SCHEMA_VERSION:
         raise ReportError(f"the report was written by a newer rocmate ({schema}); this version "
                           f"reads {SCHEMA}: update rocmate to open it")
@@ -410,15 +442,42 @@ def check_schema(data: Any) -> None:
                           f"({SCHEMA})")
 
 
+def check_values(data: Any) -> None:
+    """Refuse numbers a writer cannot take (not finite, or beyond ±MAX_NUMBER) and nesting
+    deeper than MAX_DEPTH, anywhere in a report's JSON data, naming where."""
+    _check_node(data, ["report"], 0)
+
+
+def _check_node(node: Any, path: list[str], depth: int) -> None:
+    if depth >= MAX_DEPTH:
+        raise ReportError(f"{''.join(path)}: nested more than {MAX_DEPTH} levels deep")
+    pairs = node.items() if isinstance(node, dict) else enumerate(node)
+    for k, v in pairs:
+        t = type(v)
+        if t is dict or t is list:
+            path.append(f".{k:.40}" if isinstance(k, str) else f"[{k}]")
+            _check_node(v, path, depth + 1)
+            path.pop()
+        elif (t is float or t is int) and not -MAX_NUMBER <= v <= MAX_NUMBER:  # NaN fails too
+            where = "".join(path) + (f".{k:.40}" if isinstance(k, str) else f"[{k}]")
+            shown = (f"{v:.3e}" if t is float
+                     else f"an integer of about {int(v.bit_length() * 0.30103) + 1} digits")
+            raise ReportError(f"{where}: {shown} is out of range (numbers in a report are "
+                              "finite and at most 1e15 in size)")
+        elif isinstance(v, (dict, list)):  # a subclass, from a caller's own data
+            _check_node(v, [*path, f".{k}" if isinstance(k, str) else f"[{k}]"], depth + 1)
+
+
 def from_dict(data: Any) -> Report:
     check_schema(data)
+    check_values(data)
     r = _R(data, "report")
     m = r.sub("machine") if r.d.get("machine") is not None else _R({}, "report.machine")
     s = r.sub("software") if r.d.get("software") is not None else _R({}, "report.software")
     return Report(
         tool=r.otext("tool") or "rocmate",
         tool_version=r.text("tool_version"),
-        created=r.text("created"),
+        created=r.time("created"),
         machine=Machine(platform=m.mapping("platform"), gpus=[
             g for g in m.seq("gpus") if isinstance(g, dict)]),
         software=Software(python=s.otext("python"), torch=s.otext("torch"), hip=s.otext("hip"),
@@ -430,10 +489,55 @@ def from_dict(data: Any) -> Report:
     )
 
 
-def from_json(text: str | bytes) -> Report:
-    """Parse and validate a report; raises ReportError with the reason."""
+def _constant(name: str) -> Any:
+    raise ReportError(f"not a rocmate report: {name} is not a number JSON allows")
+
+
+def _int(text: str) -> int:
+    if len(text.lstrip("-")) > _MAX_INT_DIGITS:
+        raise ReportError(f"not a rocmate report: an integer of {len(text.lstrip('-'))} digits "
+                          "(numbers in a report are at most 1e15 in size)")
+    return int(text)
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for k, _ in pairs:
+            if k in seen:
+                raise ReportError(f"not a rocmate report: the key {k!r:.60} appears twice in "
+                                  "one object")
+            seen.add(k)
+    return out
+
+
+def check_series(data: Any) -> None:
+    """Refuse a run with more than MAX_STEPS steps or MAX_SAMPLES telemetry samples."""
+    runs = data.get("runs") if isinstance(data, dict) else None
+    for i, run in enumerate(runs if isinstance(runs, list) else []):
+        for key, limit, what in (("steps", MAX_STEPS, "steps"),
+                                 ("telemetry", MAX_SAMPLES, "telemetry samples")):
+            seq = run.get(key) if isinstance(run, dict) else None
+            if isinstance(seq, list) and len(seq) > limit:
+                raise ReportError(f"report.runs[{i}].{key}: {len(seq):,} {what}, more than the "
+                                  f"{limit:,} a report may hold")
+
+
+def from_json(text: str | bytes, *, series_limits: bool = True) -> Report:
+    """Parse and validate a report; raises ReportError with the reason. ``series_limits``
+    (MAX_STEPS, MAX_SAMPLES) is for a file from elsewhere; the history reads back what this
+    machine measured without them."""
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_constant, parse_int=_int,
+                          object_pairs_hook=_object)
+    except ReportError:
+        raise
+    except RecursionError:
+        raise ReportError("not a rocmate report: the JSON is nested too deeply") from None
     except ValueError as exc:
         raise ReportError(f"not a rocmate report: not JSON ({exc})") from None
+    if series_limits:
+        check_schema(data)  # what the file is comes first
+        check_series(data)
     return from_dict(data)

@@ -4,29 +4,40 @@ A report is shared (forum posts, GitHub issues) and imported from strangers, so 
 builds, stores, exports or imports one runs it through :func:`scrub_report`:
 
 * free-form mappings (platform, GPU facts, settings, details, environment, packages) lose keys
-  that name a person or a machine (``hostname``, ``user``, ``HOME``, ``serial``, ``uuid``, ...);
-* home folders become ``~`` (``/home/alice/venv`` -> ``~/venv``; also ``/Users/...``,
-  ``C:\\Users\\...``, WSL's ``/mnt/c/Users/...`` and ``/root``);
-* serial-like values (GPU UUIDs, ``Serial Number: ...``, MAC addresses, e-mail addresses) are
-  replaced by a placeholder;
-* user and host names are replaced wherever they appear as a word. They come from an
-  :class:`Identity` (the current machine's, or one given by a test) *and* from the report
-  itself: a ``/home/bob/...`` path or a ``HOSTNAME`` variable in someone else's report teaches
-  the scrubber ``bob`` and the host name before they are removed.
+  that name a person or a machine (``hostname``, ``user``, ``HOME``, ``serial``, ``uuid``, ...),
+  also as a word of a longer key (``hostname_fqdn``, ``board_sn``, ``ssh_host``, ``user_id``;
+  not ``MIOPEN_USER_DB_PATH``), and keys whose value is a secret (``HF_TOKEN``,
+  ``WANDB_API_KEY``, ``DB_PASSWORD``, ``*_AUTH_*``, ``*COOKIE*``);
+* home folders become ``~`` (``/home/alice/venv`` -> ``~/venv``, also after ``file://``; also
+  ``/Users/...``, ``C:\\Users\\...``, WSL's ``/mnt/c/Users/...`` and
+  ``\\\\wsl.localhost\\Ubuntu\\home\\...``, ``~alice/`` and ``/root``);
+* serial-like values (GPU UUIDs, ``Serial Number: ...``, MAC addresses, e-mail addresses) and IP
+  addresses (v4 and v6, but not loopback, and not in versions or packages) are replaced by a
+  placeholder;
+* user and host names are replaced wherever they appear as a word, in values and in keys. They
+  come from an :class:`Identity` (the current machine's, or one given by a test) *and* from the
+  report itself: a ``/home/bob/...`` path or a ``HOSTNAME`` variable in someone else's report
+  teaches the scrubber ``bob`` and the host name before they are removed.
 
 Words that are also ordinary vocabulary (``root``, ``ubuntu``, ``user``, ...) are never replaced
 as words, and fields that hold vocabulary (distribution ids, gfx targets, units, suite names)
-are left alone, so scrubbing never changes what a report means.
+and the report's own keys are left alone, so scrubbing never changes what a report means.
+
+Every pattern is bounded or anchored so that its time is linear in the text (a stranger's
+report may hold 100,000 characters chosen to make a regular expression backtrack).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import ipaddress
 import re
 import socket
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.report import model
 from core.report.model import Report, from_dict, to_dict
 
 USER = "<user>"
@@ -40,6 +51,24 @@ _DROP_KEYS = frozenset({
     "unique_id", "ssh_connection", "ssh_client", "ssh_tty", "xauthority",
 })
 _DROP_PARTS = ("serial", "uuid")
+# Words of a key (``board_sn`` -> board, sn; ``hostName`` -> host, name) that name a person or a
+# machine wherever they stand ...
+_DROP_WORDS = frozenset({
+    "hostname", "hostnames", "nodename", "fqdn", "domainname", "username", "logname", "sn",
+    "guid", "hwaddr", "macaddr", "email", "userprofile", "homepath", "homedir",
+})
+# ... or when they end the key or are followed by one of _ID_NEXT (``ssh_host``, ``user_id``,
+# ``mac_address``; not ``MIOPEN_USER_DB_PATH`` or ``host_to_device``) ...
+_ID_NOUNS = frozenset({"host", "user", "login", "mac", "mail"})
+_ID_NEXT = frozenset({"name", "id", "address", "addr", "ip"})
+# ... and words of a key whose value is a secret: anywhere (``DB_PASSWORD_FILE``), or, for
+# ``token`` and ``key``, at the end (``HF_TOKEN``, ``WANDB_API_KEY``; not ``tokens_per_step``).
+_SECRET_WORDS = frozenset({
+    "secret", "secrets", "password", "passwords", "passwd", "auth", "authorization", "cookie",
+    "cookies", "apikey", "credential", "credentials",
+})
+_SECRET_LAST = frozenset({"token", "key"})
+_KEY_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _USER_KEYS = frozenset({"user", "username", "user_name", "login", "logname", "sudo_user"})
 _HOST_KEYS = frozenset({"hostname", "host", "host_name", "nodename", "fqdn"})
 
@@ -57,27 +86,59 @@ _VOCABULARY_FIELDS = frozenset({
     "pci_bus_id", "distro_id", "distro_name", "distro_version", "codename", "ubuntu_codename",
     "id_like", "precision", "size", "python", "torch", "hip", "cuda", "rocm",
 })
+# The report's own keys (its dataclasses' fields): never renamed, whoever is called "steps".
+_STRUCTURAL_KEYS = frozenset(
+    f.name for cls in vars(model).values()
+    if isinstance(cls, type) and dataclasses.is_dataclass(cls) for f in dataclasses.fields(cls))
 
 _NAME = r"[^/\\\s\"'`:;,()<>|]+"
-_BEFORE = r"(?<![\w.~/-])"
-_HOME_PATTERNS = (
-    re.compile(_BEFORE + r"/mnt/[a-zA-Z]/Users/(" + _NAME + r")(?=/|$|[\s\"'`:;,)<>|])"),
-    re.compile(_BEFORE + r"(?:/var)?/home/(" + _NAME + r")(?=/|$|[\s\"'`:;,)<>|])"),
-    re.compile(_BEFORE + r"/Users/(" + _NAME + r")(?=/|$|[\s\"'`:;,)<>|])"),
+_END = r"(?=/|$|[\s\"'`:;,)<>|])"
+# Not inside a longer name or path (``/srv/home/x``), but after ``/`` (``file:///home/bob``).
+_BEFORE = r"(?<![\w.~-])"
+_HOME_PATTERNS = (  # group 1 is the user name
+    re.compile(_BEFORE + r"/mnt/[a-zA-Z]/Users/(" + _NAME + r")" + _END),
+    re.compile(_BEFORE + r"(?:/var)?/home/(" + _NAME + r")" + _END),
+    re.compile(_BEFORE + r"/Users/(" + _NAME + r")" + _END),
     re.compile(r"(?<![\w])[A-Za-z]:\\{1,2}Users\\{1,2}(" + _NAME + r")(?=\\|$|[\s\"'`:;,)<>|])"),
+    # WSL's files seen from Windows: \\wsl.localhost\Ubuntu\home\bob, \\wsl$\Ubuntu\home\bob
+    re.compile(r"\\{1,2}wsl(?:\.localhost|\$)\\{1,2}[^\\/\s]{1,64}\\{1,2}home\\{1,2}(" + _NAME
+               + r")(?=\\|$|[\s\"'`:;,)<>|])", re.IGNORECASE),
+    re.compile(r"(?<![\w.~-])\\{1,2}home\\{1,2}(" + _NAME + r")(?=\\|$|[\s\"'`:;,)<>|])"),
+    # the shell's ~bob/ (bob's home)
+    re.compile(_BEFORE + r"~([A-Za-z_][\w.-]{0,31})(?=/)"),
 )
-_ROOT_HOME = re.compile(_BEFORE + r"/root(?=/|$|[\s\"'`:;,)<>|])")
+_ROOT_HOME = re.compile(_BEFORE + r"/root" + _END)
 # A shell prompt, ``alice@rig:~$`` or ``alice@rig:/tmp$``: teaches a user and a host name.
 _PROMPT = re.compile(r"(?<![\w.-])([a-z_][\w.-]{0,31})@([A-Za-z0-9][\w.-]{0,62}):[~/]")
-_EMAIL = re.compile(r"[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
+# Bounded and anchored, so that no text makes it slow (``"a" * 80000`` took 22 s unbounded).
+_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}"
+                    r"\.[A-Za-z]{2,24}(?![\w-])")
 _SERIAL_PATTERNS = (
     (re.compile(r"\bGPU-[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}\b"), "GPU-<uuid>"),
     (re.compile(r"\b[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}\b"), "<uuid>"),
-    (re.compile(r"(?i)\b((?:asic[ _-]?)?serial(?:[ _-]?(?:number|no|num))?\"?\s*[:=#]\s*\"?)"
-                r"[^\s,;\"']+"), r"\g<1><serial>"),
-    (re.compile(r"(?i)\b(unique[ _-]?id\"?\s*[:=]\s*\"?)[^\s,;\"']+"), r"\g<1><serial>"),
+    (re.compile(r"(?i)\b((?:asic[ _-]?)?serial(?:[ _-]?(?:number|no|num))?\"?[ \t]{0,8}[:=#]"
+                r"[ \t]{0,8}\"?)[^\s,;\"']+"), r"\g<1><serial>"),
+    (re.compile(r"(?i)\b(unique[ _-]?id\"?[ \t]{0,8}[:=][ \t]{0,8}\"?)[^\s,;\"']+"),
+     r"\g<1><serial>"),
     (re.compile(r"(?i)\b(?:[0-9a-f]{2}:){5}[0-9a-f]{2}\b"), "<mac>"),
 )
+IP = "<ip>"
+_IPV4 = re.compile(r"(?<![\w.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}"
+                   r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?!\w|\.\d)")
+_H4 = r"[0-9A-Fa-f]{1,4}"
+_IPV6 = re.compile(r"(?<![\w:.])(?:" + _H4 + r"(?::" + _H4 + r"){7}|(?:" + _H4 + r"(?::" + _H4
+                   + r"){0,6})?::(?:" + _H4 + r"(?::" + _H4 + r"){0,6})?)(?:%[\w.-]{1,32})?"
+                   r"(?![\w:])")
+
+
+def _ip(m: re.Match[str]) -> str:
+    """An IP address becomes ``<ip>``; loopback and 0.0.0.0 say nothing and stay."""
+    text = m.group(0)
+    try:
+        addr = ipaddress.ip_address(text.split("%", 1)[0])
+    except ValueError:
+        return text
+    return text if addr.is_loopback or addr.is_unspecified else IP
 
 
 @dataclass(frozen=True)
@@ -131,15 +192,17 @@ class _Scrubber:
         self.homes = sorted({h.rstrip("/") for h in self.identity.homes
                              if h and h.rstrip("/") not in ("", "/")}, key=len, reverse=True)
 
-    def text(self, value: str, *, words: bool = True) -> str:
+    def text(self, value: str, *, words: bool = True, ips: bool = True) -> str:
         for home in self.homes:
-            value = re.sub(re.escape(home) + r"(?=/|$|[\s\"'`:;,)<>|])", "~", value)
+            value = re.sub(re.escape(home) + _END, "~", value)
         for pattern in _HOME_PATTERNS:
             value = pattern.sub("~", value)
         value = _ROOT_HOME.sub("~", value)
         value = _EMAIL.sub("<email>", value)
         for pattern, repl in _SERIAL_PATTERNS:
             value = pattern.sub(repl, value)
+        if ips:
+            value = _IPV6.sub(_ip, _IPV4.sub(_ip, value))
         if words:
             for pattern, repl in self.words:
                 value = pattern.sub(repl, value)
@@ -151,8 +214,20 @@ def _is_word_worth_hiding(name: str) -> bool:
 
 
 def _should_drop(key: str) -> bool:
+    """Whether a free-form key's value names a person or a machine, or is a secret."""
     k = key.lower()
-    return k in _DROP_KEYS or any(part in k for part in _DROP_PARTS)
+    if k in _DROP_KEYS or any(part in k for part in _DROP_PARTS):
+        return True
+    words = [w.lower() for w in _KEY_WORD.findall(key)]
+    for i, w in enumerate(words):
+        if w in _DROP_WORDS or w in _SECRET_WORDS:
+            return True
+        last = i == len(words) - 1
+        if w in _ID_NOUNS and (last or words[i + 1] in _ID_NEXT):
+            return True
+        if last and w in _SECRET_LAST:
+            return True
+    return False
 
 
 # --- learning names from a report -----------------------------------------------------------------
@@ -206,13 +281,17 @@ def _scrub(node: Any, s: _Scrubber, path: tuple[str, ...]) -> Any:
             key = str(k)
             if _should_drop(key):
                 continue
-            out[s.text(key, words=False)] = _scrub(v, s, (*path, key))
+            mine = key in _STRUCTURAL_KEYS
+            out[key if mine else s.text(key)] = _scrub(v, s, (*path, key))
         return out
     if isinstance(node, list):
         return [_scrub(v, s, path) for v in node]
     if isinstance(node, str):
         field_name = path[-1] if path else ""
-        return s.text(node, words=field_name not in _VOCABULARY_FIELDS)
+        vocabulary = field_name in _VOCABULARY_FIELDS
+        # a version (``cudnn 9.1.0.70``) is not an address
+        versions = vocabulary or "version" in field_name.lower() or "packages" in path
+        return s.text(node, words=not vocabulary, ips=not versions)
     return node
 
 

@@ -277,7 +277,7 @@ class CardsLikeMine:
 
 def model_key(name: str) -> frozenset[str]:
     """The words that name a card's model: ``AMD Radeon RX 7900 XTX`` -> {rx, 7900, xtx}."""
-    name = re.sub(r"\([^)]*\)", " ", name.lower())
+    name = re.sub(r"\([^()]*\)", " ", name.lower())  # [^()]: linear, whatever the name
     words = re.split(r"[^a-z0-9]+", name)
     return frozenset(w for w in words
                      if w and w not in _NAME_NOISE and not re.fullmatch(r"\d+gb", w))
@@ -413,6 +413,8 @@ def condition_differences(row: ReferenceRow, run: SuiteRun,
     details = run.result.details if run.result else {}
     out: list[str] = []
     mine_p = s.get("precision")
+    if not isinstance(mine_p, str):  # a stranger's report may hold anything here
+        mine_p = None
     if c.precision and mine_p and _norm_precision(c.precision) != _norm_precision(mine_p):
         extra = ""
         if c.precision == "tf32" and mine_p == "fp32":

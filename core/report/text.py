@@ -1,5 +1,9 @@
 """Plain text for the terminal (``rocmate report show | compare | list``) and for the
-copy-paste block of the Markdown writer. Rendered only from the report's content."""
+copy-paste block of the Markdown writer. Rendered only from the report's content.
+
+A report may be a stranger's, so every line goes through :func:`fmt.safe`: no control character
+or bidi override from it reaches the terminal (a device name cannot set the window title, clear
+the screen or fake a colour), and a newline inside a value cannot start a line of its own."""
 
 from __future__ import annotations
 
@@ -21,7 +25,11 @@ def report_text(report: Report) -> str:
     for run in report.runs:
         lines.append("")
         lines += run_text(run)
-    return "\n".join(lines)
+    return _join(lines)
+
+
+def _join(lines: Sequence[str]) -> str:
+    return "\n".join(fmt.safe(line) for line in lines)
 
 
 def run_text(run: SuiteRun) -> list[str]:
@@ -54,7 +62,7 @@ def run_text(run: SuiteRun) -> list[str]:
         parts = [f"{k} {fmt.pct(v, 0)} of {fmt.num(ref.peaks.get(k))}"
                  for k, v in ref.fractions.items()]
         out.append(f"  vs datasheet ({ref.name}): " + "; ".join(parts))
-    return out
+    return [fmt.safe(line) for line in out]
 
 
 def comparison_text(c: Comparison) -> str:
@@ -68,7 +76,7 @@ def comparison_text(c: Comparison) -> str:
             lines.append(f"  {'figure':<20}{'A':>12}  {'B':>12}  {'B/A':>8}  verdict")
             for d in rc.figures:
                 lines.append(f"  {d.name:<20}{fmt.num(d.a):>12}  {fmt.num(d.b):>12}  "
-                             f"{fmt.ratio(d.ratio):>8}  {d.verdict or '-'}  ({d.unit})")
+                             f"{fmt.ratio(d.ratio):>8}  {d.verdict or '-'}  ({d.unit_text})")
         if rc.settings:
             lines.append("  settings that differ:")
             lines += [f"    {d.key}: {d.a} -> {d.b}" for d in rc.settings]
@@ -78,7 +86,7 @@ def comparison_text(c: Comparison) -> str:
             lines += ["", f"{title}:"] + [f"  {d.key}: {d.a} -> {d.b}" for d in diffs]
     if c.unpaired:
         lines += ["", "runs with no partner: " + ", ".join(c.unpaired)]
-    return "\n".join(lines)
+    return _join(lines)
 
 
 def references_text(refs: CardsLikeMine) -> str:
@@ -109,19 +117,20 @@ def references_text(refs: CardsLikeMine) -> str:
         if r.method:
             lines.append(f"  method: {r.method}")
         lines.append(f"  source: {r.source}")
-    return "\n".join(lines)
+    return _join(lines)
 
 
 def history_text(entries: Sequence[HistoryEntry]) -> str:
     if not entries:
         return "no runs in the history yet"
-    rows = [("id", "time", "suite", "device", "result", "status")]
+    rows: list[tuple[str, ...]] = [("id", "time", "suite", "device", "result", "status")]
     for e in entries:
         result = f"{fmt.num(e.value)} {e.unit}" if e.value is not None else "-"
         status = e.status if e.status == "ok" else f"{e.status}: {e.error_kind or '?'}"
         if e.imported:
             status += f" (imported{': ' + e.origin if e.origin else ''})"
-        rows.append((f"#{e.id}", fmt.when(e.created), e.suite, e.device or "-", result, status))
+        rows.append(tuple(fmt.safe(str(c)) for c in (  # cells escaped before they are measured
+            f"#{e.id}", fmt.when(e.created), e.suite, e.device or "-", result, status)))
     widths = [max(len(r[i]) for r in rows) for i in range(5)]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(r[:5], widths, strict=True))
                      + "  " + r[5] for r in rows)

@@ -162,12 +162,49 @@ def test_errors_are_one_line(db: str, tmp_path: Path, capsys: pytest.CaptureFixt
 def test_a_damaged_database_is_reported_in_one_line(db: str,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     Path(db).parent.mkdir(parents=True)
-    Path(db).write_bytes(b"SQLite format 3\x00" + os.urandom(5000))
-    code, out, err = _run(capsys, "--db", db, "list")
-    assert code == 1 and out.strip() == "no runs in the history yet"
+    damaged = b"SQLite format 3\x00" + os.urandom(5000)
+    Path(db).write_bytes(damaged)
+    for command in (["list"], ["show", "1"], ["compare", "1", "2"], ["export", "1", "-o", "x.md"]):
+        code, out, err = _run(capsys, "--db", db, *command)  # reading: says so, changes nothing
+        assert code == 1 and out == "", command
+        assert err.count("\n") == 1 and "is damaged or is not a rocmate history" in err
+        assert "left as it is" in err
+        assert Path(db).read_bytes() == damaged and sorted(Path(db).parent.iterdir()) == [Path(db)]
+    code, out, err = _run(capsys, "--db", db, "import", str(CPU))  # a write sets it aside
+    assert code == 1 and "imported" in out  # 1: the notice
     assert err.count("\n") == 1 and "was damaged" in err and "corrupt-" in err
     code, out, err = _run(capsys, "--db", db, "list")  # set aside once; the new file is fine
-    assert code == 0 and err == ""
+    assert code == 0 and err == "" and "resnet50-train" in out
+
+
+def test_a_file_that_is_no_history_is_left_alone(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("shopping: milk, eggs\n" * 20)
+    empty = tmp_path / "empty.sqlite"
+    empty.write_bytes(b"")
+    other = tmp_path / "places.sqlite"
+    con = sqlite3.connect(other)
+    con.execute("CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url TEXT)")
+    con.commit()
+    con.close()
+    before = {p: p.read_bytes() for p in (notes, empty, other)}
+    for path in (notes, empty, other):
+        for command in (["list"], ["list", "--json"], ["show", "1"]):
+            code, out, err = _run(capsys, "--db", str(path), *command)
+            if path is empty:  # no tables yet: an empty history, read as such
+                expected = {"list": (0, "no runs in the history yet"), "--json": (0, "[]"),
+                            "show": (1, "")}[command[-1] if command[-1] != "1" else "show"]
+                assert (code, out.strip()) == expected, (command, err)
+                assert code == 0 or "no run #1 in the history" in err
+            else:
+                assert code == 1 and out == "" and err.count("\n") == 1, err
+                assert "left as it is" in err
+    code, _, err = _run(capsys, "--db", str(other), "import", str(CPU))  # not even a write
+    assert code == 1 and "SQLite database of another program (tables moz_places)" in err
+    assert {p: p.read_bytes() for p in (notes, empty, other)} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.sqlite", "notes.txt",
+                                                         "places.sqlite"]
 
 
 def test_a_newer_database_is_reported_in_one_line(db: str,
@@ -186,8 +223,8 @@ def test_a_locked_database_is_reported_in_one_line(filled: str,
     import core.report.cli as cli
     from core.report.history import History
 
-    monkeypatch.setattr(cli, "History", lambda path, on_notice: History(
-        path, on_notice=on_notice, timeout=0.2))
+    monkeypatch.setattr(cli, "History", lambda path, on_notice, **kw: History(
+        path, on_notice=on_notice, timeout=0.2, **kw))
     blocker = sqlite3.connect(filled, isolation_level=None)
     blocker.execute("BEGIN EXCLUSIVE")
     try:

@@ -231,8 +231,7 @@ while go != "-" and not __import__("os").path.exists(go):
     time.sleep(0.002)
 with History(db, identity=Identity()) as h:
     for i in range(int(count)):
-        report.created = f"2026-01-01T00:00:00+00:00 {tag} {i}"
-        print(h.insert(report)[0], flush=True)
+        print(h.insert(report, origin=f"{tag} {i}")[0], flush=True)
 """
 
 
@@ -319,8 +318,49 @@ def test_two_processes_writing_at_once_lose_nothing(tmp_path: Path) -> None:
     with _history(db) as h:
         entries = h.list(limit=1000)
         assert len(entries) == 100
-        tags = {e.created.split(" ", 1)[1] for e in entries}
+        tags = {e.origin for e in entries}
         assert tags == {f"{t} {i}" for t in ("p1", "p2") for i in range(50)}
+
+
+IMPORTER = """
+import sys, time, os
+from core.report.history import History
+from core.report.model import from_json
+from core.report.privacy import Identity
+db, report_file, count, go = sys.argv[1:5]
+base = open(report_file).read()
+reports = [from_json(base) for _ in range(int(count))]
+for i, r in enumerate(reports):
+    r.created = f"2026-01-01T00:{i // 60:02d}:{i % 60:02d}+00:00"  # each its own report
+while not os.path.exists(go):
+    time.sleep(0.001)
+with History(db, identity=Identity()) as h:
+    for r in reports:
+        ids, new = h.import_report(r, origin="theirs.json")
+        print(ids[0], int(new), flush=True)
+"""
+
+
+def test_two_processes_importing_the_same_reports_store_each_once(tmp_path: Path) -> None:
+    db = tmp_path / "history.sqlite"
+    with _history(db):  # created and migrated: the race is over the imports alone
+        pass
+    go = tmp_path / "go"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    procs = [subprocess.Popen([sys.executable, "-c", IMPORTER, str(db), str(CPU), "40", str(go)],
+                              cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) for _ in range(2)]
+    time.sleep(0.5)  # both started and waiting
+    go.touch()
+    outs = [p.communicate(timeout=120) for p in procs]
+    for p, (_, err) in zip(procs, outs, strict=True):
+        assert p.returncode == 0, err
+    lines = [line.split() for out, _ in outs for line in out.splitlines()]
+    assert len(lines) == 80
+    assert sum(int(new) for _, new in lines) == 40  # each report new to exactly one of them
+    assert len({entry_id for entry_id, _ in lines}) == 40  # both name the same row
+    with _history(db) as h:
+        assert h.count() == 40
 
 
 def test_copy_of_report_is_not_changed_by_insert(tmp_path: Path) -> None:
