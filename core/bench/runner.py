@@ -166,6 +166,8 @@ class BenchRunner:
         self._cancelled = False
         self._hung = False
         self._waited_s = 0.0
+        self._steps_seen = 0  # the watchdog's running maximum of step times
+        self._longest_step = 0.0
         self._t0 = 0.0
         self._file: IO[str] | None = None
         self._sampler: Sampler | None = None
@@ -270,8 +272,10 @@ class BenchRunner:
             return END_GRACE_S, False
         if not out.steps:
             return self.startup_timeout_s, True
-        longest = max((float(s.get("seconds") or 0.0) for s in out.steps), default=0.0)
-        return max(self.watchdog_s, STEP_WATCHDOG_FACTOR * longest), True
+        for step in out.steps[self._steps_seen:]:  # only the steps new since the last line
+            self._longest_step = max(self._longest_step, float(step.get("seconds") or 0.0))
+        self._steps_seen = len(out.steps)
+        return max(self.watchdog_s, STEP_WATCHDOG_FACTOR * self._longest_step), True
 
     async def _run_worker(self, argv: list[str], workdir: Path, out: RunOutcome) -> None:
         try:
