@@ -18,11 +18,13 @@ import argparse
 import gc
 import io
 import json
+import math
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -118,10 +120,61 @@ def rocmate_round(args: argparse.Namespace, name: str, telemetry: bool
 ARMS = ("plain", "plain-like-worker", "rocmate", "rocmate-no-telemetry")
 
 
-def in_process(args: argparse.Namespace, blocks: int, per_block: int = 5) -> dict[str, object]:
+def median_ci(values: list[float], level: float = 0.95) -> tuple[float, float]:
+    """A distribution-free confidence interval for the median: the order statistics whose
+    binomial(n, 1/2) coverage reaches ``level`` (the sign test's interval)."""
+    xs = sorted(values)
+    n = len(xs)
+    if n < 6:
+        return xs[0], xs[-1]
+    cdf, k = 0.0, 0
+    while True:  # the largest k with P(B <= k) <= (1 - level) / 2
+        p = math.comb(n, k) / 2**n
+        if cdf + p > (1 - level) / 2:
+            break
+        cdf += p
+        k += 1
+    return xs[max(k - 1, 0)], xs[n - max(k, 1)]
+
+
+class HostSampler(threading.Thread):
+    """Every 0.5 s: the host's CPU steal and iowait shares (/proc/stat), the cgroup's CPU
+    throttling (cpu.stat) and the load average, as JSON lines with wall-clock times, so slow
+    stretches in the image times can be set against what the host was doing."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(daemon=True)
+        self.path = path
+        self.stop = threading.Event()
+
+    @staticmethod
+    def _read() -> dict[str, float]:
+        row: dict[str, float] = {"t": time.time()}
+        cpu = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+        row |= dict(zip(("user", "nice", "system", "idle", "iowait", "irq", "softirq",
+                         "steal"), map(float, cpu), strict=False))
+        try:
+            for line in Path("/sys/fs/cgroup/cpu.stat").read_text().splitlines():
+                k, v = line.split()
+                row["cg_" + k] = float(v)
+        except OSError:
+            pass
+        row["load1"] = float(Path("/proc/loadavg").read_text().split()[0])
+        return row
+
+    def run(self) -> None:
+        with self.path.open("w") as f:
+            while not self.stop.wait(0.5):
+                f.write(json.dumps(self._read()) + "\n")
+                f.flush()
+
+
+def in_process(args: argparse.Namespace, blocks: int, per_block: int) -> dict[str, object]:
     """One process, one pipeline (rocmate's own build): blocks of plain calls alternate with
     blocks of rocmate's timed step through its harness (marks, text-encoder hook, step callback,
-    step events). Host noise and process differences fall out; what is left is the harness."""
+    step events). Host noise and process differences fall out; what is left is the harness.
+    With one image per block the pairs are adjacent images, so a host that drifts between fast
+    and slow stretches over seconds cancels out of the paired ratios."""
     dev = resolve(args.device)
     dtype = torch.float16 if dev.is_gpu else torch.float32
     if dev.is_gpu:
@@ -152,6 +205,7 @@ def in_process(args: argparse.Namespace, blocks: int, per_block: int = 5) -> dic
     plain_t: list[float] = []
     ours_t: list[float] = []
     ratios: list[float] = []
+    ends: list[float] = []
     for b in range(blocks):
         sides = ("plain", "rocmate") if b % 2 == 0 else ("rocmate", "plain")
         got: dict[str, list[float]] = {}
@@ -160,17 +214,22 @@ def in_process(args: argparse.Namespace, blocks: int, per_block: int = 5) -> dic
                 got[side] = [plain() for _ in range(per_block)]
             else:
                 got[side] = harness.measure(ours)[0]
+        ends.append(time.time())
         plain_t += got["plain"]
         ours_t += got["rocmate"]
         ratios.append(statistics.median(got["rocmate"]) / statistics.median(got["plain"]))
     timer.close()
     p, o = statistics.median(plain_t), statistics.median(ours_t)
     paired = statistics.median(ratios)
+    lo, hi = median_ci(ratios)
     print(f"RESULT sd15 in one process ({blocks} alternating blocks of {per_block} images): "
           f"plain {p:.4f} s/image, rocmate's step {o:.4f} ({o / p - 1:+.2%}); median of the "
-          f"per-block ratios {paired - 1:+.2%}", flush=True)
+          f"per-block ratios {paired - 1:+.2%} (95% CI {lo - 1:+.2%} .. {hi - 1:+.2%})",
+          flush=True)
     return {"plain_s_per_image": p, "rocmate_s_per_image": o, "ratio": o / p,
-            "median_block_ratio": paired, "plain_images": plain_t, "rocmate_images": ours_t}
+            "median_block_ratio": paired, "block_ratio_ci95": [lo, hi],
+            "block_images": per_block, "block_end_times": ends,
+            "plain_images": plain_t, "rocmate_images": ours_t}
 
 
 def main() -> int:
@@ -189,7 +248,11 @@ def main() -> int:
                          "plain process as the runner starts its worker; rocmate-no-telemetry runs "
                          "rocmate without the parent's sampling")
     ap.add_argument("--in-process-blocks", type=int, default=0,
-                    help="first compare in one process: N alternating blocks of 5 images")
+                    help="first compare in one process: N alternating blocks of images")
+    ap.add_argument("--block-images", type=int, default=5,
+                    help="images per in-process block (1: adjacent images are the pairs)")
+    ap.add_argument("--host-log", type=Path,
+                    help="sample the host's CPU steal, cgroup throttling and load here")
     ap.add_argument("--out", type=Path)
     ap.add_argument("--plain-once", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -204,8 +267,10 @@ def main() -> int:
         ap.error("--device cpu needs --tiny")
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
+    if args.host_log:
+        HostSampler(args.host_log).start()
     if args.in_process_blocks:
-        row_in = in_process(args, args.in_process_blocks)
+        row_in = in_process(args, args.in_process_blocks, args.block_images)
         dump([row_in], args.out / "overhead-sd15-in-process.json" if args.out else None)
         gc.collect()  # this process's pipeline and its device memory go before the rounds
         if args.device.startswith("cuda"):
@@ -214,11 +279,14 @@ def main() -> int:
         return 0
     medians: dict[str, list[float]] = {a: [] for a in arms}
     images: dict[str, list[float]] = {a: [] for a in arms}
+    row_spans: list[dict[str, list[float]]] = []
     for r in range(args.rounds):
         # Rotate which arm goes first, so a drift over the run (host load, clocks) cancels.
         order = arms[r % len(arms):] + arms[:r % len(arms)]
         split: dict[str, float] = {}
+        spans: dict[str, list[float]] = {}
         for arm in order:
+            t_arm = time.time()
             if arm.startswith("plain"):
                 times = plain_round(args, like_worker=arm == "plain-like-worker")
             else:
@@ -228,6 +296,8 @@ def main() -> int:
                 times, split = got
             medians[arm].append(statistics.median(times))
             images[arm].extend(times)
+            spans[arm] = [t_arm, time.time()]
+        row_spans.append(spans)
         p = medians["plain"][-1]
         cells = [f"{a} {medians[a][-1]:.4f}"
                  + ("" if a == "plain" else f" ({medians[a][-1] / p - 1:+.1%})") for a in arms]
@@ -236,6 +306,7 @@ def main() -> int:
     # Medians over rounds: at batch 1 the H200 is CPU-bound and single rounds swing by 20 %+.
     p = statistics.median(medians["plain"])
     row: dict[str, object] = {"plain_s_per_image": p, "rounds": medians, "images": images,
+                              "round_spans": row_spans,
                               "settings": vars(args) | {"out": str(args.out)}}
     ok = True
     for arm in [a for a in arms if a != "plain"]:
