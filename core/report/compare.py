@@ -14,6 +14,7 @@ from typing import Any
 from core.report import fmt
 from core.report.model import Report, SuiteRun
 from core.report.references import verdict
+from core.report.steadiness import cautions
 
 SAME_BAND = 0.03  # within ±3 %: "about the same"
 
@@ -130,6 +131,8 @@ def compare_runs(a: SuiteRun, b: SuiteRun) -> RunComparison:
             out.notes.append(f"{label} did not measure ({run.status}: {kind})")
         elif run.settings.get("size") == "tiny":
             out.notes.append(f"{label} used tiny shapes (a smoke test)")
+        out.notes += [f"{label}: {c.short}" for c in cautions(run)
+                      if c.kind in ("unsteady", "cpu-bound", "clock-drop")]
     out.settings = _differences(_settings_view(a), _settings_view(b))
     return out
 

@@ -19,6 +19,7 @@ from core.report.charts import Band, Chart, Rule, Series
 from core.report.compare import Comparison, Difference
 from core.report.model import SCHEMA, Figure, Report, SuiteRun
 from core.report.references import KIND_TITLES, CardsLikeMine, conditions_text
+from core.report.steadiness import cautions
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
@@ -107,6 +108,7 @@ padding:12px 14px;margin:8px 0 4px}
 .better{color:var(--ok);font-weight:600}.worse{color:var(--err);font-weight:600}
 .same{color:var(--muted)}
 .warnline{color:var(--warn)}
+.caution{border-left:4px solid var(--warn);padding:6px 12px;margin:8px 0;background:var(--soft);color:var(--fg)}
 ul.diffs{margin:.3rem 0 0;padding-left:1.2rem}
 ul.diffs li{color:var(--warn)}
 .refs{display:grid;grid-template-columns:repeat(auto-fit,minmax(300px,1fr));gap:12px}
@@ -205,6 +207,8 @@ def _run_section(run: SuiteRun, i: int, multi: bool) -> str:
         parts.append(_error_box(run))
     if run.result is not None:
         parts.append(_kpis(run))
+        parts += [f'<p class="warnline caution" data-caution="{e(c.kind)}">{e(c.text)}</p>'
+                  for c in cautions(run)]
         parts.append(_figures_table(run))
     parts.append(_step_chart(run, i))
     parts.append(_telemetry_charts(run, i))

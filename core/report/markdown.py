@@ -20,6 +20,7 @@ from core.report.compare import Comparison, Difference
 from core.report.html import page_title
 from core.report.model import Report, SuiteRun
 from core.report.references import KIND_TITLES, CardsLikeMine, conditions_text
+from core.report.steadiness import cautions
 from core.report.text import report_text
 
 _URL = re.compile(r"(?:https?|ftp|file)://[^\s`|<>\\]+|www\.[^\s`|<>\\]+", re.IGNORECASE)
@@ -110,6 +111,7 @@ def _summary(run: SuiteRun, multi: bool) -> str:
                 label, median = f"**{label}**", f"**{median}**"
             rows.append([label, median, md(fmt.spread(f)), md(fmt.cv(f)), md(f.unit)])
         out.append(_table(["figure", "median", "p10–p90", "CV", "unit"], rows, right=(1, 2, 3)))
+        out += [f"> **Note:** {md(c.text)}" for c in cautions(run)]
     return "\n\n".join(out)
 
 

@@ -14,6 +14,7 @@ from core.report.compare import Comparison
 from core.report.history import HistoryEntry
 from core.report.model import Report, SuiteRun
 from core.report.references import KIND_TITLES, CardsLikeMine, conditions_text
+from core.report.steadiness import cautions
 
 
 def report_text(report: Report) -> str:
@@ -62,6 +63,7 @@ def run_text(run: SuiteRun) -> list[str]:
         parts = [f"{k} {fmt.pct(v, 0)} of {fmt.num(ref.peaks.get(k))}"
                  for k, v in ref.fractions.items()]
         out.append(f"  vs datasheet ({ref.name}): " + "; ".join(parts))
+    out += [f"  ! {c.text}" for c in cautions(run)]
     return [fmt.safe(line) for line in out]
 
 

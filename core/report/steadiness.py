@@ -1,0 +1,78 @@
+"""How far a run's median can be trusted: cautions worked out from what the report already holds
+(the headline's spread, the warm-up, the GPU telemetry of the measured phase). Nothing is stored:
+an old report gets the same cautions as a new one, and every writer shows the same words.
+
+The thresholds are the harness's own: a warm-up settles when the CV of its window is at most
+5 %, so a measured phase above that moved more than a settled warm-up may. A GPU busy under 70 %
+of the measured phase waits for the CPU (small batches: on the H200 SD 1.5 at batch 1 kept it
+30-55 % busy, and single runs there moved by ±25 % with the host's load, docs/bench.md)."""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+
+from core.report import fmt
+from core.report.model import SuiteRun, TelemetrySample
+
+STEADY_CV = 0.05  # the harness's settle criterion (core.bench.stats.Settle.max_cv)
+CPU_BOUND_BUSY_PCT = 70.0
+CLOCK_DROP = 0.10  # the GPU clock's lowest sample this far under its highest
+MIN_SAMPLES = 3  # fewer telemetry samples in the measured phase say nothing
+
+
+@dataclass(frozen=True)
+class Caution:
+    kind: str  # unsteady | not-settled | cpu-bound | clock-drop
+    text: str  # the whole caution, for a run's page
+    short: str  # a clause for a comparison: "steps varied by CV 18 %"
+
+
+def cautions(run: SuiteRun) -> list[Caution]:
+    """What a reader should know before quoting this run's figures; empty for a steady run."""
+    r = run.result
+    if r is None:
+        return []
+    out: list[Caution] = []
+    f = r.headline_figure
+    if f.cv is not None and f.cv > STEADY_CV:
+        out.append(Caution("unsteady", (
+            f"The steps varied: CV {fmt.cv(f)} (p10–p90 {fmt.spread(f)} {f.unit}), over "
+            f"{fmt.pct(STEADY_CV, 0)}. Something else may have used the CPU or the card, or its "
+            "clocks moved; run it again before reading much into a small difference."),
+            f"its steps varied (CV {fmt.cv(f)}), so a smaller difference may be noise"))
+    w = r.warmup
+    if not w.forced and w.settled is False:
+        out.append(Caution("not-settled", (
+            f"The warm-up did not settle in {w.steps} steps: the measured phase may still "
+            "include tuning, compilation or clocks coming up."),
+            "its warm-up did not settle"))
+    if run.device is not None and run.device.backend == "cpu":
+        return out
+    samples = measured_samples(run)
+    busy = [s.busy_pct for s in samples if s.busy_pct is not None]
+    if len(busy) >= MIN_SAMPLES and statistics.fmean(busy) < CPU_BOUND_BUSY_PCT:
+        pct = f"{statistics.fmean(busy):.0f} %"
+        out.append(Caution("cpu-bound", (
+            f"The GPU was busy {pct} of the measured phase: the CPU could not hand it work "
+            "fast enough (small batches), so the host's speed and load move this result more "
+            "than the card does. A larger batch measures the card."),
+            f"its GPU was busy only {pct}: the host's CPU set the pace"))
+    clocks = [s.clocks_mhz[k] for s in samples for k in ("sclk", "sm") if k in s.clocks_mhz]
+    if len(clocks) >= MIN_SAMPLES and min(clocks) < (1 - CLOCK_DROP) * max(clocks):
+        span = f"{min(clocks):,.0f}-{max(clocks):,.0f} MHz"
+        out.append(Caution("clock-drop", (
+            f"The GPU clock ranged {span} during the measured phase: a power or temperature "
+            "limit, or the card clocking down while it waited; see the telemetry."),
+            f"its GPU clock ranged {span}"))
+    return out
+
+
+def measured_samples(run: SuiteRun) -> list[TelemetrySample]:
+    """The telemetry samples taken while the measured phase ran (from its first step's start to
+    its last step's end, on the parent's clock); none when the steps carry no times."""
+    spans = [(s.t - s.seconds, s.t) for s in run.steps if s.phase == "measure" and s.t is not None]
+    if not spans:
+        return []
+    start, end = min(a for a, _ in spans), max(b for _, b in spans)
+    return [s for s in run.telemetry if start <= s.t <= end]
