@@ -15,7 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["CLEAN_ENV", "FIXED_PATH", "Cancelled", "ChildResult", "find_program", "run_child"]
+__all__ = ["CLEAN_ENV", "FIXED_PATH", "Cancelled", "ChildResult", "cancel", "find_program",
+           "run_child"]
 
 FIXED_PATH = ("/usr/sbin", "/usr/bin", "/sbin", "/bin")
 CLEAN_ENV = {
@@ -34,6 +35,44 @@ Emit = Callable[[dict[str, Any]], None]
 
 class Cancelled(BaseException):
     """The helper was asked to stop (SIGTERM, SIGINT or SIGHUP)."""
+
+
+class _Held:
+    """A cancel that arrives while a child is being started waits until it has started: raised
+    inside ``subprocess.Popen`` after the fork, it would leave that child running (apt, dpkg)
+    with nobody to stop it, while the run is rolled back around it."""
+
+    active = False
+    pending: str | None = None
+
+
+def cancel(name: str) -> None:
+    """What the helper's cancel handler calls: raise :class:`Cancelled` now, or, while a child
+    is being started, as soon as it has (and can be stopped)."""
+    if _Held.active:
+        _Held.pending = name
+        return
+    raise Cancelled(name)
+
+
+def _start(argv: list[str], pass_fds: tuple[int, ...] = (), *, stdin: int = subprocess.DEVNULL,
+           stderr: int = subprocess.STDOUT) -> subprocess.Popen[bytes]:
+    """``Popen`` (never a shell, a clean environment, in ``/``, its own session) with cancels
+    held (see :class:`_Held`); the caller raises a held one once it can stop the child."""
+    _Held.active = True
+    try:
+        return subprocess.Popen(
+            argv, stdin=stdin, stdout=subprocess.PIPE, stderr=stderr, env=dict(CLEAN_ENV),
+            cwd="/", close_fds=True, start_new_session=True, pass_fds=pass_fds,
+        )
+    finally:
+        _Held.active = False
+
+
+def _raise_held() -> None:
+    name, _Held.pending = _Held.pending, None
+    if name is not None:
+        raise Cancelled(name)
 
 
 @dataclass
@@ -161,21 +200,19 @@ def run_child(
         read_end, write_end = os.pipe()
         argv = [a.replace("{status_fd}", str(write_end)) for a in argv]
     try:
-        proc = subprocess.Popen(
-            argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            env=dict(CLEAN_ENV), cwd="/", close_fds=True, start_new_session=True,
-            pass_fds=(write_end,) if status_fd else (),
-        )
+        proc = _start(argv, (write_end,) if status_fd else ())
     except OSError as exc:
         for fd in (read_end, write_end):
             if fd >= 0:
                 os.close(fd)
+        _raise_held()
         result.code = 127
         on_line(f"{argv[0]}: {exc.strerror or exc}")
         return result
     if write_end >= 0:
         os.close(write_end)
     try:
+        _raise_held()  # a cancel held while the child started: it is stopped just below
         _pump(proc, read_end, _Lines(on_line), _Lines(on_status), timeout, result)
     finally:
         _stop(proc)
@@ -230,12 +267,20 @@ def _pump(
 
 
 def run_capture(argv: list[str], data: bytes, timeout: float) -> tuple[int, str]:
-    """Run a short program with ``data`` on stdin; (exit code, stdout). Never a shell."""
+    """Run a short program with ``data`` on stdin; (exit code, stdout). Never a shell. A cancel
+    or a timeout kills it."""
     try:
-        done = subprocess.run(
-            argv, input=data, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            env=dict(CLEAN_ENV), cwd="/", close_fds=True, timeout=timeout, check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
+        proc = _start(argv, stdin=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    except OSError as exc:
+        _raise_held()
         return 127, str(exc)
-    return done.returncode, done.stdout.decode("utf-8", errors="replace")
+    try:
+        _raise_held()
+        out, _ = proc.communicate(data, timeout=timeout)
+    except subprocess.TimeoutExpired as exc:
+        return 127, str(exc)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    return proc.returncode, out.decode("utf-8", errors="replace")

@@ -83,6 +83,7 @@ from core.install._helper_exec import (
     Cancelled,
     ChildResult,
     ProgramMissing,
+    cancel,
     find_program,
     run_capture,
     run_child,
@@ -519,7 +520,7 @@ def _cancel(signum: int, frame: FrameType | None) -> None:
     shields the rest of the run, so only one :class:`Cancelled` is ever raised: a second one
     cannot land in the middle of the rollback (or of a temporary file's clean-up)."""
     _shield()
-    raise Cancelled(signal.Signals(signum).name)
+    cancel(signal.Signals(signum).name)
 
 
 def _shield() -> None:

@@ -108,7 +108,8 @@ padding:12px 14px;margin:8px 0 4px}
 .better{color:var(--ok);font-weight:600}.worse{color:var(--err);font-weight:600}
 .same{color:var(--muted)}
 .warnline{color:var(--warn)}
-.caution{border-left:4px solid var(--warn);padding:6px 12px;margin:8px 0;background:var(--soft);color:var(--fg)}
+.caution{border-left:4px solid var(--warn);padding:6px 12px;margin:8px 0;background:var(--soft);
+color:var(--fg)}
 ul.diffs{margin:.3rem 0 0;padding-left:1.2rem}
 ul.diffs li{color:var(--warn)}
 .refs{display:grid;grid-template-columns:repeat(auto-fit,minmax(300px,1fr));gap:12px}

@@ -27,7 +27,7 @@ import pytest
 
 from core.doctor import run_doctor
 from core.install import _helper_files, helper, planner
-from core.install._helper_exec import Cancelled
+from core.install._helper_exec import Cancelled, run_capture, run_child
 from core.install._helper_files import Transaction
 from core.install._helper_target import Policy, Target
 from core.install._helper_validate import (
@@ -295,6 +295,34 @@ def test_the_first_cancel_signal_shields_the_rest() -> None:
             os.kill(os.getpid(), signal.SIGTERM)
         assert {signal.getsignal(s) for s in helper.CANCEL_SIGNALS} == {signal.SIG_IGN}
         os.kill(os.getpid(), signal.SIGINT)  # ignored now: no second Cancelled
+
+
+@pytest.mark.parametrize("run", ["run_child", "run_capture"])
+def test_a_cancel_while_a_child_starts_still_stops_that_child(
+        monkeypatch: pytest.MonkeyPatch, run: str) -> None:
+    """SIGTERM after the fork but before ``Popen`` returned (the real Popen, then the signal):
+    the child must not be left running while the run is rolled back around it."""
+    started: list[subprocess.Popen[bytes]] = []
+    real_popen = subprocess.Popen
+
+    def popen_then_cancel(*args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
+        proc = real_popen(*args, **kwargs)
+        started.append(proc)
+        os.kill(os.getpid(), signal.SIGTERM)  # handled before this call returns
+        return proc
+
+    monkeypatch.setattr(subprocess, "Popen", popen_then_cancel)
+    with _cancel_handlers(), pytest.raises(Cancelled, match="SIGTERM"):
+        if run == "run_child":
+            run_child(["/bin/sleep", "30"], "s", lambda _e: None, timeout=60)
+        else:
+            run_capture(["/bin/sleep", "30"], b"", timeout=60)
+    assert len(started) == 1
+    try:
+        assert started[0].wait(timeout=15) is not None  # stopped, not running on
+    finally:
+        if started[0].poll() is None:
+            started[0].kill()
 
 
 def _two_signals_at_once() -> None:
