@@ -58,7 +58,7 @@ def gather(
         windows=windows.gpus if windows else (),
     )
     permissions = probe_permissions(system)
-    environment = probe_environment(system, permissions.user)
+    environment = probe_environment(system, permissions.user, python)
     driver = probe_driver(system, platform.wsl)
     disk_free = _disk_free(system, permissions.user.home)
     timings["probes_s"] = time.perf_counter() - start

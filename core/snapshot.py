@@ -153,8 +153,9 @@ class RecordingSystem:
         self._record(lambda: self._mirror(path))
         return self.live.resolve(path)
 
-    def run(self, argv: Sequence[str], timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
-        result = self.live.run(argv, timeout)
+    def run(self, argv: Sequence[str], timeout: float = DEFAULT_TIMEOUT,
+            extra_env: Mapping[str, str] | None = None) -> CommandResult:
+        result = self.live.run(argv, timeout, extra_env)
         stem = self.out / "commands" / command_name(argv)
         if result.found:
             stem.with_name(stem.name + ".txt").write_text(

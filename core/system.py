@@ -106,8 +106,10 @@ class System(Protocol):
     def resolve(self, path: str) -> str:
         """``path`` with every symbolic link followed, as a path on that machine."""
 
-    def run(self, argv: Sequence[str], timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
-        """Run a command (argv list, never a shell) and collect stdout and stderr together."""
+    def run(self, argv: Sequence[str], timeout: float = DEFAULT_TIMEOUT,
+            extra_env: Mapping[str, str] | None = None) -> CommandResult:
+        """Run a command (argv list, never a shell) and collect stdout and stderr together;
+        ``extra_env`` adds variables to the clean environment it gets."""
 
     def env(self) -> Mapping[str, str]: ...
 
@@ -197,7 +199,8 @@ class LiveSystem:
         path = os.pathsep.join(_EXTRA_TOOL_DIRS)
         return shutil.which(name, path=path)
 
-    def run(self, argv: Sequence[str], timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
+    def run(self, argv: Sequence[str], timeout: float = DEFAULT_TIMEOUT,
+            extra_env: Mapping[str, str] | None = None) -> CommandResult:
         args = tuple(argv)
         exe = self.which(args[0]) if args else None
         if exe is None:
@@ -209,7 +212,7 @@ class LiveSystem:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
                 timeout=timeout,
-                env=clean_env(),
+                env=clean_env(extra_env),
                 check=False,
             )
         except subprocess.TimeoutExpired as exc:
@@ -386,7 +389,8 @@ class SnapshotSystem:
             return None
 
     # -- commands ----------------------------------------------------------------------------
-    def run(self, argv: Sequence[str], timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
+    def run(self, argv: Sequence[str], timeout: float = DEFAULT_TIMEOUT,
+            extra_env: Mapping[str, str] | None = None) -> CommandResult:
         args = tuple(argv)
         stem = self.root / "commands" / command_name(args)
         text_path = stem.with_name(stem.name + ".txt")

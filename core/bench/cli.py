@@ -183,10 +183,17 @@ def run(args: argparse.Namespace) -> int:
         from core.probe.torch import default_python
 
         python = default_python(system)
+    from core.probe.environment import applied_env
+
+    script, extra = applied_env(system, python)  # e.g. HSA_OVERRIDE_GFX_VERSION from install
+    if extra:
+        shown = " ".join(f"{k}={v}" for k, v in sorted(extra.items()))
+        print(f"rocmate: with {shown} (from {script})", file=sys.stderr)
     options = options_from_args(args)
     run_file = Path(args.run_file) if args.run_file else default_run_file(env, options.suite)
     progress = Progress(sys.stderr, options)
-    runner = BenchRunner(options, python=python, run_file=run_file, watchdog_s=args.watchdog,
+    runner = BenchRunner(options, python=python, env=extra, run_file=run_file,
+                         watchdog_s=args.watchdog,
                          startup_timeout_s=args.startup_timeout,
                          telemetry=not args.no_telemetry, on_event=progress, system=system)
     outcome: RunOutcome = run_sync(runner)

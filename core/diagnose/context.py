@@ -71,6 +71,8 @@ class OverrideSetting:
     variable: str
     gfx: str | None
     """The target the value poses as, None when the value is malformed."""
+    origin: str | None = None
+    """None when this process has it, else the rocmate-env.sh that sets it for runs."""
 
     @property
     def valid(self) -> bool:
@@ -117,11 +119,13 @@ class Context:
         if gpu.kfd_node is not None:
             per_node = env.per_node_overrides().get(gpu.kfd_node)
             if per_node is not None:
-                return make_setting(per_node, f"HSA_OVERRIDE_GFX_VERSION_{gpu.kfd_node}")
+                name = f"HSA_OVERRIDE_GFX_VERSION_{gpu.kfd_node}"
+                return make_setting(per_node, name, env.source(name))
         value = env.get("HSA_OVERRIDE_GFX_VERSION")
         if value is None:
             return None
-        return make_setting(value, "HSA_OVERRIDE_GFX_VERSION")
+        return make_setting(value, "HSA_OVERRIDE_GFX_VERSION",
+                            env.source("HSA_OVERRIDE_GFX_VERSION"))
 
     def effective_gfx(self, gpu: Gpu) -> str | None:
         """The target the runtime picks code for: a valid override, else the card's own."""
@@ -139,9 +143,9 @@ class Context:
         return amd.index(gpu) if gpu in amd else None
 
 
-def make_setting(value: str, variable: str) -> OverrideSetting:
+def make_setting(value: str, variable: str, origin: str | None = None) -> OverrideSetting:
     gfx = override_to_gfx(value) if parse_gfx_override(value) is not None else None
-    return OverrideSetting(value=value, variable=variable, gfx=gfx)
+    return OverrideSetting(value=value, variable=variable, gfx=gfx, origin=origin)
 
 
 def fits(setting: OverrideSetting, support: Support, gpu: Gpu) -> bool:

@@ -112,12 +112,15 @@ def override_needed(ctx: Context) -> list[Finding]:
     setting = ctx.override_for(gpu)
     if setting is not None and setting.valid and setting.gfx != gpu.gfx:
         if fits(setting, sup, gpu):
+            where = (f"rocmate's environment sets it ({setting.origin}): its Python gets it "
+                     "when rocmate runs it, and a shell once the environment is activated. "
+                     if setting.origin else "")
             return [
                 Finding(
                     "override-ok",
                     "ok",
                     f"{setting.variable}={setting.value} is set for {gpu.name}",
-                    sup.caveat or "",
+                    (where + (sup.caveat or "")).strip(),
                 )
             ]
         return []  # a wrong value: override-wrong says so

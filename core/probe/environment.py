@@ -3,14 +3,22 @@
 A stale ``HSA_OVERRIDE_GFX_VERSION`` left in ~/.bashrc, /etc/profile.d or a fish universal variable
 makes every card in the box report the wrong gfx, so besides the values this process sees, the
 usual shell start-up files are searched for lines that set them.
+
+``rocmate install`` writes the variables a card needs into its environment's own
+``bin/rocmate-env.sh`` (loaded by ``bin/activate``), not into the user's start-up files. Whatever
+rocmate runs in that environment's Python (the torch probe, a benchmark) gets them too, unless
+this process already has the variable: :func:`applied_env` reads that file for a Python.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
+from core.probe.torch import default_python
 from core.system import System, UserInfo
 
 WATCHED = (
@@ -66,20 +74,38 @@ class Setting:
         return {"name": self.name, "value": self.value, "path": self.path, "line": self.line}
 
 
+ENV_SCRIPT = "rocmate-env.sh"
+_PLAIN_VALUE = re.compile(r"^[A-Za-z0-9_.,:=+/-]{1,200}$", re.ASCII)
+"""What a value in it may look like (10.3.0, expandable_segments:True, 0,1, /opt/rocm): no
+expansion, no quoting games, nothing that could reach a terminal as a control sequence."""
+"""The file ``rocmate install`` writes next to its environment's ``python``."""
+
+
 @dataclass(frozen=True)
 class EnvironmentFacts:
     values: dict[str, str]
     """Watched variables as this process sees them (per-node overrides included)."""
     settings: tuple[Setting, ...]
-    """Where start-up files set them."""
+    """Where start-up files (and the environment's rocmate-env.sh) set them."""
+    applied: dict[str, str] = field(default_factory=dict)
+    """What the chosen Python's rocmate-env.sh sets and this process does not: what rocmate's
+    own runs in that Python get on top of :attr:`values`."""
+    applied_from: str | None = None
+    """That file, when it exists."""
 
     def get(self, name: str) -> str | None:
-        return self.values.get(name)
+        """The value a run in the chosen Python sees: this process's, else the environment's."""
+        value = self.values.get(name)
+        return value if value is not None else self.applied.get(name)
+
+    def source(self, name: str) -> str | None:
+        """Where :meth:`get`'s value comes from: None for this process, else the file."""
+        return self.applied_from if name not in self.values and name in self.applied else None
 
     def per_node_overrides(self) -> dict[int, str]:
         """HSA_OVERRIDE_GFX_VERSION_<node> values, by KFD node id."""
         found = {}
-        for name, value in self.values.items():
+        for name, value in {**self.applied, **self.values}.items():
             match = _PER_NODE_OVERRIDE.match(name)
             if match:
                 found[int(match.group(1))] = value
@@ -92,20 +118,59 @@ class EnvironmentFacts:
         return {
             "values": dict(self.values),
             "settings": [s.to_json() for s in self.settings],
+            "applied": dict(self.applied),
+            "applied_from": self.applied_from,
         }
 
 
-def probe_environment(system: System, user: UserInfo) -> EnvironmentFacts:
+def _watched(name: str) -> bool:
+    return name in WATCHED or bool(_PER_NODE_OVERRIDE.match(name))
+
+
+def probe_environment(system: System, user: UserInfo, python: str | None = None
+                      ) -> EnvironmentFacts:
+    """The watched variables, where start-up files set them, and what ``python``'s
+    rocmate-env.sh adds (``python`` None: rocmate's managed environment, if it exists)."""
     env = system.env()
-    values = {
-        name: value
-        for name, value in env.items()
-        if name in WATCHED or _PER_NODE_OVERRIDE.match(name)
-    }
+    values = {name: value for name, value in env.items() if _watched(name)}
     settings: list[Setting] = []
     for path in startup_files(system, user.home):
         settings.extend(scan_file(path, system.read_text(path, limit=256 * 1024) or ""))
-    return EnvironmentFacts(values=values, settings=tuple(settings))
+    script, applied = applied_env(system, python)
+    if script is not None:
+        settings.extend(scan_file(script, system.read_text(script, limit=64 * 1024) or ""))
+    return EnvironmentFacts(values=values, settings=tuple(settings), applied=applied,
+                            applied_from=script)
+
+
+def env_script_for(python: str) -> str | None:
+    """The rocmate-env.sh beside ``python`` (a path); None for a bare name such as python3."""
+    if "/" not in python:
+        return None
+    return os.path.join(os.path.dirname(python), ENV_SCRIPT)
+
+
+def parse_env_script(text: str) -> dict[str, str]:
+    """The watched variables a rocmate-env.sh sets (``export NAME="value"`` lines; the last
+    assignment wins). Anything else in it is ignored: it is a shell file, not ours to run."""
+    found: dict[str, str] = {}
+    for setting in scan_file(ENV_SCRIPT, text):
+        if _watched(setting.name) and _PLAIN_VALUE.match(setting.value):
+            found[setting.name] = setting.value
+    return found
+
+
+def applied_env(system: System, python: str | None) -> tuple[str | None, dict[str, str]]:
+    """(the env script, the variables it adds to what this process has) for a run in
+    ``python``; (None, {}) when there is no such file."""
+    script = env_script_for(python or default_python(system))
+    if script is None or not system.exists(script):
+        return None, {}
+    text = system.read_text(script, limit=64 * 1024)
+    if text is None:
+        return None, {}
+    present: Mapping[str, str] = system.env()
+    return script, {k: v for k, v in parse_env_script(text).items() if k not in present}
 
 
 def startup_files(system: System, home: str) -> list[str]:

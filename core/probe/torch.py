@@ -134,8 +134,11 @@ def torch_facts_from_json(data: dict[str, Any] | None) -> TorchFacts | None:
 
 def run_torch_probe(system: System, python: str | None, timeout: float) -> dict[str, Any] | None:
     """Run the probe script in ``python``; the answer, or an answer that carries the error."""
+    from core.probe.environment import applied_env  # local: that module imports this one
+
     exe = python or default_python(system)
-    result = system.run([exe, "-I", "-c", PROBE_SCRIPT], timeout=timeout)
+    _, extra = applied_env(system, exe)  # as a run in that environment gets them
+    result = system.run([exe, "-I", "-c", PROBE_SCRIPT], timeout=timeout, extra_env=extra)
     base: dict[str, Any] = {"python": exe, "version": None, "available": False}
     if not result.found:
         return {**base, "error": f"Python not found: {exe}"}

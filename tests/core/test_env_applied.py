@@ -1,0 +1,152 @@
+"""The variables ``rocmate install`` writes into its environment's ``bin/rocmate-env.sh`` reach
+what rocmate runs in that environment's Python (the torch probe, a benchmark) and count in the
+doctor's findings; a value the user's own shell sets still wins."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+from pathlib import Path
+
+import pytest
+
+from core.doctor import run_doctor
+from core.install.planner import Choices, make_plan
+from core.knowledge.base import load_knowledge
+from core.probe.environment import applied_env, parse_env_script
+from core.probe.torch import run_torch_probe
+from core.report.model import from_json
+from core.system import LiveSystem, SnapshotSystem
+from tests.bench.helpers import PYTHON
+from tests.bench.test_cli import bench
+
+MACHINES = Path(__file__).resolve().parents[1] / "fixtures" / "machines"
+MACHINE = MACHINES / "rx6700xt-ubuntu2204-needs-override"  # gfx1031: needs 10.3.0
+VENV_BIN = "files/home/alice/.local/share/rocmate/venv/bin"
+
+
+def planned_env_script() -> str:
+    """What the planner writes into rocmate-env.sh for that machine."""
+    facts = run_doctor(SnapshotSystem(MACHINE), probe_torch=False).facts
+    plan = make_plan(facts, load_knowledge(), Choices())
+    spec = next(s.file for s in plan.steps if s.id == "env-file")
+    assert spec is not None and spec.path.endswith("/bin/rocmate-env.sh")
+    return spec.content
+
+
+def test_the_parser_reads_what_the_planner_writes() -> None:
+    env = parse_env_script(planned_env_script())
+    assert env["HSA_OVERRIDE_GFX_VERSION"] == "10.3.0"
+    assert env["PYTORCH_HIP_ALLOC_CONF"].startswith("expandable_segments:")
+
+
+def test_the_parser_takes_plain_values_of_watched_variables_only() -> None:
+    text = (
+        'export HSA_OVERRIDE_GFX_VERSION="$(id)"\n'
+        'export HIP_VISIBLE_DEVICES="\x1b]0;owned\x07"\n'
+        'export PATH="/tmp/evil:$PATH"\n'
+        "# export ROCR_VISIBLE_DEVICES=0\n"
+        "export ROCM_PATH=/opt/rocm\n"
+        'export HSA_OVERRIDE_GFX_VERSION_1="11.0.0"\n'
+    )
+    assert parse_env_script(text) == {"ROCM_PATH": "/opt/rocm",
+                                      "HSA_OVERRIDE_GFX_VERSION_1": "11.0.0"}
+
+
+def installed(tmp_path: Path, env: dict[str, str] | None = None) -> Path:
+    """The recorded machine after ``rocmate install``: its managed environment holds the
+    planned rocmate-env.sh (and, optionally, the user's shell exports more)."""
+    root = tmp_path / "machine"
+    shutil.copytree(MACHINE, root, symlinks=True)
+    venv_bin = root / VENV_BIN
+    venv_bin.mkdir(parents=True)
+    (venv_bin / "python").write_text("")
+    (venv_bin / "rocmate-env.sh").write_text(planned_env_script())
+    if env:
+        recorded = json.loads((root / "env.json").read_text())
+        (root / "env.json").write_text(json.dumps(recorded | env))
+    return root
+
+
+def findings(root: Path) -> dict[str, dict[str, str]]:
+    return {f["id"]: f for f in run_doctor(SnapshotSystem(root)).to_json()["findings"]}
+
+
+def test_the_doctor_counts_the_override_rocmate_wrote(tmp_path: Path) -> None:
+    before = findings(MACHINE)
+    assert "gfx-needs-override" in before and "override-ok" not in before
+    after = findings(installed(tmp_path))
+    assert "gfx-needs-override" not in after
+    ok = after["override-ok"]
+    assert ok["title"].startswith("HSA_OVERRIDE_GFX_VERSION=10.3.0 is set for")
+    assert "/home/alice/.local/share/rocmate/venv/bin/rocmate-env.sh" in ok["detail"]
+
+
+def test_the_users_own_value_wins_and_is_named(tmp_path: Path) -> None:
+    found = findings(installed(tmp_path, {"HSA_OVERRIDE_GFX_VERSION": "11.0.0"}))
+    assert "override-ok" not in found
+    wrong = found["override-wrong"]
+    assert "HSA_OVERRIDE_GFX_VERSION=11.0.0" in wrong["title"]
+
+
+def test_the_doctor_json_says_what_the_environment_applies(tmp_path: Path) -> None:
+    env = run_doctor(SnapshotSystem(installed(tmp_path))).facts.environment
+    assert env.applied["HSA_OVERRIDE_GFX_VERSION"] == "10.3.0"
+    assert env.values.get("HSA_OVERRIDE_GFX_VERSION") is None  # this process does not have it
+    assert env.to_json()["applied_from"] == (
+        "/home/alice/.local/share/rocmate/venv/bin/rocmate-env.sh")
+
+
+# --- live: a real environment folder, real processes -------------------------------------------
+
+
+def fake_venv(tmp_path: Path, like: str | None = None) -> Path:
+    """An environment folder with rocmate-env.sh in its bin. With ``like`` (a venv's python) it
+    is a working venv sharing that one's packages; without, its ``python`` is a script that
+    answers as the torch probe does, with the override it sees."""
+    venv = tmp_path / "venv"
+    venv_bin = venv / "bin"
+    venv_bin.mkdir(parents=True)
+    exe = venv_bin / "python"
+    if like:
+        source = Path(like).parent.parent
+        shutil.copy(source / "pyvenv.cfg", venv / "pyvenv.cfg")
+        (venv / "lib").symlink_to(source / "lib")
+        exe.symlink_to(os.path.realpath(like))
+    else:
+        exe.write_text('#!/bin/sh\nprintf \'{"python": "fake", "version": "%s", '
+                       '"available": false}\\n\' "${HSA_OVERRIDE_GFX_VERSION:-unset}"\n')
+        exe.chmod(exe.stat().st_mode | stat.S_IXUSR)
+    (venv_bin / "rocmate-env.sh").write_text(planned_env_script())
+    return exe
+
+
+def test_the_torch_probe_runs_with_the_environments_variables(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("HSA_OVERRIDE_GFX_VERSION", raising=False)
+    exe = fake_venv(tmp_path)
+    answer = run_torch_probe(LiveSystem(), str(exe), timeout=20)
+    assert answer is not None and answer["version"] == "10.3.0"
+    monkeypatch.setenv("HSA_OVERRIDE_GFX_VERSION", "11.0.0")  # the user's shell has its own
+    answer = run_torch_probe(LiveSystem(), str(exe), timeout=20)
+    assert answer is not None and answer["version"] == "11.0.0"
+    assert applied_env(LiveSystem(), "python3") == (None, {})  # no environment folder: nothing
+
+
+def test_a_benchmark_runs_with_the_environments_variables(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))  # history and run file
+    monkeypatch.delenv("HSA_OVERRIDE_GFX_VERSION", raising=False)
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    exe = fake_venv(tmp_path, PYTHON)
+    out = tmp_path / "r.json"
+    rc = bench("gemm", "--python", str(exe), "--device", "cpu", "--size", "tiny", "--steps", "1",
+               "--warmup-steps", "1", "--no-telemetry", "--out", str(out))
+    cap = capsys.readouterr()
+    assert rc == 0, cap.out + cap.err
+    assert "with HSA_OVERRIDE_GFX_VERSION=10.3.0" in cap.err and "rocmate-env.sh" in cap.err
+    report = from_json(out.read_text())
+    assert report.software.env["HSA_OVERRIDE_GFX_VERSION"] == "10.3.0"  # what the worker saw
