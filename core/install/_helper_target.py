@@ -140,12 +140,3 @@ class Target:
     def is_person(self, user: User) -> bool:
         """A regular login account: not root, not a system account, not nobody."""
         return user.uid >= self.uid_min() and user.uid != NOBODY_UID
-
-    def person_homes(self) -> list[str]:
-        """Home folders of the regular accounts (for the WSL runtime swap)."""
-        homes = []
-        for user in self.users().values():
-            home = os.path.normpath(user.home) if user.home.startswith("/") else ""
-            if self.is_person(user) and home not in ("", "/") and home.count("/") >= 2:
-                homes.append(home)
-        return homes
