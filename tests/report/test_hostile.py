@@ -278,23 +278,30 @@ def test_an_endless_pipe_is_refused_after_max_bytes(tmp_path: Path) -> None:
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     stop = threading.Event()
+    writing = threading.Event()
 
     def feed() -> None:
         try:
             with open(fifo, "wb") as f:
+                writing.set()
                 chunk = b" " * 65536
                 while not stop.is_set():
                     f.write(chunk)
         except BrokenPipeError:
             pass
 
+    # A reader that never reads lets the writer open at once; the load must then find a writer
+    # (opened without one, a FIFO reads as empty: that is the next test).
+    idle_reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
     writer = threading.Thread(target=feed, daemon=True)
     writer.start()
     try:
+        assert writing.wait(timeout=10)
         with pytest.raises(ReportError, match="far too large"):
             load_report_file(fifo)  # st_size says 0
     finally:
         stop.set()
+        os.close(idle_reader)
         writer.join(timeout=10)
 
 
