@@ -5,12 +5,15 @@
 #   dpkg-dev                dpkg-deb, for the test package (usually there already)
 #   apt-utils               apt-ftparchive, for the repository's Packages and Release files
 #   debian-archive-keyring  lets mmdebstrap verify Debian's archive
+#   fish, tcsh              source the install plan's rocmate-env.fish/.csh in real shells
+#                           (tests/planner/test_plans.py; those tests skip without them)
 # Idempotent: installs only what is missing and says what it did. Root only (elsewhere it says
 # so and exits 0: the root-only tests then skip with that reason). Quiet: apt's output is shown
 # only when it fails. The tests never install anything themselves.
 set -eu
 
 PACKAGES="mmdebstrap gnupg dpkg-dev apt-utils debian-archive-keyring chromium fonts-dejavu-core"
+PACKAGES="$PACKAGES fish tcsh"
 NAME=install-test-system-deps
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -59,6 +59,55 @@ VERIFY_SCRIPT = (
 )
 
 
+@dataclass(frozen=True)
+class EnvShell:
+    """How one shell family gets the card's variables: ``bin/rocmate-env.<name>``, sourced from
+    the venv's own ``bin/<activate>`` (``python -m venv`` writes activate, .fish and .csh)."""
+
+    name: str
+    line: str
+    """One variable: formatted with ``key`` and ``value`` (validated; no quoting needed)."""
+    source: str
+    """The line appended to the activate script, formatted with ``script``."""
+    activate: str
+    file_title: str
+    file_explain: str
+    activate_title: str
+
+
+# The sh entry's ids and texts are those of plans before fish and csh: kept, so a resumed run
+# still counts its env-file and env-activate as done and outside checks find the same ids.
+ENV_SHELLS = (
+    EnvShell(
+        "sh",
+        'export {key}="{value}"',
+        '. "{script}"',
+        "activate",
+        "Write the card's environment variables",
+        "Into the environment's own activation, not /etc/profile: ",
+        "Load them when the environment is activated",
+    ),
+    EnvShell(
+        "fish",
+        'set -gx {key} "{value}"',
+        'source "{script}"',
+        "activate.fish",
+        "Write the variables for fish",
+        "The same variables for bin/activate.fish: ",
+        "Load them when fish activates the environment",
+    ),
+    EnvShell(
+        "csh",
+        'setenv {key} "{value}"',
+        'source "{script}"',
+        "activate.csh",
+        "Write the variables for csh and tcsh",
+        "The same variables for bin/activate.csh: ",
+        "Load them when csh or tcsh activates the environment",
+    ),
+)
+
+
 class PlanError(ValueError):
     """A choice that cannot be honoured on this machine (the message says why)."""
 
@@ -628,32 +677,38 @@ class _Builder:
         )
 
     def env_file(self) -> None:
-        lines = [f'export {k}="{v}"' for k, v in sorted(self.env.items())]
-        script = f"{self.venv}/bin/rocmate-env.sh"
-        self.add(
-            Step(
-                "env-file",
-                "Write the card's environment variables",
-                "Into the environment's own activation, not /etc/profile: "
-                + (", ".join(f"{k}={v}" for k, v in sorted(self.env.items())) or "none needed"),
-                file=FileSpec(
-                    script,
-                    content="# Written by rocmate: variables this GPU needs.\n"
-                    + "\n".join(lines)
-                    + "\n",
-                ),
-                kind="file",
+        pairs = sorted(self.env.items())
+        for shell in ENV_SHELLS:
+            suffix = "" if shell.name == "sh" else f"-{shell.name}"
+            script = f"{self.venv}/bin/rocmate-env.{shell.name}"
+            lines = [shell.line.format(key=k, value=v) for k, v in pairs]
+            self.add(
+                Step(
+                    f"env-file{suffix}",
+                    shell.file_title,
+                    shell.file_explain + (", ".join(f"{k}={v}" for k, v in pairs) or "none needed"),
+                    file=FileSpec(
+                        script,
+                        content="# Written by rocmate: variables this GPU needs.\n"
+                        + "\n".join(lines)
+                        + "\n",
+                    ),
+                    kind="file",
+                )
             )
-        )
-        self.add(
-            Step(
-                "env-activate",
-                "Load them when the environment is activated",
-                "One line at the end of bin/activate.",
-                file=FileSpec(f"{self.venv}/bin/activate", content=f'. "{script}"\n', append=True),
-                kind="file",
+            self.add(
+                Step(
+                    f"env-activate{suffix}",
+                    shell.activate_title,
+                    f"One line at the end of bin/{shell.activate}.",
+                    file=FileSpec(
+                        f"{self.venv}/bin/{shell.activate}",
+                        content=shell.source.format(script=script) + "\n",
+                        append=True,
+                    ),
+                    kind="file",
+                )
             )
-        )
 
     def verify(self) -> None:
         self.add(

@@ -1,8 +1,11 @@
-"""Dry-run plans for replayed machines: strategy, source line, key, packages, index, variables."""
+"""Dry-run plans for replayed machines: strategy, source line, key, packages, index, variables
+(and the variables' scripts, sourced by real sh, fish and tcsh where those are installed)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -19,12 +22,21 @@ from core.install.planner import (
     make_plan,
     release_of_package,
 )
+from core.install.runner import Runner
 from core.knowledge.base import load_knowledge
 from core.system import SnapshotSystem
 
 MACHINES = Path(__file__).resolve().parents[1] / "fixtures" / "machines"
 FINGERPRINT = "CA8BB4727A47B4D09B4EE8969386B48A1A693C5C"
 PYTORCH_72 = "https://download.pytorch.org/whl/rocm7.2"
+ENV_IDS = [
+    "env-file",
+    "env-activate",
+    "env-file-fish",
+    "env-activate-fish",
+    "env-file-csh",
+    "env-activate-csh",
+]
 
 
 def plan_for(name: str, **choices: object) -> Plan:
@@ -95,7 +107,7 @@ def test_pip_only_plans(machine: str, index: str, packages: list[str], env: dict
     assert not [s for s in plan.steps if s.privileged and s.id != "groups" and s.consent is None]
     pip = step(plan, "pip-torch")["argv"]
     assert pip[-2:] == ["--index-url", index] and pip[3] == "install"
-    assert ids(plan)[-3:] == ["env-file", "env-activate", "verify"]
+    assert ids(plan)[-7:] == [*ENV_IDS, "verify"]
     env_file = step(plan, "env-file")["file"]
     assert env_file["path"].endswith("/rocmate/venv/bin/rocmate-env.sh")
     for key, value in plan.env.items():
@@ -368,3 +380,106 @@ def test_per_node_override_when_several_amd_gpus_share_kfd(tmp_path: Path) -> No
     plan = make_plan(facts, load_knowledge(), Choices())
     assert plan.env.get("HSA_OVERRIDE_GFX_VERSION_1") == "10.3.0"
     assert "HSA_OVERRIDE_GFX_VERSION" not in plan.env
+
+
+def test_env_scripts_for_fish_and_csh() -> None:
+    plan = plan_for("linuxmint21-rx6700xt")
+    bin_dir = "/home/alice/.local/share/rocmate/venv/bin"
+    header = "# Written by rocmate: variables this GPU needs.\n"
+    expected = {
+        "sh": 'export HSA_OVERRIDE_GFX_VERSION="10.3.0"\n'
+        'export PYTORCH_HIP_ALLOC_CONF="expandable_segments:True"\n',
+        "fish": 'set -gx HSA_OVERRIDE_GFX_VERSION "10.3.0"\n'
+        'set -gx PYTORCH_HIP_ALLOC_CONF "expandable_segments:True"\n',
+        "csh": 'setenv HSA_OVERRIDE_GFX_VERSION "10.3.0"\n'
+        'setenv PYTORCH_HIP_ALLOC_CONF "expandable_segments:True"\n',
+    }
+    activates = {
+        "sh": ("activate", ". "),
+        "fish": ("activate.fish", "source "),
+        "csh": ("activate.csh", "source "),
+    }
+    for shell, lines in expected.items():
+        suffix = "" if shell == "sh" else f"-{shell}"
+        script = f"{bin_dir}/rocmate-env.{shell}"
+        written = step(plan, f"env-file{suffix}")
+        assert written["kind"] == "file" and not written["privileged"]
+        assert written["file"] == {"path": script, "mode": "0644", "content": header + lines}
+        name, command = activates[shell]
+        assert step(plan, f"env-activate{suffix}")["file"] == {
+            "path": f"{bin_dir}/{name}",
+            "mode": "0644",
+            "content": f'{command}"{script}"\n',
+            "append": True,
+        }
+    # Every plan that gets as far as the variables writes all three, the same ones.
+    igpu = plan_for("igpu-first-raphael-rx7900xtx")
+    assert 'set -gx HIP_VISIBLE_DEVICES "1"\n' in step(igpu, "env-file-fish")["file"]["content"]
+    assert 'setenv HIP_VISIBLE_DEVICES "1"\n' in step(igpu, "env-file-csh")["file"]["content"]
+    assert ids(plan_for("wsl2-ubuntu2204-rx7900xtx-ready"))[-7:] == [*ENV_IDS, "verify"]
+
+
+def _shell(shell: str, *values: str) -> object:
+    """A parameter set that skips when the shell is not installed."""
+    missing = shutil.which(shell) is None
+    reason = f"{shell} is not installed (scripts/install-test-system-deps.sh adds it)"
+    return pytest.param(shell, *values, id=shell, marks=pytest.mark.skipif(missing, reason=reason))
+
+
+# (shell, how it loads the venv, what it needs first when not interactive)
+SHELLS = [
+    _shell("sh", ". bin/activate", ""),
+    _shell("fish", "source bin/activate.fish", ""),
+    # The stdlib's activate.csh reads $prompt, which a non-interactive tcsh does not set.
+    _shell("tcsh", "source bin/activate.csh", 'set prompt=""; '),
+]
+
+
+@pytest.mark.parametrize(("shell", "activate", "first"), SHELLS)
+def test_activated_venv_has_the_variables(
+    tmp_path: Path, shell: str, activate: str, first: str
+) -> None:
+    """A real venv, the plan's file steps run by the runner, then the shell activates it: the
+    card's variables reach a child process (env's printenv, not tcsh's builtin one) and the
+    venv itself is active."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    plan = plan_for("linuxmint21-rx6700xt", venv=str(venv))
+    env_steps = tuple(s for s in plan.steps if s.id.startswith("env-"))
+    assert [s.id for s in env_steps] == ENV_IDS
+    events: list[dict] = []
+    runner = Runner(
+        Plan(plan.strategy, plan.rocm, None, env_steps, env=plan.env),
+        events.append,
+        None,
+        folder=tmp_path / "state",
+    )
+    assert asyncio.run(runner.run()), events
+    keys = sorted(plan.env)
+    assert keys == ["HSA_OVERRIDE_GFX_VERSION", "PYTORCH_HIP_ALLOC_CONF"]
+    out = subprocess.run(
+        [shell, "-c", f"{first}{activate}; /usr/bin/env printenv VIRTUAL_ENV {' '.join(keys)}"],
+        cwd=venv,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == [str(venv), *(plan.env[k] for k in keys)]
+
+
+@pytest.mark.parametrize(("shell", "name"), [_shell("fish", "fish"), _shell("tcsh", "csh")])
+def test_env_script_alone_in_its_shell(tmp_path: Path, shell: str, name: str) -> None:
+    plan = plan_for("igpu-first-raphael-rx7900xtx")
+    script = tmp_path / f"rocmate-env.{name}"
+    script.write_text(step(plan, f"env-file-{name}")["file"]["content"])
+    out = subprocess.run(
+        [shell, "-c", f'source "{script}"; echo $HIP_VISIBLE_DEVICES $PYTORCH_HIP_ALLOC_CONF'],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "1 expandable_segments:True\n"

@@ -78,6 +78,17 @@ def test_user_steps_files_log_and_state(tmp_path: Path) -> None:
     assert ok and activate.read_text() == "# activate\n. x\n"
 
 
+def test_append_to_a_missing_file_creates_it(tmp_path: Path) -> None:
+    """A venv without bin/activate.fish (python -m venv always writes one): the step makes it,
+    holding just the line, rather than failing the whole set-up over a shell not in use."""
+    fish = tmp_path / "venv/bin/activate.fish"
+    line = f'source "{tmp_path}/venv/bin/rocmate-env.fish"\n'
+    act = Step("act", "act", "append", file=FileSpec(str(fish), line, append=True), kind="file")
+    ok, events = _run(_plan(tmp_path, act), tmp_path / "state")
+    assert ok, events
+    assert fish.read_text() == line and oct(fish.stat().st_mode & 0o777) == "0o644"
+
+
 def test_failure_stops_and_resume_skips_finished_steps(tmp_path: Path) -> None:
     counter, breaker = tmp_path / "count", tmp_path / "broken"
     breaker.write_text("")
