@@ -3,6 +3,7 @@ a timeout, and their output streamed as JSON-lines events (with apt's percentage
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import selectors
@@ -11,7 +12,7 @@ import stat
 import subprocess
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,41 +39,46 @@ class Cancelled(BaseException):
 
 
 class _Held:
-    """A cancel that arrives while a child is being started waits until it has started: raised
-    inside ``subprocess.Popen`` after the fork, it would leave that child running (apt, dpkg)
-    with nobody to stop it, while the run is rolled back around it."""
+    """Cancels wait while a child is being started or stopped: raised inside
+    ``subprocess.Popen`` after the fork (or before the code that stops the child is in place),
+    a cancel would leave that child running (apt, dpkg) with nobody to stop it while the run is
+    rolled back around it; raised inside :func:`_stop`'s wait, it would skip the SIGKILL."""
 
     active = False
     pending: str | None = None
 
 
 def cancel(name: str) -> None:
-    """What the helper's cancel handler calls: raise :class:`Cancelled` now, or, while a child
-    is being started, as soon as it has (and can be stopped)."""
+    """What the helper's cancel handler calls: raise :class:`Cancelled` now, or, while cancels
+    are held, as soon as they no longer are."""
     if _Held.active:
         _Held.pending = name
         return
     raise Cancelled(name)
 
 
-def _start(argv: list[str], pass_fds: tuple[int, ...] = (), *, stdin: int = subprocess.DEVNULL,
-           stderr: int = subprocess.STDOUT) -> subprocess.Popen[bytes]:
-    """``Popen`` (never a shell, a clean environment, in ``/``, its own session) with cancels
-    held (see :class:`_Held`); the caller raises a held one once it can stop the child."""
+@contextlib.contextmanager
+def _held() -> Iterator[None]:
+    """Hold cancels for the block, then raise one that came meanwhile (whatever else the block
+    raised: the user asked to stop). Not nested: the helper runs one child at a time."""
     _Held.active = True
     try:
-        return subprocess.Popen(
-            argv, stdin=stdin, stdout=subprocess.PIPE, stderr=stderr, env=dict(CLEAN_ENV),
-            cwd="/", close_fds=True, start_new_session=True, pass_fds=pass_fds,
-        )
+        yield
     finally:
         _Held.active = False
+        name, _Held.pending = _Held.pending, None
+        if name is not None:
+            raise Cancelled(name)
 
 
-def _raise_held() -> None:
-    name, _Held.pending = _Held.pending, None
-    if name is not None:
-        raise Cancelled(name)
+def _popen(argv: list[str], pass_fds: tuple[int, ...] = (), *, stdin: int = subprocess.DEVNULL,
+           stderr: int = subprocess.STDOUT) -> subprocess.Popen[bytes]:
+    """Never a shell, a clean environment, in ``/``, its own session (so :func:`_stop` reaches
+    everything it starts)."""
+    return subprocess.Popen(
+        argv, stdin=stdin, stdout=subprocess.PIPE, stderr=stderr, env=dict(CLEAN_ENV),
+        cwd="/", close_fds=True, start_new_session=True, pass_fds=pass_fds,
+    )
 
 
 @dataclass
@@ -147,9 +153,10 @@ class _Lines:
             self.buffer = b""
 
 
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    """End the child and everything it started (it leads its own process group)."""
-    for sig, wait in ((signal.SIGTERM, 10.0), (signal.SIGKILL, 5.0)):
+def _stop(proc: subprocess.Popen[bytes], term_wait: float = 10.0) -> None:
+    """End the child and everything it started (it leads its own process group); called with
+    cancels held, so a cancel cannot cut the wait short before the SIGKILL."""
+    for sig, wait in ((signal.SIGTERM, term_wait), (signal.SIGKILL, 5.0)):
         if proc.poll() is not None:
             return
         try:
@@ -196,30 +203,35 @@ def run_child(
             emit(event)
 
     read_end = write_end = -1
-    if status_fd:
-        read_end, write_end = os.pipe()
-        argv = [a.replace("{status_fd}", str(write_end)) for a in argv]
+    proc: subprocess.Popen[bytes] | None = None
+    failed: OSError | None = None
     try:
-        proc = _start(argv, (write_end,) if status_fd else ())
-    except OSError as exc:
-        for fd in (read_end, write_end):
-            if fd >= 0:
-                os.close(fd)
-        _raise_held()
-        result.code = 127
-        on_line(f"{argv[0]}: {exc.strerror or exc}")
-        return result
-    if write_end >= 0:
-        os.close(write_end)
-    try:
-        _raise_held()  # a cancel held while the child started: it is stopped just below
+        with _held():  # a cancel waits until the finally below knows the child it must stop
+            if status_fd:
+                read_end, write_end = os.pipe()
+                argv = [a.replace("{status_fd}", str(write_end)) for a in argv]
+            try:
+                proc = _popen(argv, (write_end,) if status_fd else ())
+            except OSError as exc:
+                failed = exc
+            if write_end >= 0:
+                os.close(write_end)
+                write_end = -1
+        if proc is None:
+            assert failed is not None
+            result.code = 127
+            on_line(f"{argv[0]}: {failed.strerror or failed}")
+            return result
         _pump(proc, read_end, _Lines(on_line), _Lines(on_status), timeout, result)
     finally:
-        _stop(proc)
-        if proc.stdout is not None:
-            proc.stdout.close()
-        if read_end >= 0:
-            os.close(read_end)
+        with _held():
+            if proc is not None:
+                _stop(proc)
+                if proc.stdout is not None:
+                    proc.stdout.close()
+            for fd in (read_end, write_end):
+                if fd >= 0:
+                    os.close(fd)
     result.code = proc.wait() if not result.timed_out else 124
     return result
 
@@ -268,19 +280,22 @@ def _pump(
 
 def run_capture(argv: list[str], data: bytes, timeout: float) -> tuple[int, str]:
     """Run a short program with ``data`` on stdin; (exit code, stdout). Never a shell. A cancel
-    or a timeout kills it."""
+    or a timeout stops it and what it started."""
+    proc: subprocess.Popen[bytes] | None = None
     try:
-        proc = _start(argv, stdin=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    except OSError as exc:
-        _raise_held()
-        return 127, str(exc)
-    try:
-        _raise_held()
+        with _held():
+            try:
+                proc = _popen(argv, stdin=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            except OSError as exc:
+                return 127, str(exc)
         out, _ = proc.communicate(data, timeout=timeout)
+        return proc.returncode, out.decode("utf-8", errors="replace")
     except subprocess.TimeoutExpired as exc:
         return 127, str(exc)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    return proc.returncode, out.decode("utf-8", errors="replace")
+        with _held():
+            if proc is not None:
+                _stop(proc, term_wait=2.0)
+                for pipe in (proc.stdin, proc.stdout):
+                    if pipe is not None:
+                        pipe.close()

@@ -19,6 +19,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -297,24 +298,37 @@ def test_the_first_cancel_signal_shields_the_rest() -> None:
         os.kill(os.getpid(), signal.SIGINT)  # ignored now: no second Cancelled
 
 
-@pytest.mark.parametrize("run", ["run_child", "run_capture"])
+@pytest.mark.parametrize(("run", "when"), [
+    ("run_child", "in-popen"), ("run_child", "closing-status-pipe"), ("run_capture", "in-popen")])
 def test_a_cancel_while_a_child_starts_still_stops_that_child(
-        monkeypatch: pytest.MonkeyPatch, run: str) -> None:
-    """SIGTERM after the fork but before ``Popen`` returned (the real Popen, then the signal):
-    the child must not be left running while the run is rolled back around it."""
+        monkeypatch: pytest.MonkeyPatch, run: str, when: str) -> None:
+    """SIGTERM after the fork but before ``Popen`` returned (the real Popen, then the signal),
+    or while the parent closes its copy of apt's status pipe just after: the child must not be
+    left running while the run is rolled back around it."""
     started: list[subprocess.Popen[bytes]] = []
-    real_popen = subprocess.Popen
+    passed_fds: list[int] = []
+    real_popen, real_close = subprocess.Popen, os.close
 
-    def popen_then_cancel(*args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
+    def popen(*args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
         proc = real_popen(*args, **kwargs)
         started.append(proc)
-        os.kill(os.getpid(), signal.SIGTERM)  # handled before this call returns
+        passed_fds.extend(kwargs.get("pass_fds") or ())
+        if when == "in-popen":
+            os.kill(os.getpid(), signal.SIGTERM)  # handled before this call returns
         return proc
 
-    monkeypatch.setattr(subprocess, "Popen", popen_then_cancel)
+    def close(fd: int) -> None:
+        real_close(fd)
+        if fd in passed_fds:
+            passed_fds.remove(fd)
+            os.kill(os.getpid(), signal.SIGTERM)  # handled right after os.close returns
+
+    monkeypatch.setattr(subprocess, "Popen", popen)
+    monkeypatch.setattr(os, "close", close)
     with _cancel_handlers(), pytest.raises(Cancelled, match="SIGTERM"):
         if run == "run_child":
-            run_child(["/bin/sleep", "30"], "s", lambda _e: None, timeout=60)
+            run_child(["/bin/sleep", "30", "{status_fd}"], "s", lambda _e: None, timeout=60,
+                      status_fd=when == "closing-status-pipe")
         else:
             run_capture(["/bin/sleep", "30"], b"", timeout=60)
     assert len(started) == 1
@@ -323,6 +337,24 @@ def test_a_cancel_while_a_child_starts_still_stops_that_child(
     finally:
         if started[0].poll() is None:
             started[0].kill()
+
+
+@pytest.mark.timeout(30)
+def test_a_timed_out_capture_stops_what_its_program_started() -> None:
+    """gpg that hangs, with a child of its own holding the output pipe: the call still returns
+    (no unbounded wait for the pipe's end) and nothing of it is left."""
+    script = "sleep 60 & echo $! ; sleep 60"
+    t0 = time.monotonic()
+    code, out = run_capture(["/bin/sh", "-c", script], b"", timeout=1.0)
+    assert code == 127 and "timed out" in out
+    assert time.monotonic() - t0 < 10
+    grandchild = None
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            with contextlib.suppress(OSError):
+                if Path(f"/proc/{pid}/cmdline").read_bytes() == b"sleep\x0060\x00":
+                    grandchild = pid
+    assert grandchild is None, "the program's own child was left running"
 
 
 def _two_signals_at_once() -> None:
