@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from core.report import fmt
 from core.report.model import SuiteRun, TelemetrySample
 
-STEADY_CV = 0.05  # the harness's settle criterion (core.bench.stats.Settle.max_cv)
+STEADY_CV = 0.05  # the harness's settle criterion (core.bench.stats.SettleRule.max_cv)
 CPU_BOUND_BUSY_PCT = 70.0
 CLOCK_DROP = 0.10  # the GPU clock's lowest sample this far under its highest
 MIN_SAMPLES = 3  # fewer telemetry samples in the measured phase say nothing
+BATCHED_SUITES = ("resnet50-train", "sd15-infer", "llm-train")  # those a batch size changes
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,7 @@ def cautions(run: SuiteRun) -> list[Caution]:
             f"The steps varied: CV {fmt.cv(f)} (p10–p90 {fmt.spread(f)} {f.unit}), over "
             f"{fmt.pct(STEADY_CV, 0)}. Something else may have used the CPU or the card, or its "
             "clocks moved; run it again before reading much into a small difference."),
-            f"its steps varied (CV {fmt.cv(f)}), so a smaller difference may be noise"))
+            f"its steps varied (CV {fmt.cv(f)}): a difference smaller than that may be noise"))
     w = r.warmup
     if not w.forced and w.settled is False:
         out.append(Caution("not-settled", (
@@ -53,11 +54,13 @@ def cautions(run: SuiteRun) -> list[Caution]:
     busy = [s.busy_pct for s in samples if s.busy_pct is not None]
     if len(busy) >= MIN_SAMPLES and statistics.fmean(busy) < CPU_BOUND_BUSY_PCT:
         pct = f"{statistics.fmean(busy):.0f} %"
+        batch = (" A larger batch (--batch-size) measures more of the card."
+                 if run.suite in BATCHED_SUITES else "")
         out.append(Caution("cpu-bound", (
-            f"The GPU was busy {pct} of the measured phase: the CPU could not hand it work "
-            "fast enough (small batches), so the host's speed and load move this result more "
-            "than the card does. A larger batch measures the card."),
-            f"its GPU was busy only {pct}: the host's CPU set the pace"))
+            f"The GPU was busy only {pct} of the measured phase: most likely the CPU could not "
+            "hand it work fast enough, so the host's speed and load move this result more than "
+            f"the card does.{batch}"),
+            f"its GPU was busy only {pct}, so the host's CPU most likely set the pace"))
     clocks = [s.clocks_mhz[k] for s in samples for k in ("sclk", "sm") if k in s.clocks_mhz]
     if len(clocks) >= MIN_SAMPLES and min(clocks) < (1 - CLOCK_DROP) * max(clocks):
         span = f"{min(clocks):,.0f}-{max(clocks):,.0f} MHz"
@@ -70,8 +73,15 @@ def cautions(run: SuiteRun) -> list[Caution]:
 
 def measured_samples(run: SuiteRun) -> list[TelemetrySample]:
     """The telemetry samples taken while the measured phase ran (from its first step's start to
-    its last step's end, on the parent's clock); none when the steps carry no times."""
-    spans = [(s.t - s.seconds, s.t) for s in run.steps if s.phase == "measure" and s.t is not None]
+    its last step's end, on the parent's clock); none when the steps carry no times. A suite of
+    several parts (gemm's dtypes, bandwidth's copies) counts its first part only: the one the
+    headline and the result's warm-up and measure describe (host copies run on copy engines,
+    which GPU busy does not count)."""
+    measured = [s for s in run.steps if s.phase == "measure"]
+    if not measured:
+        return []
+    part = measured[0].part
+    spans = [(s.t - s.seconds, s.t) for s in measured if s.part == part and s.t is not None]
     if not spans:
         return []
     start, end = min(a for a, _ in spans), max(b for _, b in spans)

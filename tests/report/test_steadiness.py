@@ -15,7 +15,7 @@ from core.report.markdown import render_markdown
 from core.report.model import Report, SuiteRun, TelemetrySample
 from core.report.steadiness import STEADY_CV, cautions, measured_samples
 from core.report.text import comparison_text, report_text
-from tests.report.support import CPU, FIXTURES, H200, load
+from tests.report.support import CPU, FIXTURES, GEMM, H200, load
 
 SD_UNSTEADY = FIXTURES / "h200-sd15-infer-eager-bs1-unsteady.json"
 
@@ -30,7 +30,8 @@ def test_a_cpu_bound_sd_run_in_a_slow_stretch_gets_three_cautions() -> None:
     text = {c.kind: c.text for c in cautions(run)}
     assert "CV 12.9 %" in text["unsteady"] and "0.7094–0.9269 s/image" in text["unsteady"]
     assert "did not settle in 15 steps" in text["not-settled"]
-    assert "busy 36 %" in text["cpu-bound"]  # NVML's utilisation over the measured phase
+    assert "busy only 36 %" in text["cpu-bound"]  # NVML's utilisation over the measured phase
+    assert "--batch-size" in text["cpu-bound"]  # sd15-infer has a batch to raise
 
 
 def test_steady_and_cpu_runs_get_none() -> None:
@@ -97,7 +98,7 @@ def test_too_few_samples_or_no_step_times_say_nothing_about_the_gpu() -> None:
 def test_every_writer_shows_the_cautions() -> None:
     report = load(SD_UNSTEADY)
     text = report_text(report)
-    assert "  ! The GPU was busy 36 % of the measured phase" in text
+    assert "  ! The GPU was busy only 36 % of the measured phase" in text
     html = render_html(report)
     assert html.count('class="warnline caution"') == 3
     assert 'data-caution="cpu-bound"' in html
@@ -110,10 +111,40 @@ def test_a_comparison_says_which_side_was_unsteady() -> None:
     unsteady = load(SD_UNSTEADY)
     c = compare(steady, unsteady, "A", "B")
     notes = c.runs[0].notes
-    assert "B: its steps varied (CV 12.9 %), so a smaller difference may be noise" in notes
-    assert "B: its GPU was busy only 36 %: the host's CPU set the pace" in notes
+    assert "B: its steps varied (CV 12.9 %): a difference smaller than that may be noise" in notes
+    assert "B: its GPU was busy only 36 %, so the host's CPU most likely set the pace" in notes
     assert not [n for n in notes if n.startswith("A:")]
     assert "note: B: its GPU was busy only 36 %" in comparison_text(c)
+
+
+def _as_gpu_run_with_telemetry(busy: dict[str, float], clock: dict[str, float]) -> SuiteRun:
+    """The recorded CPU gemm run (bf16, then fp16 and fp32 parts) as if on a GPU, with one
+    telemetry sample every 0.05 s whose busy % and clock depend on the part running then."""
+    run = _with_headline_cv(load(GEMM).runs[0], 0.01)  # steady: only the GPU cautions count
+    assert run.device is not None
+    run.device.backend = "cuda"
+    spans = [(s.part or "", s.t - s.seconds, s.t) for s in run.steps if s.t is not None]
+    end = max(b for _, _, b in spans)
+    run.telemetry = []
+    for i in range(int(end / 0.05) + 1):
+        t = i * 0.05
+        part = next((p for p, a, b in spans if a <= t <= b), "")
+        run.telemetry.append(TelemetrySample(t=t, busy_pct=busy.get(part, 0.0),
+                                             clocks_mhz={"sm": clock.get(part, 300.0)}))
+    return run
+
+
+def test_a_suite_of_parts_is_judged_on_its_headline_part() -> None:
+    parts = [s.part for s in load(GEMM).runs[0].steps if s.phase == "measure"]
+    assert parts[0] == "bf16" and {"fp16", "fp32"} <= set(parts)
+    # bf16 busy at a steady clock; later parts (and the gaps) idle at a low clock: no caution
+    run = _as_gpu_run_with_telemetry({"bf16": 99.0}, {"bf16": 1980.0})
+    assert len(measured_samples(run)) >= 3
+    assert kinds(run) == []
+    run = _as_gpu_run_with_telemetry({"bf16": 40.0, "fp16": 99.0, "fp32": 99.0},
+                                     {"bf16": 1980.0, "fp16": 1980.0, "fp32": 1980.0})
+    found = {c.kind: c.text for c in cautions(run)}
+    assert "cpu-bound" in found and "--batch-size" not in found["cpu-bound"]  # gemm has none
 
 
 def _report_with(run: SuiteRun, base: Report) -> Report:
