@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -145,7 +146,8 @@ def _snapshot(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     write_snapshot(out, python=args.python, probe_torch=not args.no_torch)
     print(f"Snapshot written to {out} in {time.perf_counter() - start:.1f} s.")
-    print(f"Replay it with: rocmate doctor --root {out}")
+    python = f" --python {shlex.quote(args.python)}" if args.python else ""
+    print(f"Replay it with: rocmate doctor --root {shlex.quote(str(out))}{python}")
     return 0
 
 

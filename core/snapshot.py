@@ -46,7 +46,7 @@ _DPKG_KEEP = re.compile(
 _SHELL_FILES = re.compile(
     r"(/\.(bashrc|bash_profile|bash_login|profile|zshrc|zshenv|zprofile|pam_environment)$"
     r"|/\.config/fish/|/\.config/environment\.d/|^/etc/(environment|profile|bash\.bashrc)"
-    r"|^/etc/profile\.d/|^/etc/environment\.d/|^/etc/zsh/)"
+    r"|^/etc/profile\.d/|^/etc/environment\.d/|^/etc/zsh/|/bin/rocmate-env\.sh$)"
 )
 
 

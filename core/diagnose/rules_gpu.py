@@ -166,6 +166,8 @@ def override_wrong(ctx: Context) -> list[Finding]:
                 "error" if sup.status == "official" or not setting.valid else "warning",
                 f"{setting.variable}={setting.value} does not fit {gpu.name}",
                 problem + where,
+                f"{right}, or run rocmate install again: it rewrites {setting.origin}."
+                if setting.origin else
                 f"{right}; remove the stale line from the file that sets it, then open a new "
                 "shell.",
             )
@@ -236,14 +238,19 @@ def _stale_file_overrides(ctx: Context, already: set[str]) -> list[Finding]:
         if fits(setting, sup, gpu):
             continue
         already.add(origin.name)
+        ours = origin.path == env.applied_from
+        when = ("applies to rocmate's runs in that environment and to shells that activate it"
+                if ours else "applies from the next login on")
         findings.append(
             Finding(
                 "override-wrong",
                 "warning",
                 f"{origin.path} sets {origin.name}={origin.value}, which does not fit {gpu.name}",
-                f"Line {origin.line} of {origin.path} applies from the next login on. "
+                f"Line {origin.line} of {origin.path} {when}. "
                 + (_override_problem(ctx, gpu, sup, setting) or ""),
-                f"Remove line {origin.line} from {origin.path}.",
+                "Run rocmate install again (it rewrites that file), or change line "
+                f"{origin.line} of {origin.path}." if ours
+                else f"Remove line {origin.line} from {origin.path}.",
             )
         )
     return findings
@@ -292,6 +299,11 @@ def hidden_by_env(ctx: Context) -> list[Finding]:
     if visible is None or not used or visible & usable:
         return []
     shown = ", ".join(f"{name}={env.get(name)!s}" for name in used)
+    files = sorted({src for name in used if (src := env.source(name))})
+    fix = f"unset {' '.join(used)}   (or list one of the usable GPUs)"
+    if files:  # rocmate's environment sets it, not the shell: unset would change nothing
+        fix = (f"Run rocmate install again, or fix the line in {files[0]} (rocmate's "
+               "environment sets it for its runs and for shells that activate it)")
     return [
         Finding(
             "hip-visible-devices-hides",
@@ -300,7 +312,7 @@ def hidden_by_env(ctx: Context) -> list[Finding]:
             f"ROCm numbers this machine's GPUs 0..{count - 1}; the usable ones are "
             f"{', '.join(str(i) for i in sorted(i for i in usable if i is not None))}. "
             "With these variables PyTorch sees none of them.",
-            f"unset {' '.join(used)}   (or list one of the usable GPUs)",
+            fix,
         )
     ]
 

@@ -66,7 +66,9 @@ class EnvShell:
 
     name: str
     line: str
-    """One variable: formatted with ``key`` and ``value`` (validated; no quoting needed)."""
+    """One variable, formatted with ``key`` and ``value`` (validated; no quoting needed): set
+    only where the shell does not have it yet, so a value the user exports wins, as it does
+    for what rocmate runs in the environment (core.probe.environment.applied_env)."""
     source: str
     """The line appended to the activate script, formatted with ``script``."""
     activate: str
@@ -80,7 +82,7 @@ class EnvShell:
 ENV_SHELLS = (
     EnvShell(
         "sh",
-        'export {key}="{value}"',
+        'export {key}="${{{key}-{value}}}"',
         '. "{script}"',
         "activate",
         "Write the card's environment variables",
@@ -89,7 +91,7 @@ ENV_SHELLS = (
     ),
     EnvShell(
         "fish",
-        'set -gx {key} "{value}"',
+        'set -q {key}; or set -gx {key} "{value}"',
         'source "{script}"',
         "activate.fish",
         "Write the variables for fish",
@@ -98,7 +100,7 @@ ENV_SHELLS = (
     ),
     EnvShell(
         "csh",
-        'setenv {key} "{value}"',
+        'if (! $?{key}) setenv {key} "{value}"',
         'source "{script}"',
         "activate.csh",
         "Write the variables for csh and tcsh",
@@ -106,6 +108,10 @@ ENV_SHELLS = (
         "Load them when csh or tcsh activates the environment",
     ),
 )
+
+
+UNSAFE_IN_SCRIPTS = re.compile(r"[\"'$`\\!\n\r]")
+"""Characters a path may not hold to be pasted into sh, fish and csh scripts as it is."""
 
 
 class PlanError(ValueError):
@@ -133,6 +139,11 @@ def make_plan(facts: Facts, kb: Knowledge, choices: Choices | None = None) -> Pl
     venv = choices.venv or managed_venv(
         facts.permissions.user.home, facts.environment.values.get("XDG_DATA_HOME")
     )
+    if not venv.startswith("/") or UNSAFE_IN_SCRIPTS.search(venv):
+        raise PlanError(
+            f"the environment folder {venv!r} must be an absolute path without quotes, "
+            "'$', '`', '\\', '!' or line breaks (it is written into shell scripts)"
+        )
     apt_release = None
     if strategy in ("rocm-apt", "wsl"):
         ubuntu_codename(kb, facts.platform)  # refuse early when the repository line cannot be made

@@ -75,10 +75,12 @@ class Setting:
 
 
 ENV_SCRIPT = "rocmate-env.sh"
-_PLAIN_VALUE = re.compile(r"^[A-Za-z0-9_.,:=+/-]{1,200}$", re.ASCII)
-"""What a value in it may look like (10.3.0, expandable_segments:True, 0,1, /opt/rocm): no
-expansion, no quoting games, nothing that could reach a terminal as a control sequence."""
 """The file ``rocmate install`` writes next to its environment's ``python``."""
+APPLIED = ("HSA_OVERRIDE_GFX_VERSION", "HIP_VISIBLE_DEVICES", "PYTORCH_HIP_ALLOC_CONF")
+"""The variables taken from it: those the planner writes (and the per-node overrides)."""
+_PLAIN_VALUE = re.compile(r"^[A-Za-z0-9_.,:=+/-]{1,200}$", re.ASCII)
+"""What a value in it may look like (10.3.0, expandable_segments:True, 0,1): no expansion, no
+quoting games, nothing that could reach a terminal as a control sequence."""
 
 
 @dataclass(frozen=True)
@@ -151,12 +153,15 @@ def env_script_for(python: str) -> str | None:
 
 
 def parse_env_script(text: str) -> dict[str, str]:
-    """The watched variables a rocmate-env.sh sets (``export NAME="value"`` lines; the last
-    assignment wins). Anything else in it is ignored: it is a shell file, not ours to run."""
+    """The variables of :data:`APPLIED` a rocmate-env.sh sets (``export NAME="${NAME-value}"``
+    or ``export NAME="value"`` lines; the last assignment wins). Anything else in it is
+    ignored: it is a shell file, not ours to run."""
     found: dict[str, str] = {}
     for setting in scan_file(ENV_SCRIPT, text):
-        if _watched(setting.name) and _PLAIN_VALUE.match(setting.value):
-            found[setting.name] = setting.value
+        name = setting.name
+        ours = name in APPLIED or bool(_PER_NODE_OVERRIDE.match(name))
+        if ours and _PLAIN_VALUE.match(setting.value):
+            found[name] = setting.value
     return found
 
 
@@ -202,11 +207,18 @@ def scan_file(path: str, text: str) -> list[Setting]:
     return found
 
 
+_DEFAULTED = re.compile(r"^\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*):?-(?P<value>[^}$`]*)\}$")
+
+
 def _assignment(line: str) -> tuple[str, str] | None:
     match = _ASSIGNMENT.match(line)
     if not match:
         return None
-    return match.group("name"), first_word(match.group("value"))
+    name, value = match.group("name"), first_word(match.group("value"))
+    defaulted = _DEFAULTED.match(value)  # K="${K-10.3.0}": 10.3.0 unless K is set already
+    if defaulted and defaulted.group("name") == name:
+        value = defaulted.group("value")
+    return name, value
 
 
 def first_word(text: str) -> str:

@@ -18,6 +18,7 @@ from core.knowledge.base import load_knowledge
 from core.probe.environment import applied_env, parse_env_script
 from core.probe.torch import run_torch_probe
 from core.report.model import from_json
+from core.snapshot import write_snapshot
 from core.system import LiveSystem, SnapshotSystem
 from tests.bench.helpers import PYTHON
 from tests.bench.test_cli import bench
@@ -47,12 +48,12 @@ def test_the_parser_takes_plain_values_of_watched_variables_only() -> None:
         'export HSA_OVERRIDE_GFX_VERSION="$(id)"\n'
         'export HIP_VISIBLE_DEVICES="\x1b]0;owned\x07"\n'
         'export PATH="/tmp/evil:$PATH"\n'
-        "# export ROCR_VISIBLE_DEVICES=0\n"
-        "export ROCM_PATH=/opt/rocm\n"
-        'export HSA_OVERRIDE_GFX_VERSION_1="11.0.0"\n'
+        "export LD_LIBRARY_PATH=/tmp/evil\n"  # watched by the doctor, but never applied
+        "# export PYTORCH_HIP_ALLOC_CONF=x\n"
+        'export HSA_OVERRIDE_GFX_VERSION_1="${HSA_OVERRIDE_GFX_VERSION_1-11.0.0}"\n'
+        'export HIP_VISIBLE_DEVICES="${OTHER-1}"\n'  # a default of another variable: no
     )
-    assert parse_env_script(text) == {"ROCM_PATH": "/opt/rocm",
-                                      "HSA_OVERRIDE_GFX_VERSION_1": "11.0.0"}
+    assert parse_env_script(text) == {"HSA_OVERRIDE_GFX_VERSION_1": "11.0.0"}
 
 
 def installed(tmp_path: Path, env: dict[str, str] | None = None) -> Path:
@@ -91,6 +92,25 @@ def test_the_users_own_value_wins_and_is_named(tmp_path: Path) -> None:
     assert "HSA_OVERRIDE_GFX_VERSION=11.0.0" in wrong["title"]
 
 
+def _with_script(root: Path, text: str) -> Path:
+    (root / VENV_BIN / "rocmate-env.sh").write_text(text)
+    return root
+
+
+def test_a_wrong_value_in_the_environment_names_the_file(tmp_path: Path) -> None:
+    root = _with_script(installed(tmp_path), 'export HSA_OVERRIDE_GFX_VERSION="11.0.0"\n')
+    wrong = findings(root)["override-wrong"]
+    assert "rocmate-env.sh line 1" in wrong["detail"]
+    assert "run rocmate install again" in wrong["fix"] and "rocmate-env.sh" in wrong["fix"]
+
+
+def test_devices_hidden_by_the_environment_say_where(tmp_path: Path) -> None:
+    root = _with_script(installed(tmp_path), 'export HIP_VISIBLE_DEVICES="5"\n')
+    hides = findings(root)["hip-visible-devices-hides"]
+    assert hides["title"].startswith("HIP_VISIBLE_DEVICES=5 hides")
+    assert "unset" not in hides["fix"] and "rocmate-env.sh" in hides["fix"]
+
+
 def test_the_doctor_json_says_what_the_environment_applies(tmp_path: Path) -> None:
     env = run_doctor(SnapshotSystem(installed(tmp_path))).facts.environment
     assert env.applied["HSA_OVERRIDE_GFX_VERSION"] == "10.3.0"
@@ -100,6 +120,22 @@ def test_the_doctor_json_says_what_the_environment_applies(tmp_path: Path) -> No
 
 
 # --- live: a real environment folder, real processes -------------------------------------------
+
+
+def test_a_snapshot_keeps_only_the_variables_and_replays_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("HSA_OVERRIDE_GFX_VERSION", raising=False)
+    exe = fake_venv(tmp_path)
+    script = exe.parent / "rocmate-env.sh"
+    script.write_text(script.read_text() + "export HF_TOKEN=hf_secret_value\n")
+    out = tmp_path / "snap"
+    write_snapshot(out, python=str(exe), probe_torch=False)
+    kept = (out / "files" / str(script).lstrip("/")).read_text()
+    assert "hf_secret" not in kept and "HSA_OVERRIDE_GFX_VERSION=10.3.0" in kept
+    live = run_doctor(LiveSystem(), python=str(exe), probe_torch=False).facts.environment
+    replay = run_doctor(SnapshotSystem(out), python=str(exe),
+                        probe_torch=False).facts.environment
+    assert replay.applied == live.applied and replay.applied["HSA_OVERRIDE_GFX_VERSION"] == "10.3.0"
 
 
 def fake_venv(tmp_path: Path, like: str | None = None) -> Path:

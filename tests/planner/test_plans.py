@@ -111,7 +111,7 @@ def test_pip_only_plans(machine: str, index: str, packages: list[str], env: dict
     env_file = step(plan, "env-file")["file"]
     assert env_file["path"].endswith("/rocmate/venv/bin/rocmate-env.sh")
     for key, value in plan.env.items():
-        assert f'export {key}="{value}"' in env_file["content"]
+        assert f'export {key}="${{{key}-{value}}}"' in env_file["content"]
     assert not any(s.file and s.file.path.startswith("/etc/") for s in plan.steps)
 
 
@@ -387,12 +387,14 @@ def test_env_scripts_for_fish_and_csh() -> None:
     bin_dir = "/home/alice/.local/share/rocmate/venv/bin"
     header = "# Written by rocmate: variables this GPU needs.\n"
     expected = {
-        "sh": 'export HSA_OVERRIDE_GFX_VERSION="10.3.0"\n'
-        'export PYTORCH_HIP_ALLOC_CONF="expandable_segments:True"\n',
-        "fish": 'set -gx HSA_OVERRIDE_GFX_VERSION "10.3.0"\n'
-        'set -gx PYTORCH_HIP_ALLOC_CONF "expandable_segments:True"\n',
-        "csh": 'setenv HSA_OVERRIDE_GFX_VERSION "10.3.0"\n'
-        'setenv PYTORCH_HIP_ALLOC_CONF "expandable_segments:True"\n',
+        "sh": 'export HSA_OVERRIDE_GFX_VERSION="${HSA_OVERRIDE_GFX_VERSION-10.3.0}"\n'
+        'export PYTORCH_HIP_ALLOC_CONF="${PYTORCH_HIP_ALLOC_CONF-expandable_segments:True}"\n',
+        "fish": 'set -q HSA_OVERRIDE_GFX_VERSION; or set -gx HSA_OVERRIDE_GFX_VERSION "10.3.0"\n'
+        'set -q PYTORCH_HIP_ALLOC_CONF; or set -gx PYTORCH_HIP_ALLOC_CONF '
+        '"expandable_segments:True"\n',
+        "csh": 'if (! $?HSA_OVERRIDE_GFX_VERSION) setenv HSA_OVERRIDE_GFX_VERSION "10.3.0"\n'
+        'if (! $?PYTORCH_HIP_ALLOC_CONF) setenv PYTORCH_HIP_ALLOC_CONF '
+        '"expandable_segments:True"\n',
     }
     activates = {
         "sh": ("activate", ". "),
@@ -414,7 +416,7 @@ def test_env_scripts_for_fish_and_csh() -> None:
         }
     # Every plan that gets as far as the variables writes all three, the same ones.
     igpu = plan_for("igpu-first-raphael-rx7900xtx")
-    assert 'set -gx HIP_VISIBLE_DEVICES "1"\n' in step(igpu, "env-file-fish")["file"]["content"]
+    assert 'or set -gx HIP_VISIBLE_DEVICES "1"\n' in step(igpu, "env-file-fish")["file"]["content"]
     assert 'setenv HIP_VISIBLE_DEVICES "1"\n' in step(igpu, "env-file-csh")["file"]["content"]
     assert ids(plan_for("wsl2-ubuntu2204-rx7900xtx-ready"))[-7:] == [*ENV_IDS, "verify"]
 
@@ -435,13 +437,14 @@ SHELLS = [
 ]
 
 
+@pytest.mark.parametrize("own", [False, True], ids=["plain", "own-value"])
 @pytest.mark.parametrize(("shell", "activate", "first"), SHELLS)
 def test_activated_venv_has_the_variables(
-    tmp_path: Path, shell: str, activate: str, first: str
+    tmp_path: Path, shell: str, activate: str, first: str, own: bool
 ) -> None:
     """A real venv, the plan's file steps run by the runner, then the shell activates it: the
     card's variables reach a child process (env's printenv, not tcsh's builtin one) and the
-    venv itself is active."""
+    venv itself is active. A value the shell already exports stays (as for rocmate's runs)."""
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     plan = plan_for("linuxmint21-rx6700xt", venv=str(venv))
@@ -463,10 +466,12 @@ def test_activated_venv_has_the_variables(
         capture_output=True,
         text=True,
         timeout=30,
-        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+        | ({"HSA_OVERRIDE_GFX_VERSION": "11.0.0"} if own else {}),
     )
     assert out.returncode == 0, out.stderr
-    assert out.stdout.splitlines() == [str(venv), *(plan.env[k] for k in keys)]
+    expected = plan.env | ({"HSA_OVERRIDE_GFX_VERSION": "11.0.0"} if own else {})
+    assert out.stdout.splitlines() == [str(venv), *(expected[k] for k in keys)]
 
 
 @pytest.mark.parametrize(("shell", "name"), [_shell("fish", "fish"), _shell("tcsh", "csh")])
@@ -483,3 +488,11 @@ def test_env_script_alone_in_its_shell(tmp_path: Path, shell: str, name: str) ->
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout == "1 expandable_segments:True\n"
+
+
+@pytest.mark.parametrize("venv", ["relative/venv", '/tmp/a"$(id)', "/tmp/a`id`", "/tmp/a\nb",
+                                  "/tmp/it's", "/tmp/a\\b", "/tmp/hi!"])
+def test_an_environment_path_that_would_break_the_scripts_is_refused(venv: str) -> None:
+    with pytest.raises(PlanError, match="must be an absolute path"):
+        plan_for("linuxmint21-rx6700xt", venv=venv)
+    assert plan_for("linuxmint21-rx6700xt", venv="/opt/my envs/rocm 7.2").steps  # spaces are fine
