@@ -120,21 +120,22 @@ def rocmate_round(args: argparse.Namespace, name: str, telemetry: bool
 ARMS = ("plain", "plain-like-worker", "rocmate", "rocmate-no-telemetry")
 
 
-def median_ci(values: list[float], level: float = 0.95) -> tuple[float, float]:
-    """A distribution-free confidence interval for the median: the order statistics whose
-    binomial(n, 1/2) coverage reaches ``level`` (the sign test's interval)."""
+def median_ci(values: list[float], level: float = 0.95) -> tuple[float, float, float]:
+    """A distribution-free confidence interval for the median (the sign test's): the order
+    statistics x(k) and x(n+1-k) for the largest k with P(B <= k-1) <= (1 - level) / 2, B ~
+    binomial(n, 1/2); and the coverage they give. With too few values for ``level`` it is the
+    whole range, whose coverage, 1 - 2^(1-n), is then below ``level``."""
     xs = sorted(values)
     n = len(xs)
-    if n < 6:
-        return xs[0], xs[-1]
-    cdf, k = 0.0, 0
-    while True:  # the largest k with P(B <= k) <= (1 - level) / 2
-        p = math.comb(n, k) / 2**n
-        if cdf + p > (1 - level) / 2:
-            break
-        cdf += p
+    if n == 0:
+        raise ValueError("no values")
+    below, k = 0.0, 0  # below = P(B <= k - 1)
+    while k < n // 2 and below + math.comb(n, k) / 2**n <= (1 - level) / 2:
+        below += math.comb(n, k) / 2**n
         k += 1
-    return xs[max(k - 1, 0)], xs[n - max(k, 1)]
+    k = max(k, 1)
+    coverage = 1 - 2 * sum(math.comb(n, i) for i in range(k)) / 2**n
+    return xs[k - 1], xs[n - k], coverage
 
 
 class HostSampler(threading.Thread):
@@ -157,7 +158,7 @@ class HostSampler(threading.Thread):
             for line in Path("/sys/fs/cgroup/cpu.stat").read_text().splitlines():
                 k, v = line.split()
                 row["cg_" + k] = float(v)
-        except OSError:
+        except (OSError, ValueError):  # no cgroup v2 here, or a line of another shape
             pass
         row["load1"] = float(Path("/proc/loadavg").read_text().split()[0])
         return row
@@ -221,13 +222,13 @@ def in_process(args: argparse.Namespace, blocks: int, per_block: int) -> dict[st
     timer.close()
     p, o = statistics.median(plain_t), statistics.median(ours_t)
     paired = statistics.median(ratios)
-    lo, hi = median_ci(ratios)
+    lo, hi, coverage = median_ci(ratios)
     print(f"RESULT sd15 in one process ({blocks} alternating blocks of {per_block} images): "
           f"plain {p:.4f} s/image, rocmate's step {o:.4f} ({o / p - 1:+.2%}); median of the "
-          f"per-block ratios {paired - 1:+.2%} (95% CI {lo - 1:+.2%} .. {hi - 1:+.2%})",
-          flush=True)
+          f"per-block ratios {paired - 1:+.2%} ({coverage:.1%} CI {lo - 1:+.2%} .. "
+          f"{hi - 1:+.2%})", flush=True)
     return {"plain_s_per_image": p, "rocmate_s_per_image": o, "ratio": o / p,
-            "median_block_ratio": paired, "block_ratio_ci95": [lo, hi],
+            "median_block_ratio": paired, "block_ratio_ci": [lo, hi, coverage],
             "block_images": per_block, "block_end_times": ends,
             "plain_images": plain_t, "rocmate_images": ours_t}
 
