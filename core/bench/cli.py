@@ -85,6 +85,7 @@ class Progress:
         self.last_draw = 0.0
         self.width = 0
         self.last_step: dict[str, Any] = {}
+        self.hello_t: float | None = None  # until the first phase: the suite is being prepared
 
     def _line(self, text: str, final: bool = False) -> None:
         if self.tty:
@@ -103,9 +104,17 @@ class Progress:
             self._line(f"{ev.get('suite')} on {dev}, torch {ev.get('torch')}, "
                        f"{s.get('precision') or 'all dtypes'}, batch {s.get('batch_size')}",
                        final=True)
+            self.hello_t = float(ev.get("rx_t") or 0.0)
+            self._line("preparing (libraries, model, data) ...", final=not self.tty)
+        elif kind == "telemetry" and self.tty and self.hello_t is not None and not self.phase:
+            self._line(f"preparing (libraries, model, data) "
+                       f"{float(ev.get('rx_t') or 0.0) - self.hello_t:.0f} s")
         elif kind == "phase":
             if self.phase and self.tty:
                 self._line(self._status_text(), final=True)
+            elif self.tty and self.hello_t is not None:  # the preparing line, finished
+                took = float(ev.get("rx_t") or 0.0) - self.hello_t
+                self._line(f"prepared (libraries, model, data) in {took:.1f} s", final=True)
             self.phase = str(ev.get("phase"))
             self.part = ev.get("part")
             self.measure_t0 = float(ev.get("rx_t") or 0.0)

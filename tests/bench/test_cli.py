@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 from pathlib import Path
 
 import pytest
 
 from core.bench import cli
+from core.bench.runner import WorkerOptions
 from core.report.history import History
 from core.report.model import from_json
 from tests.bench.helpers import PYTHON
@@ -65,3 +67,31 @@ def test_summary_names_the_error_and_its_advice(xdg: Path,
     assert "error (other): cannot start /nonexistent/python" in cap.out
     assert "advice: Pass --python" in cap.out
     assert not (xdg / "rocmate" / "history.sqlite").exists()
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+HELLO = {"event": "hello", "suite": "sd15-infer", "device_name": "NVIDIA H200", "backend": "cuda",
+         "arch": "sm_90", "torch": "2.11.0", "settings": {"precision": "amp-fp16",
+                                                           "batch_size": 1}, "rx_t": 1.0}
+
+
+@pytest.mark.parametrize("tty", [True, False])
+def test_progress_shows_the_preparation_before_the_first_phase(tty: bool) -> None:
+    """Between hello and the warm-up (imports, model build: ~19 s for SD 1.5 on the H200) the
+    line says what is going on and, on a terminal, for how long; then how long it took."""
+    stream = _Terminal() if tty else io.StringIO()
+    progress = cli.Progress(stream, WorkerOptions(suite="sd15-infer"))
+    for ev in (HELLO, {"event": "telemetry", "rx_t": 3.2},
+               {"event": "phase", "phase": "warmup", "rx_t": 5.5}):
+        progress(ev)
+    text = stream.getvalue()
+    assert "sd15-infer on NVIDIA H200 (cuda, sm_90)" in text
+    if tty:
+        assert "\rpreparing (libraries, model, data) 2 s" in text
+        assert "\rprepared (libraries, model, data) in 4.5 s" in text.split("\n")[1]
+    else:
+        assert text.splitlines()[1:] == ["preparing (libraries, model, data) ...", "warmup ..."]
