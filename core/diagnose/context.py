@@ -99,9 +99,11 @@ class Context:
         if not self.amd:
             return None
 
-        def key(item: tuple[Gpu, Support]) -> tuple[int, int, int]:
+        def key(item: tuple[Gpu, Support]) -> tuple[int, int, int, int]:
             gpu, support = item
-            return (STATUS_RANK[support.status], int(gpu.integrated), -(gpu.vram_bytes or 0))
+            # an RX 6700 XT (override) beside an official 780M is still the card to train on
+            return (int(not support.usable), int(gpu.integrated), STATUS_RANK[support.status],
+                    -(gpu.vram_bytes or 0))
 
         return min(self.amd, key=key)
 
@@ -112,6 +114,30 @@ class Context:
     @property
     def native(self) -> bool:
         return self.facts.platform.wsl is None
+
+    @property
+    def torch_targets(self) -> set[str] | None:
+        """The gfx targets the chosen ROCm PyTorch carries code for; None when unknown (no
+        ROCm build, or no arch list)."""
+        torch = self.facts.torch
+        if torch is None or torch.build != "rocm" or not torch.arch_list:
+            return None
+        return {a.split(":")[0] for a in torch.arch_list}
+
+    def torch_has_native_code(self, gpu: Gpu) -> bool:
+        targets = self.torch_targets
+        return bool(targets) and gpu.gfx in (targets or ())
+
+    def override_serves(self, gpu: Gpu, setting: OverrideSetting) -> bool:
+        """The override is the card's known workaround (overrides.toml) and the installed
+        PyTorch has no code for the card's own target but has it for the one the override poses
+        as: the override is what makes it run (an RX 7800 XT, official from ROCm 6.4.1 on, with a
+        torch 2.5 wheel that carries gfx1100 and not gfx1101)."""
+        targets = self.torch_targets
+        rule = self.kb.override_rule(gpu.gfx) if gpu.gfx else None
+        return (targets is not None and rule is not None and setting.valid
+                and setting.gfx == override_to_gfx(rule.override)
+                and gpu.gfx not in targets and setting.gfx in targets)
 
     def override_for(self, gpu: Gpu) -> OverrideSetting | None:
         """The override the ROCm runtime would apply to ``gpu`` (per-node form first)."""

@@ -68,6 +68,19 @@ def support(ctx: Context) -> list[Finding]:
     findings = []
     if not ctx.usable_amd:
         gpu, sup = ctx.amd[0] if ctx.primary is None else ctx.primary
+        torch = ctx.facts.torch
+        if gpu.gfx and ctx.torch_has_native_code(gpu) and torch is not None and torch.available:
+            return [
+                Finding(
+                    "gfx-legacy-works",
+                    "info",
+                    f"{gpu.name} ({gpu.gfx}) is past AMD's support, but this PyTorch runs on it",
+                    f"{sup.note} The installed PyTorch {torch.version} carries {gpu.gfx} code "
+                    "and sees the card, so it works as it is.",
+                    f"Keep this PyTorch (pip install 'torch=={torch.version}' pins it): newer "
+                    f"wheels drop {gpu.gfx}, and rocmate install would not find one for it.",
+                )
+            ]
         findings.append(
             Finding(
                 "gfx-unsupported",
@@ -107,24 +120,35 @@ def override_needed(ctx: Context) -> list[Finding]:
     if ctx.primary is None:
         return []
     gpu, sup = ctx.primary
+    setting = ctx.override_for(gpu)
+    if setting is not None and sup.status == "official" and ctx.override_serves(gpu, setting):
+        torch = ctx.facts.torch
+        version = torch.version if torch else "?"
+        return [
+            Finding(
+                "override-ok",
+                "ok",
+                f"{setting.variable}={setting.value} is set for {gpu.name}",
+                (_set_by(setting) + f"The installed PyTorch {version} has no {gpu.gfx} code "
+                 f"but has {setting.gfx}'s, so posing as {setting.gfx} is what makes it run. A "
+                 f"wheel built with {gpu.gfx} would run it natively (then the override can "
+                 "go)."),
+            )
+        ]
     if sup.status != "override" or not sup.override:
         return []
-    setting = ctx.override_for(gpu)
     if setting is not None and setting.valid and setting.gfx != gpu.gfx:
         if fits(setting, sup, gpu):
-            where = (f"rocmate's environment sets it ({setting.origin}): its Python gets it "
-                     "when rocmate runs it, and a shell once the environment is activated. "
-                     if setting.origin else "")
             return [
                 Finding(
                     "override-ok",
                     "ok",
                     f"{setting.variable}={setting.value} is set for {gpu.name}",
-                    (where + (sup.caveat or "")).strip(),
+                    (_set_by(setting) + (sup.caveat or "")).strip(),
                 )
             ]
         return []  # a wrong value: override-wrong says so
-    if _torch_has_native_code(ctx, gpu):
+    if ctx.torch_has_native_code(gpu):
         return []
     caveat = f" {sup.caveat}" if sup.caveat else ""
     return [
@@ -139,6 +163,14 @@ def override_needed(ctx: Context) -> list[Finding]:
             "(rocmate install writes it into the managed environment; see rocmate env)",
         )
     ]
+
+
+def _set_by(setting: OverrideSetting) -> str:
+    """Where an override comes from, when it is not this process's own environment."""
+    if not setting.origin:
+        return ""
+    return (f"rocmate's environment sets it ({setting.origin}): its Python gets it when "
+            "rocmate runs it, and a shell once the environment is activated. ")
 
 
 def override_wrong(ctx: Context) -> list[Finding]:
@@ -198,7 +230,7 @@ def _override_problem(ctx: Context, gpu: Gpu, sup: Support, setting: OverrideSet
             f"'{setting.value}' is not a valid value (the ROCm runtime wants exactly "
             "major.minor.stepping, e.g. 10.3.0) and refuses to start."
         )
-    if fits(setting, sup, gpu):
+    if fits(setting, sup, gpu) or ctx.override_serves(gpu, setting):
         return None
     if sup.status == "official":
         return (
@@ -235,7 +267,7 @@ def _stale_file_overrides(ctx: Context, already: set[str]) -> list[Finding]:
         if origin.name in already or env.get(origin.name) == origin.value:
             continue
         setting = make_setting(origin.value, origin.name)
-        if fits(setting, sup, gpu):
+        if fits(setting, sup, gpu) or ctx.override_serves(gpu, setting):
             continue
         already.add(origin.name)
         ours = origin.path == env.applied_from
@@ -352,13 +384,6 @@ def _pick(devices: list[int], value: str) -> list[int] | None:
             break
         chosen.append(devices[index])
     return chosen
-
-
-def _torch_has_native_code(ctx: Context, gpu: Gpu) -> bool:
-    torch = ctx.facts.torch
-    if torch is None or torch.build != "rocm" or not gpu.gfx:
-        return False
-    return gpu.gfx in {a.split(":")[0] for a in torch.arch_list}
 
 
 def _gfx_of(override: str | None) -> str:
