@@ -11,6 +11,7 @@ from core.knowledge.choose import (
     serving_releases,
     ubuntu_version,
 )
+from core.probe.permissions import PermissionFacts
 
 
 def wsl1(ctx: Context) -> list[Finding]:
@@ -135,6 +136,11 @@ def access(ctx: Context) -> list[Finding]:
             )
         )
     in_owner_group = any(g in perms.user.groups for g in groups)
+    if _open_to_everyone(perms):
+        # Every GPU node is world read-write (mode 0666, as some distributions' udev rules and
+        # admins' container rules set it): any account opens them, over ssh, from services and
+        # from containers given the devices, so the render and video groups add nothing here.
+        return findings
     configured = perms.user.configured_groups or ()
     if missing and not in_owner_group and all(g in configured for g in missing):
         findings.append(
@@ -160,6 +166,26 @@ def access(ctx: Context) -> list[Finding]:
             )
         )
     return findings
+
+
+def _open_to_everyone(perms: PermissionFacts) -> bool:
+    """Whether /dev/kfd and every render node exist with read and write for all (mode o+rw).
+
+    A node whose mode is unknown counts as closed, so the group advice stays where facts are
+    missing.
+    """
+    if not perms.kfd.exists:
+        return False
+    for node in (perms.kfd, *perms.render_nodes):
+        if not node.exists:
+            continue
+        try:
+            mode = int(node.mode or "", 8)
+        except ValueError:
+            return False
+        if mode & 0o006 != 0o006:
+            return False
+    return True
 
 
 def distro(ctx: Context) -> list[Finding]:
@@ -191,14 +217,21 @@ def distro(ctx: Context) -> list[Finding]:
 
 
 def kernel(ctx: Context) -> list[Finding]:
+    """kernel-old: only on Ubuntu and its derivatives, the only kernels rocm.toml has data for.
+
+    AMD lists the other distributions (RHEL 8/9 with 4.18/5.14, SLES, Debian, ...) with their own
+    vendor kernels, which carry backported amdgpu drivers; Ubuntu's GA kernel numbers say nothing
+    about them, and neither do they about rolling distributions.
+    """
     facts = ctx.facts
     version = facts.platform.kernel_version
     if not ctx.amd or facts.platform.wsl or version is None:
         return []
-    release = _chosen(ctx)
-    if release is None or not release.min_kernel:
+    chosen = _chosen(ctx)
+    if chosen is None:
         return []
-    needed = tuple(int(p) for p in release.min_kernel.split(".")[:2] if p.isdigit())
+    release, tested, ubuntu = chosen
+    needed = tuple(int(p) for p in tested.split(".")[:2] if p.isdigit())
     if version[:2] >= needed:
         return []
     return [
@@ -206,8 +239,8 @@ def kernel(ctx: Context) -> list[Finding]:
             "kernel-old",
             "warning",
             f"Kernel {facts.platform.kernel} is older than ROCm {release.version} supports",
-            f"ROCm {release.version} is tested with kernels {release.min_kernel} and newer; the "
-            "amdgpu driver of older kernels lacks fixes and support for newer cards.",
+            f"ROCm {release.version} is tested on Ubuntu {ubuntu} with kernels {tested} and "
+            "newer; the amdgpu driver of older kernels lacks fixes and support for newer cards.",
             "Install a newer kernel (Ubuntu: sudo apt install linux-generic-hwe-$(lsb_release -rs)"
             ") or upgrade the distribution, then reboot.",
         )
@@ -304,10 +337,30 @@ def _is_amd_name(text: str) -> bool:
     return any(word in lowered for word in ("advanced micro devices", "amd", "radeon", "ati "))
 
 
-def _chosen(ctx: Context) -> RocmRelease | None:
-    """The release a set-up would pick: the newest serving this distro, else the newest one."""
+def _chosen(ctx: Context) -> tuple[RocmRelease, str, str] | None:
+    """The release a set-up would pick on an Ubuntu-family system, the lowest kernel it is tested
+    with, and the Ubuntu version(s) that number belongs to ("22.04", or "24.04 and 26.04").
+
+    The release is the newest one serving this Ubuntu, else the newest one. Its kernels are those
+    listed for this Ubuntu version (ubuntu_kernels), else min_kernel (the GA kernel of its oldest
+    Ubuntu). None on any other distribution: rocm.toml has no kernel numbers for them.
+    """
+    platform = ctx.facts.platform
+    if not platform.is_ubuntu_family:
+        return None
     rocm = ctx.primary[1].rocm if ctx.primary is not None else ()
-    serving = serving_releases(ctx.kb, ctx.facts.platform, rocm)
+    serving = serving_releases(ctx.kb, platform, rocm)
     candidates = serving or releases_for(ctx.kb, rocm)
     with_kernels = [r for r in candidates if r.min_kernel]
-    return with_kernels[0] if with_kernels else None
+    if not with_kernels:
+        return None
+    release = with_kernels[0]
+    ubuntu = ubuntu_version(ctx.kb, platform)
+    listed = release.ubuntu_kernels.get(ubuntu, ()) if ubuntu in release.ubuntu else ()
+    if listed:
+        return release, min(listed, key=_kernel_key), ubuntu
+    return release, release.min_kernel or "", " and ".join(sorted(release.ubuntu, key=_kernel_key))
+
+
+def _kernel_key(text: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in text.split(".") if p.isdigit())
