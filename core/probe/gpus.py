@@ -360,15 +360,34 @@ def _name_and_classify(
 
 
 def _row_by_name(kb: Knowledge, name: str) -> GpuRow | None:
-    wanted = _squash(name)
+    """The AMD row that names the same card as ``name`` (a Windows adapter or runtime name).
+
+    Whole names only: the words must be the same, apart from case, punctuation, trademark
+    marks and the words of :data:`_NAME_FILLER`. No partial match: what an adapter name has
+    beyond a row's name ("XT", "XTX", "GRE", "M", "S", "LE", "12GB") is what tells two cards
+    apart, so "RX 7600 XT" is not "RX 7600" and "RX 6800M" (gfx1031) is not "RX 6800"
+    (gfx1030). A card without a row of its own stays unknown (no gfx, no VRAM from the table)
+    rather than taking another card's.
+    """
+    wanted = _name_words(name)
+    if not wanted:
+        return None
     for row in kb.gpus:
-        if row.vendor == "amd" and _squash(row.name) and _squash(row.name) in wanted:
-            return row
+        if row.vendor == "amd" and _name_words(row.name) == wanted:
+            return row  # rows that share a name agree on gfx, VRAM and arch
     return None
 
 
-def _squash(text: str) -> str:
-    return "".join(ch for ch in text.lower().replace("amd", "") if ch.isalnum())
+_TRADEMARKS = re.compile(r"\((?:tm|r|c)\)|[\u2122\u00ae\u00a9]", re.IGNORECASE)
+_NAME_FILLER = frozenset({"amd", "ati", "graphics"})
+"""Words that name no card: the vendor, and the "Graphics" that some names carry and others
+leave off ("Radeon RX 480 Graphics" in libdrm's table is the RX 480)."""
+
+
+def _name_words(text: str) -> tuple[str, ...]:
+    """'AMD Radeon(TM) RX 6800M' -> ('radeon', 'rx', '6800m')."""
+    words = re.split(r"[^0-9a-z]+", _TRADEMARKS.sub(" ", text.lower()))
+    return tuple(word for word in words if word and word not in _NAME_FILLER)
 
 
 def _best_name(

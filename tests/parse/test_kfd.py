@@ -62,7 +62,7 @@ def test_decode_agrees_with_rocm_bootstrap_table() -> None:
         ("10.3.0", (10, 3, 0), "gfx1030"),
         ("9.0.10", (9, 0, 10), "gfx90a"),
         ("11.0.0", (11, 0, 0), "gfx1100"),
-        (" 11.0.2\n", (11, 0, 2), "gfx1102"),
+        (" 11.0.2", (11, 0, 2), "gfx1102"),  # %u skips leading white space
         ("9.4.2", (9, 4, 2), "gfx942"),
         ("63.255.255", (63, 255, 255), None),  # valid for ROCR, no one-digit hex name
         ("0.0.0", (0, 0, 0), None),
@@ -90,6 +90,8 @@ def test_override(value: str, fields: tuple[int, int, int], gfx: str | None) -> 
         "11,0,0",
         "١١.0.0",
         "10.3.0 # comment",
+        " 11.0.2\n",  # %c takes the newline as a fourth field: the runtime refuses it
+        "10.3.0\r",  # a CRLF shell file
     ],
 )
 def test_override_rejects(value: str) -> None:

@@ -15,7 +15,9 @@ from typing import Any
 from core.probe.parse._text import strip_ansi
 
 _PROPERTY = re.compile(r"^\s*([a-z][a-z0-9_]*)\s+(-?[0-9]{1,40})\s*$")
-_OVERRIDE = re.compile(r"^\s*([0-9]{1,9})\.([0-9]{1,9})\.([0-9]{1,9})\s*$")
+# sscanf("%u.%u.%u%c") == 3: the first %u skips C whitespace, and nothing may follow the
+# stepping (%c would take it: a CR, a newline, a space); hence fullmatch, not `$`.
+_OVERRIDE = re.compile(r"[ \t\n\v\f\r]*([0-9]{1,9})\.([0-9]{1,9})\.([0-9]{1,9})")
 _OVERRIDE_LIMITS = (63, 255, 255)
 
 
@@ -98,10 +100,12 @@ def _gfx_name(major: int, minor: int, step: int) -> str | None:
 def parse_gfx_override(value: str) -> tuple[int, int, int] | None:
     """'10.3.0' -> (10, 3, 0); None unless exactly three decimal fields within ROCR's limits.
 
-    Limits as in libhsakmt: major <= 63, minor <= 255, stepping <= 255. Surrounding
-    whitespace is accepted (the runtime itself rejects a trailing space).
+    Limits as in libhsakmt: major <= 63, minor <= 255, stepping <= 255. Leading whitespace
+    is accepted, as the runtime's ``sscanf("%u.%u.%u%c")`` skips it; anything after the
+    stepping is not, trailing whitespace included: the runtime reads it as a fourth field and
+    refuses to start ("10.3.0\\r" from a shell file with CRLF line ends, "10.3.0 ").
     """
-    match = _OVERRIDE.match(value)
+    match = _OVERRIDE.fullmatch(value)
     if match is None:
         return None
     fields = tuple(int(group) for group in match.groups())
