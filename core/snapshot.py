@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from core.probe.environment import WATCHED, scan_file
+from core.probe.environment import WATCHED, scan_file, shell_lines
 from core.system import (
     DEFAULT_TIMEOUT,
     MAX_READ,
@@ -252,7 +252,7 @@ def anonymise_file(path: str, data: bytes, user: str | None = None) -> bytes:
         # Only what the probe found, rebuilt as NAME=value on its own line number: the rest of a
         # line (another command, a token, a password) never reaches the snapshot.
         found = {s.line: s for s in scan_file(path, text)}
-        lines = text.splitlines()
+        lines = shell_lines(text.removesuffix("\n"))
         text = (
             "\n".join(
                 f"export {found[i].name}={shlex.quote(found[i].value)}" if i in found else ""

@@ -165,6 +165,12 @@ def override_needed(ctx: Context) -> list[Finding]:
     ]
 
 
+def _shown(value: str) -> str:
+    """A value as text a reader can see: a carriage return or other control character is
+    written as an escape (10.3.0\\r), not left invisible."""
+    return value if value.isprintable() else value.encode("unicode_escape").decode("ascii")
+
+
 def _set_by(setting: OverrideSetting) -> str:
     """Where an override comes from, when it is not this process's own environment."""
     if not setting.origin:
@@ -196,7 +202,7 @@ def override_wrong(ctx: Context) -> list[Finding]:
             Finding(
                 "override-wrong",
                 "error" if sup.status == "official" or not setting.valid else "warning",
-                f"{setting.variable}={setting.value} does not fit {gpu.name}",
+                f"{setting.variable}={_shown(setting.value)} does not fit {gpu.name}",
                 problem + where,
                 f"{right}, or run rocmate install again: it rewrites {setting.origin}."
                 if setting.origin else
@@ -226,9 +232,11 @@ def _override_advice(ctx: Context, gpu: Gpu, sup: Support, setting: OverrideSett
 
 def _override_problem(ctx: Context, gpu: Gpu, sup: Support, setting: OverrideSetting) -> str | None:
     if not setting.valid:
+        crlf = (" It ends in a carriage return: the file that sets it was saved with Windows "
+                "line endings (convert it, e.g. dos2unix FILE)." if "\r" in setting.value else "")
         return (
-            f"'{setting.value}' is not a valid value (the ROCm runtime wants exactly "
-            "major.minor.stepping, e.g. 10.3.0) and refuses to start."
+            f"'{_shown(setting.value)}' is not a valid value (the ROCm runtime wants exactly "
+            f"major.minor.stepping, e.g. 10.3.0) and refuses to start.{crlf}"
         )
     if fits(setting, sup, gpu) or ctx.override_serves(gpu, setting):
         return None
@@ -277,7 +285,8 @@ def _stale_file_overrides(ctx: Context, already: set[str]) -> list[Finding]:
             Finding(
                 "override-wrong",
                 "warning",
-                f"{origin.path} sets {origin.name}={origin.value}, which does not fit {gpu.name}",
+                f"{origin.path} sets {origin.name}={_shown(origin.value)}, which does not fit "
+                f"{gpu.name}",
                 f"Line {origin.line} of {origin.path} {when}. "
                 + (_override_problem(ctx, gpu, sup, setting) or ""),
                 "Run rocmate install again (it rewrites that file), or change line "

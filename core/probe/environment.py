@@ -194,14 +194,27 @@ def startup_files(system: System, home: str) -> list[str]:
     return [p for p in paths if system.exists(p)]
 
 
+def shell_lines(text: str) -> list[str]:
+    """Lines as a shell reads them: split at newlines only (a carriage return of a file saved
+    with Windows line endings stays on its line)."""
+    return text.split("\n")
+
+
 def scan_file(path: str, text: str) -> list[Setting]:
-    """Lines of ``text`` that set a watched variable (comments skipped)."""
+    """Lines of ``text`` that set a watched variable (comments skipped). A line that ends in a
+    carriage return (Windows line endings) gives its value with that ``\r``, as a shell
+    exports it: ``10.3.0\r``, which the ROCm runtime refuses."""
     found = []
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(shell_lines(text), start=1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
-        setting = _fish_universal(line) if line.startswith("SETUVAR") else _assignment(line)
+        if line.startswith("SETUVAR"):
+            setting = _fish_universal(line)
+        else:
+            setting = _assignment(line)
+            if setting is not None and raw.endswith("\r") and setting[1]:
+                setting = (setting[0], setting[1] + "\r")
         if setting is not None:
             found.append(Setting(setting[0], setting[1], path, number))
     return found

@@ -195,3 +195,37 @@ def test_rx_9070_gre_row() -> None:
         assert row.note is not None and "12 GB" in row.note and "[UNVERIFIED]" in row.note
     else:  # 12 needs a source beyond SPECS, which says 16
         assert row.source != "IDS, SPECS"
+
+
+# --- a start-up file saved with Windows line endings ---------------------------------------------
+
+
+def test_a_crlf_startup_file_gives_the_value_with_its_carriage_return() -> None:
+    from core.probe.environment import scan_file
+
+    text = 'export HSA_OVERRIDE_GFX_VERSION="10.3.0"\r\nexport HIP_VISIBLE_DEVICES=0\n'
+    found = [(s.name, s.value, s.line) for s in scan_file("/home/a/.bashrc", text)]
+    assert found == [("HSA_OVERRIDE_GFX_VERSION", "10.3.0\r", 1), ("HIP_VISIBLE_DEVICES", "0", 2)]
+
+
+def test_the_doctor_names_a_carriage_return_in_an_override(tmp_path: Path) -> None:
+    """An RX 6700 XT whose ~/.bashrc (saved on Windows) sets 10.3.0\\r: bash exports it with the
+    CR, the runtime refuses it; the doctor shows it escaped and says why."""
+    import json
+    import shutil
+
+    from core.doctor import run_doctor
+    from core.system import SnapshotSystem
+
+    root = tmp_path / "m"
+    machines = Path(__file__).resolve().parents[1] / "fixtures" / "machines"
+    shutil.copytree(machines / "rx6700xt-override-etc-environment", root, symlinks=True)
+    env = json.loads((root / "env.json").read_text())
+    (root / "env.json").write_text(json.dumps(env | {"HSA_OVERRIDE_GFX_VERSION": "10.3.0\r"}))
+    bashrc = root / "files/home/alice/.bashrc"
+    bashrc.parent.mkdir(parents=True, exist_ok=True)
+    bashrc.write_bytes(b"export HSA_OVERRIDE_GFX_VERSION=10.3.0\r\n")
+    found = {f["id"]: f for f in run_doctor(SnapshotSystem(root)).to_json()["findings"]}
+    wrong = found["override-wrong"]
+    assert wrong["title"].startswith("HSA_OVERRIDE_GFX_VERSION=10.3.0\\r does not fit")
+    assert "Windows line endings" in wrong["detail"] and ".bashrc line 1" in wrong["detail"]
