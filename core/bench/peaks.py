@@ -6,10 +6,10 @@ known, the reference says so instead of inventing a number.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from core.knowledge.base import GpuRow, Knowledge, KnowledgeError, load_knowledge
+from core.knowledge.names import name_words
 from core.report.model import Figure, Reference
 
 # figure name -> the GpuRow field holding its peak, per suite (precision-dependent ones below)
@@ -22,10 +22,6 @@ _BY_PRECISION = {"amp-fp16": "peak_tflops_fp16", "amp-bf16": "peak_tflops_bf16"}
 _TFLOPS_FIGURE = {"resnet50-train": "tflops", "llm-train": "tflops", "sd15-infer": "unet_tflops"}
 
 
-def _squash(text: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", text.lower())
-
-
 def find_row(kb: Knowledge, pci_id: str | None, revision: str | None,
              name: str | None) -> tuple[GpuRow | None, str]:
     """The card's row and how it was found (or why none was)."""
@@ -34,15 +30,10 @@ def find_row(kb: Knowledge, pci_id: str | None, revision: str | None,
         if row is not None:
             return row, f"PCI id {pci_id}"
     if name:
-        wanted = _squash(name)
-        best: GpuRow | None = None
-        for row in kb.gpus:
-            key = _squash(row.name)
-            if len(key) >= 4 and key in wanted and (best is None or len(key) > len(
-                    _squash(best.name))):
-                best = row
-        if best is not None:
-            return best, f"name {name!r}"
+        wanted = name_words(name)
+        row = next((r for r in kb.gpus if wanted and name_words(r.name) == wanted), None)
+        if row is not None:  # the same card only: an RX 6800M has no RX 6800 peaks
+            return row, f"name {name!r}"
     return None, f"no row in the knowledge base for {pci_id or name or 'this device'}"
 
 

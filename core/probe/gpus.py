@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from core.knowledge.base import GpuRow, Knowledge
+from core.knowledge.names import name_words
 from core.knowledge.vendors import VendorTable
 from core.probe.parse.kfd import decode_gfx_target_version, parse_properties, pci_location
 from core.probe.parse.lspci import PciDevice, is_display_class, parse_lspci
@@ -363,31 +364,19 @@ def _row_by_name(kb: Knowledge, name: str) -> GpuRow | None:
     """The AMD row that names the same card as ``name`` (a Windows adapter or runtime name).
 
     Whole names only: the words must be the same, apart from case, punctuation, trademark
-    marks and the words of :data:`_NAME_FILLER`. No partial match: what an adapter name has
-    beyond a row's name ("XT", "XTX", "GRE", "M", "S", "LE", "12GB") is what tells two cards
-    apart, so "RX 7600 XT" is not "RX 7600" and "RX 6800M" (gfx1031) is not "RX 6800"
-    (gfx1030). A card without a row of its own stays unknown (no gfx, no VRAM from the table)
-    rather than taking another card's.
+    marks and the filler words of :mod:`core.knowledge.names`. No partial match: what an
+    adapter name has beyond a row's name ("XT", "XTX", "GRE", "M", "S", "LE", "12GB") is what
+    tells two cards apart, so "RX 7600 XT" is not "RX 7600" and "RX 6800M" (gfx1031) is not
+    "RX 6800" (gfx1030). A card without a row of its own stays unknown (no gfx, no VRAM from
+    the table) rather than taking another card's.
     """
-    wanted = _name_words(name)
+    wanted = name_words(name)
     if not wanted:
         return None
     for row in kb.gpus:
-        if row.vendor == "amd" and _name_words(row.name) == wanted:
+        if row.vendor == "amd" and name_words(row.name) == wanted:
             return row  # rows that share a name agree on gfx, VRAM and arch
     return None
-
-
-_TRADEMARKS = re.compile(r"\((?:tm|r|c)\)|[\u2122\u00ae\u00a9]", re.IGNORECASE)
-_NAME_FILLER = frozenset({"amd", "ati", "graphics"})
-"""Words that name no card: the vendor, and the "Graphics" that some names carry and others
-leave off ("Radeon RX 480 Graphics" in libdrm's table is the RX 480)."""
-
-
-def _name_words(text: str) -> tuple[str, ...]:
-    """'AMD Radeon(TM) RX 6800M' -> ('radeon', 'rx', '6800m')."""
-    words = re.split(r"[^0-9a-z]+", _TRADEMARKS.sub(" ", text.lower()))
-    return tuple(word for word in words if word and word not in _NAME_FILLER)
 
 
 def _best_name(

@@ -51,3 +51,15 @@ def test_a_row_without_the_peak_says_which_is_missing() -> None:
     ref = reference("gemm", {}, figs, None, None, "AMD Radeon RX 7900 XTX")
     assert ref is not None and set(ref.fractions) == {"tflops_fp16"}
     assert ref.note and "peak_tflops_bf16" in ref.note
+
+
+def test_a_name_finds_only_the_same_card() -> None:
+    """By name (no PCI id known): the words must agree. An RX 6800M (gfx1031, a laptop part) must
+    not take the desktop RX 6800's peaks, nor an RX 7600 XT the RX 7600's if it had no row."""
+    kb = load_knowledge()
+    row, _ = find_row(kb, None, None, "NVIDIA H200")
+    assert row is not None and row.name == "H200"
+    row, _ = find_row(kb, None, None, "AMD Radeon(TM) RX 6800M")
+    assert row is None or row.name.endswith("6800M")
+    row, how = find_row(kb, None, None, "AMD Radeon RX 6800 Mystery Edition")
+    assert row is None and "no row" in how
