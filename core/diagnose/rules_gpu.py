@@ -68,6 +68,22 @@ def support(ctx: Context) -> list[Finding]:
     findings = []
     if not ctx.usable_amd:
         gpu, sup = ctx.amd[0] if ctx.primary is None else ctx.primary
+        if (gpu.gfx is None and not ctx.facts.gpus.kfd_present and ctx.native
+                and gpu.driver != "radeon"):
+            # Not in rocmate's table and no driver to ask: its target is unknown, not unsupported
+            # (a chip the old radeon driver holds is GCN 1/2 or older: no ROCm for it)
+            pci = f" ({gpu.pci_id})" if gpu.pci_id else ""
+            return [
+                Finding(
+                    "gfx-unknown",
+                    "warning",
+                    f"rocmate cannot tell which ROCm target {gpu.name}{pci} is",
+                    "The card is not in rocmate's knowledge base and the amdgpu driver is not "
+                    "loaded (no /dev/kfd), so its gfx target cannot be read: whether ROCm "
+                    "supports it is unknown.",
+                    "Load the amdgpu driver (see kfd-missing), then run rocmate doctor again.",
+                )
+            ]
         torch = ctx.facts.torch
         if gpu.gfx and ctx.torch_has_native_code(gpu) and torch is not None and torch.available:
             return [

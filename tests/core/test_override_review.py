@@ -98,3 +98,19 @@ def test_a_card_past_support_that_the_wheel_runs_is_not_blocked(tmp_path: Path) 
     # the same machine without a working PyTorch: still unsupported
     answer = replay(tmp_path / "b", "vega20-x8-epyc-aspeed")
     assert "gfx-unsupported" in ids(answer) and answer["verdict"] == NOT_SUPPORTED
+
+
+def test_a_card_not_in_the_table_without_a_driver_is_unknown_not_unsupported(
+        tmp_path: Path) -> None:
+    """No /dev/kfd and a device id rocmate's table lacks (74b9: an MI325X VF, gfx942 per the
+    amd-smi output a user posted): the target cannot be read, which is not 'Not supported'."""
+    root = tmp_path / "m"
+    shutil.copytree(MACHINES / "kfd-missing-ubuntu2204-server", root, symlinks=True)
+    slot = root / "files/sys/devices/pci0000:00/0000:00:01.1/0000:03:00.0"
+    (slot / "device").write_text("0x74b9\n")
+    lspci = root / "commands/lspci_-nn.txt"
+    lspci.write_text(lspci.read_text().replace("744c", "74b9"))
+    answer = run_doctor(SnapshotSystem(root)).to_json()
+    found = ids(answer)
+    assert "gfx-unsupported" not in found and answer["verdict"] != NOT_SUPPORTED
+    assert found["gfx-unknown"]["severity"] == "warning" and "kfd-missing" in found
