@@ -186,26 +186,18 @@ def test_world_open_nodes_need_no_group() -> None:
 def test_0660_render_nodes_still_warn(tmp_path: Path) -> None:
     """The same machine with the usual 0660 root:render nodes: the real cases stay."""
     root = copy_machine(tmp_path, "fedora42-rx7900xtx")
+
+    def both_0660(usable: bool) -> dict[str, dict[str, str]]:
+        nodes = ("/dev/kfd", "/dev/dri/renderD128")
+        set_devices(root, {path: node("0660", usable=usable) for path in nodes})
+        return ids(answer(root))
+
     # opened only through the desktop session's ACL (uaccess): a warning
-    set_devices(
-        root,
-        {
-            "/dev/kfd": node("0660", usable=True),
-            "/dev/dri/renderD128": node("0660", usable=True),
-        },
-    )
-    found = ids(answer(root))
+    found = both_0660(usable=True)
     assert found["not-in-render-group"]["severity"] == "warning"
     assert "kfd-no-access" not in found
     # not openable at all: both errors, with the usermod fix
-    set_devices(
-        root,
-        {
-            "/dev/kfd": node("0660", usable=False),
-            "/dev/dri/renderD128": node("0660", usable=False),
-        },
-    )
-    found = ids(answer(root))
+    found = both_0660(usable=False)
     assert found["kfd-no-access"]["severity"] == "error"
     assert found["not-in-render-group"]["severity"] == "error"
     assert "usermod -aG render,video" in found["not-in-render-group"]["fix"]
