@@ -18,6 +18,7 @@ RULES: tuple[Rule, ...] = (
     rules_gpu.no_amd_gpu,
     rules_gpu.gpus_found,
     rules_gpu.support,
+    rules_gpu.wsl_gpu,
     rules_system.windows_side,
     rules_system.kfd,
     rules_system.access,
@@ -34,7 +35,7 @@ RULES: tuple[Rule, ...] = (
 READY = "Ready"
 READY_AFTER_FIXES = "Ready after these fixes"
 NOT_SUPPORTED = "Not supported"
-BLOCKING = {"no-gpu", "no-amd-gpu", "gfx-unsupported", "wsl1"}
+BLOCKING = {"no-gpu", "no-amd-gpu", "gfx-unsupported", "wsl1", "wsl-gpu-unsupported"}
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2, "ok": 3}
 
 

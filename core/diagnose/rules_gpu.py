@@ -122,6 +122,35 @@ def support(ctx: Context) -> list[Finding]:
     return findings
 
 
+def wsl_gpu(ctx: Context) -> list[Finding]:
+    """wsl-gpu-unsupported: under WSL 2 only the targets on AMD's WSL list work (RDNA2 cards
+    show no GPU in rocminfo there: rocm-facts 2.4, ROCm/ROCm#5030); the lists are rocm.toml's
+    ``wsl_targets``, where a release has one."""
+    if ctx.facts.platform.wsl != 2 or ctx.primary is None:
+        return []
+    gpu, sup = ctx.primary
+    lists = [(r.version, set(r.wsl_targets)) for r in ctx.kb.releases if r.wsl_targets]
+    if not sup.usable or not gpu.gfx or not lists:
+        return []
+    posing = override_to_gfx(sup.override) if sup.override else None
+    served = set().union(*(targets for _, targets in lists))
+    if gpu.gfx in served or posing in served:
+        return []
+    versions = ", ".join(v for v, _ in lists)
+    return [
+        Finding(
+            "wsl-gpu-unsupported",
+            "error",
+            f"{gpu.name} ({gpu.gfx}) is not on AMD's list for ROCm on WSL 2",
+            f"AMD's WSL 2 support (ROCm {versions}) covers {', '.join(sorted(served))} only "
+            "(RX 7700 and up, RX 9000, Ryzen AI APUs). Users with RDNA2 cards report that "
+            "rocminfo shows no GPU under WSL, override or not.",
+            "Run Linux natively (a second boot) to use this card with ROCm; under WSL, "
+            "PyTorch can only use the CPU.",
+        )
+    ]
+
+
 def gpus_found(ctx: Context) -> list[Finding]:
     if not ctx.usable_amd:
         return []

@@ -229,3 +229,15 @@ def test_the_doctor_names_a_carriage_return_in_an_override(tmp_path: Path) -> No
     wrong = found["override-wrong"]
     assert wrong["title"].startswith("HSA_OVERRIDE_GFX_VERSION=10.3.0\\r does not fit")
     assert "Windows line endings" in wrong["detail"] and ".bashrc line 1" in wrong["detail"]
+
+
+def test_wsl_replay_rdna2_is_not_on_the_wsl_list(tmp_path: Path) -> None:
+    """An RX 6800 XT (gfx1030, official on native Linux) under WSL 2: AMD's WSL list (ROCm 10.x
+    wsl_targets) leaves RDNA2 out and users see no GPU in rocminfo there (ROCm/ROCm#5030)."""
+    answer = wsl_replay(tmp_path, "AMD Radeon RX 6800 XT")
+    found = {f["id"]: f for f in answer["findings"]}
+    assert found["wsl-gpu-unsupported"]["title"] == (
+        "Radeon RX 6800 XT (gfx1030) is not on AMD's list for ROCm on WSL 2")
+    assert answer["verdict"] == "Not supported"
+    answer = wsl_replay(tmp_path / "b", WSL_ADAPTER)  # the RX 7900 XTX is on it
+    assert "wsl-gpu-unsupported" not in {f["id"] for f in answer["findings"]}
