@@ -269,7 +269,19 @@ def rocm_multiple(ctx: Context) -> list[Finding]:
 def dkms(ctx: Context) -> list[Finding]:
     driver = ctx.facts.driver
     findings = []
-    if driver.crash_files or (driver.dkms_trees and not driver.amdgpu_dkms_version):
+    in_use = bool(driver.amdgpu_dkms_version) or driver.dkms_module_in_use
+    if in_use and driver.crash_files:  # the DKMS driver works: only an old crash report is left
+        findings.append(
+            Finding(
+                "dkms-leftovers",
+                "info",
+                "An old amdgpu-dkms crash report was left behind",
+                "Found " + ", ".join(driver.crash_files) + ". The amdgpu driver that runs is "
+                "the DKMS-built one, so that build has since worked.",
+                "sudo rm -f /var/crash/amdgpu-dkms.*",
+            )
+        )
+    elif driver.crash_files or (driver.dkms_trees and not in_use):
         findings.append(
             Finding(
                 "dkms-leftovers",

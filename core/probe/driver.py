@@ -42,6 +42,9 @@ class DriverFacts:
     crash_files: tuple[str, ...]
     uefi: bool
     secure_boot: bool | None
+    dkms_module_in_use: bool = False
+    """The running kernel's amdgpu comes from DKMS (modules.dep names updates/dkms/ or extra/):
+    old rock-dkms builds have no version file, so the version alone does not tell."""
 
     def kernels_without_headers(self) -> list[str]:
         return [k.release for k in self.kernels if not k.headers]
@@ -55,6 +58,7 @@ class DriverFacts:
             "crash_files": list(self.crash_files),
             "uefi": self.uefi,
             "secure_boot": self.secure_boot,
+            "dkms_module_in_use": self.dkms_module_in_use,
         }
 
 
@@ -71,7 +75,22 @@ def probe_driver(system: System, wsl: int | None) -> DriverFacts:
         ),
         uefi=uefi,
         secure_boot=_secure_boot(system) if uefi else False,
+        dkms_module_in_use=_dkms_module_in_use(system) if not wsl else False,
     )
+
+
+def _dkms_module_in_use(system: System) -> bool:
+    """Whether the running kernel's modules.dep takes amdgpu.ko from a DKMS folder."""
+    release = (system.read_text("/proc/sys/kernel/osrelease", limit=256) or "").strip()
+    if not release or "/" in release:
+        return False
+    for base in ("/lib/modules", "/usr/lib/modules"):
+        text = system.read_text(f"{base}/{release}/modules.dep", limit=8 * 1024 * 1024)
+        if text is not None:
+            return any(line.startswith(("updates/dkms/amdgpu.ko", "updates/amdgpu.ko",
+                                         "extra/amdgpu.ko", "extra/dkms/amdgpu.ko"))
+                       for line in text.splitlines())
+    return False
 
 
 def amdgpu_loaded(system: System) -> bool:

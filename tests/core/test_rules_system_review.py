@@ -243,3 +243,19 @@ def test_world_open_nodes_after_a_group_change_say_nothing(tmp_path: Path) -> No
         },
     )
     assert "this login is older" in ids(answer(root))["not-in-render-group"]["title"]
+
+
+def test_a_dkms_driver_that_runs_is_not_called_stale(tmp_path: Path) -> None:
+    """8 x Vega 20 on an old rock-dkms: no /sys/module/amdgpu/version, but the running kernel's
+    modules.dep takes amdgpu.ko from updates/dkms, so the DKMS tree is the driver in use."""
+    found = ids(answer(MACHINES / "vega20-x8-epyc-aspeed"))
+    assert "dkms-leftovers" not in found
+    # the same machine with an old crash report: only that is left to clean, as info
+    root = copy_machine(tmp_path, "vega20-x8-epyc-aspeed")
+    (root / "files/var/crash").mkdir(parents=True, exist_ok=True)
+    (root / "files/var/crash/amdgpu-dkms.0.crash").write_text("")
+    leftovers = ids(answer(root))["dkms-leftovers"]
+    assert leftovers["severity"] == "info" and "apt purge" not in leftovers["fix"]
+    # a failed build next to the kernel's own driver still gets the purge advice
+    failed = ids(answer(MACHINES / "dkms-build-failed-rx7800xt"))["dkms-leftovers"]
+    assert failed["severity"] == "warning" and "apt purge amdgpu-dkms" in failed["fix"]

@@ -73,3 +73,12 @@ def test_shell_lines_are_rebuilt_from_what_was_found() -> None:
         "export HIP_PATH=/home/someone/rocm",
         "export ROCM_PATH=/opt/rocm",
     ]
+
+
+def test_modules_dep_keeps_only_amdgpus_line() -> None:
+    """modules.dep is about a megabyte; the driver probe reads only where amdgpu.ko comes from."""
+    text = ("kernel/fs/ext4/ext4.ko: kernel/fs/jbd2/jbd2.ko\n"
+            "updates/dkms/amdgpu.ko: updates/dkms/amdxcp.ko updates/dkms/amdttm.ko\n"
+            "kernel/drivers/net/foo.ko: kernel/drivers/gpu/drm/amd/amdgpu/amdgpu.ko\n")
+    kept = anonymise_file("/lib/modules/6.8.0-45-generic/modules.dep", text.encode()).decode()
+    assert kept == "updates/dkms/amdgpu.ko: updates/dkms/amdxcp.ko updates/dkms/amdttm.ko\n"
