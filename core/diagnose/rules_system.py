@@ -11,7 +11,6 @@ from core.knowledge.choose import (
     serving_releases,
     ubuntu_version,
 )
-from core.probe.permissions import PermissionFacts
 
 
 def wsl1(ctx: Context) -> list[Finding]:
@@ -136,7 +135,7 @@ def access(ctx: Context) -> list[Finding]:
             )
         )
     in_owner_group = any(g in perms.user.groups for g in groups)
-    if _open_to_everyone(perms):
+    if perms.open_to_everyone:
         # Every GPU node is world read-write (mode 0666, as some distributions' udev rules and
         # admins' container rules set it): any account opens them, over ssh, from services and
         # from containers given the devices, so the render and video groups add nothing here.
@@ -166,26 +165,6 @@ def access(ctx: Context) -> list[Finding]:
             )
         )
     return findings
-
-
-def _open_to_everyone(perms: PermissionFacts) -> bool:
-    """Whether /dev/kfd and every render node exist with read and write for all (mode o+rw).
-
-    A node whose mode is unknown counts as closed, so the group advice stays where facts are
-    missing.
-    """
-    if not perms.kfd.exists:
-        return False
-    for node in (perms.kfd, *perms.render_nodes):
-        if not node.exists:
-            continue
-        try:
-            mode = int(node.mode or "", 8)
-        except ValueError:
-            return False
-        if mode & 0o006 != 0o006:
-            return False
-    return True
 
 
 def distro(ctx: Context) -> list[Finding]:

@@ -597,8 +597,8 @@ class _Builder:
 
     def groups(self) -> None:
         perms = self.facts.permissions
-        if perms.is_root or self.facts.platform.wsl:
-            return
+        if perms.is_root or self.facts.platform.wsl or perms.open_to_everyone:
+            return  # 0666 device nodes (Fedora, SteamOS setups): a group changes nothing
         missing = [g for g in ("render", "video") if g not in perms.user.groups]
         if not missing:
             return

@@ -28,6 +28,23 @@ class PermissionFacts:
     def is_root(self) -> bool:
         return self.user.uid == 0
 
+    @property
+    def open_to_everyone(self) -> bool:
+        """Whether /dev/kfd and every render node exist with read and write for all (mode
+        o+rw): then no group is needed. A node whose mode is unknown counts as closed."""
+        if not self.kfd.exists:
+            return False
+        for node in (self.kfd, *self.render_nodes):
+            if not node.exists:
+                continue
+            try:
+                mode = int(node.mode or "", 8)
+            except ValueError:
+                return False
+            if mode & 0o006 != 0o006:
+                return False
+        return True
+
     def blocked_nodes(self) -> list[DeviceAccess]:
         """Device nodes that exist but this user cannot open read-write."""
         nodes = [self.kfd, *self.render_nodes]

@@ -496,3 +496,10 @@ def test_an_environment_path_that_would_break_the_scripts_is_refused(venv: str) 
     with pytest.raises(PlanError, match="must be an absolute path"):
         plan_for("linuxmint21-rx6700xt", venv=venv)
     assert plan_for("linuxmint21-rx6700xt", venv="/opt/my envs/rocm 7.2").steps  # spaces are fine
+
+
+def test_no_group_step_where_the_device_nodes_are_open_to_everyone() -> None:
+    """Fedora 42 with 0666 /dev/kfd and render nodes: usermod would change nothing (the doctor
+    says nothing either); a 0660 machine still gets it."""
+    assert "groups" not in ids(plan_for("fedora42-rx7900xtx"))
+    assert ids(plan_for("not-in-render-group-ubuntu2204"))[0] == "groups"
