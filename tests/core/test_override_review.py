@@ -114,3 +114,18 @@ def test_a_card_not_in_the_table_without_a_driver_is_unknown_not_unsupported(
     found = ids(answer)
     assert "gfx-unsupported" not in found and answer["verdict"] != NOT_SUPPORTED
     assert found["gfx-unknown"]["severity"] == "warning" and "kfd-missing" in found
+
+
+def test_a_device_id_only_libhsakmt_knows_still_gives_its_target(tmp_path: Path) -> None:
+    """73a0 (Navi 21) has no product name in libdrm's table but is in libhsakmt's device table:
+    without a driver the doctor still knows it is gfx1030 (official), not an unknown card."""
+    root = tmp_path / "m"
+    shutil.copytree(MACHINES / "kfd-missing-ubuntu2204-server", root, symlinks=True)
+    slot = root / "files/sys/devices/pci0000:00/0000:00:01.1/0000:03:00.0"
+    (slot / "device").write_text("0x73a0\n")
+    lspci = root / "commands/lspci_-nn.txt"
+    lspci.write_text(lspci.read_text().replace("744c", "73a0"))
+    answer = run_doctor(SnapshotSystem(root)).to_json()
+    [gpu] = [g for g in answer["gpus"] if g["vendor"] == "amd"]
+    assert (gpu["gfx"], gpu["support"]["status"]) == ("gfx1030", "official")
+    assert "gfx-unknown" not in ids(answer) and "kfd-missing" in ids(answer)
