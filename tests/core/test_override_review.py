@@ -100,17 +100,22 @@ def test_a_card_past_support_that_the_wheel_runs_is_not_blocked(tmp_path: Path) 
     assert "gfx-unsupported" in ids(answer) and answer["verdict"] == NOT_SUPPORTED
 
 
+def without_driver(tmp_path: Path, device: str) -> dict[str, Any]:
+    """The recorded server with no amdgpu loaded (no /dev/kfd), its card's device id changed."""
+    root = tmp_path / "m"
+    shutil.copytree(MACHINES / "kfd-missing-ubuntu2204-server", root, symlinks=True)
+    slot = root / "files/sys/devices/pci0000:00/0000:00:01.1/0000:03:00.0"
+    (slot / "device").write_text(f"0x{device}\n")
+    lspci = root / "commands/lspci_-nn.txt"
+    lspci.write_text(lspci.read_text().replace("744c", device))
+    return run_doctor(SnapshotSystem(root)).to_json()
+
+
 def test_a_card_not_in_the_table_without_a_driver_is_unknown_not_unsupported(
         tmp_path: Path) -> None:
     """No /dev/kfd and a device id rocmate's table lacks (74b9: an MI325X VF, gfx942 per the
     amd-smi output a user posted): the target cannot be read, which is not 'Not supported'."""
-    root = tmp_path / "m"
-    shutil.copytree(MACHINES / "kfd-missing-ubuntu2204-server", root, symlinks=True)
-    slot = root / "files/sys/devices/pci0000:00/0000:00:01.1/0000:03:00.0"
-    (slot / "device").write_text("0x74b9\n")
-    lspci = root / "commands/lspci_-nn.txt"
-    lspci.write_text(lspci.read_text().replace("744c", "74b9"))
-    answer = run_doctor(SnapshotSystem(root)).to_json()
+    answer = without_driver(tmp_path, "74b9")
     found = ids(answer)
     assert "gfx-unsupported" not in found and answer["verdict"] != NOT_SUPPORTED
     assert found["gfx-unknown"]["severity"] == "warning" and "kfd-missing" in found
@@ -119,13 +124,7 @@ def test_a_card_not_in_the_table_without_a_driver_is_unknown_not_unsupported(
 def test_a_device_id_only_libhsakmt_knows_still_gives_its_target(tmp_path: Path) -> None:
     """73a0 (Navi 21) has no product name in libdrm's table but is in libhsakmt's device table:
     without a driver the doctor still knows it is gfx1030 (official), not an unknown card."""
-    root = tmp_path / "m"
-    shutil.copytree(MACHINES / "kfd-missing-ubuntu2204-server", root, symlinks=True)
-    slot = root / "files/sys/devices/pci0000:00/0000:00:01.1/0000:03:00.0"
-    (slot / "device").write_text("0x73a0\n")
-    lspci = root / "commands/lspci_-nn.txt"
-    lspci.write_text(lspci.read_text().replace("744c", "73a0"))
-    answer = run_doctor(SnapshotSystem(root)).to_json()
+    answer = without_driver(tmp_path, "73a0")
     [gpu] = [g for g in answer["gpus"] if g["vendor"] == "amd"]
     assert (gpu["gfx"], gpu["support"]["status"]) == ("gfx1030", "official")
     assert "gfx-unknown" not in ids(answer) and "kfd-missing" in ids(answer)
