@@ -318,14 +318,24 @@ def test_a_pipe_with_a_report_is_read(tmp_path: Path) -> None:
     os.mkfifo(fifo)
     text = GEMM.read_bytes()
 
+    writing = threading.Event()
+
     def feed() -> None:
         with open(fifo, "wb") as f:
+            writing.set()
             f.write(text)
 
+    # As with `show <(cat report.json)`, the writer is there before the read: a reader that never
+    # reads lets it open at once (opened first, the load would find no writer and read nothing).
+    idle_reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
     writer = threading.Thread(target=feed, daemon=True)
     writer.start()
-    assert load_report_file(fifo) == load(GEMM)  # as `show <(cat report.json)` does
-    writer.join(timeout=10)
+    try:
+        assert writing.wait(timeout=10)
+        assert load_report_file(fifo) == load(GEMM)
+    finally:
+        os.close(idle_reader)
+        writer.join(timeout=10)
 
 
 @pytest.mark.parametrize(("key", "limit", "what"), [("steps", "MAX_STEPS", "steps"),
