@@ -392,6 +392,16 @@ def copy_root(source: Path, where: Path) -> Iterator[Path]:
         shutil.rmtree(where, ignore_errors=True)
 
 
+@contextlib.contextmanager
+def helper_root(debian_root: Path, where: Path) -> Iterator[Path]:
+    """A copy of the throwaway Debian root with rocmate installed root-owned (the helper's own
+    checks pass) and the test accounts: where the real helper runs as root."""
+    with copy_root(debian_root, where) as root:
+        install_rocmate(root)
+        add_accounts_in_chroot(root)
+        yield root
+
+
 def processes_in(root: Path) -> dict[int, str]:
     """Processes whose root directory is ``root``: their names by pid."""
     found = {}

@@ -36,11 +36,9 @@ from core.install import helper
 from core.install.privilege import CANCEL_ON_EOF
 from tests.install.support import (
     CHROOT_ENV,
-    add_accounts_in_chroot,
     command_step,
-    copy_root,
     events,
-    install_rocmate,
+    helper_root,
     pin_content,
     pin_step,
     plan,
@@ -116,9 +114,7 @@ def test_the_line_has_the_same_size_limit() -> None:
 
 @pytest.fixture(scope="module")
 def cancel_root(debian_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    with copy_root(debian_root, tmp_path_factory.mktemp("cancel") / "copy") as root:
-        install_rocmate(root)
-        add_accounts_in_chroot(root)
+    with helper_root(debian_root, tmp_path_factory.mktemp("cancel") / "copy") as root:
         yield root
 
 

@@ -31,10 +31,8 @@ from core.install.runner import Runner
 from core.knowledge.base import load_knowledge
 from tests.install.support import (
     REPO_ROOT,
-    add_accounts_in_chroot,
     add_fixtures,
-    copy_root,
-    install_rocmate,
+    helper_root,
     pin_content,
     pin_step,
     plan,
@@ -240,9 +238,7 @@ def test_runner_and_cli_show_the_refusal_in_words(
 
 @pytest.fixture(scope="module")
 def lock_root(debian_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    with copy_root(debian_root, tmp_path_factory.mktemp("lock") / "copy") as root:
-        install_rocmate(root)
-        add_accounts_in_chroot(root)
+    with helper_root(debian_root, tmp_path_factory.mktemp("lock") / "copy") as root:
         yield root
 
 

@@ -5,15 +5,16 @@ on the terminal."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 
@@ -273,36 +274,44 @@ def test_dev_zero_is_refused_after_max_bytes() -> None:
         load_report_file("/dev/zero")
 
 
-@pytest.mark.timeout(30)
-def test_an_endless_pipe_is_refused_after_max_bytes(tmp_path: Path) -> None:
+@contextlib.contextmanager
+def fed_fifo(tmp_path: Path, feed: Callable[[IO[bytes], threading.Event], object]
+             ) -> Iterator[Path]:
+    """A FIFO whose writer (``feed(stream, stop)`` in a thread) is there before the test reads
+    it, as with `show <(cat report.json)`. A reader that never reads lets the writer open at
+    once; opened before any writer, a FIFO reads as empty (test_a_pipe_nobody_writes_to...)."""
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
-    stop = threading.Event()
-    writing = threading.Event()
+    stop, writing = threading.Event(), threading.Event()
 
-    def feed() -> None:
+    def write() -> None:
         try:
             with open(fifo, "wb") as f:
                 writing.set()
-                chunk = b" " * 65536
-                while not stop.is_set():
-                    f.write(chunk)
+                feed(f, stop)
         except BrokenPipeError:
             pass
 
-    # A reader that never reads lets the writer open at once; the load must then find a writer
-    # (opened without one, a FIFO reads as empty: that is the next test).
     idle_reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
-    writer = threading.Thread(target=feed, daemon=True)
+    writer = threading.Thread(target=write, daemon=True)
     writer.start()
     try:
         assert writing.wait(timeout=10)
-        with pytest.raises(ReportError, match="far too large"):
-            load_report_file(fifo)  # st_size says 0
+        yield fifo
     finally:
         stop.set()
         os.close(idle_reader)
         writer.join(timeout=10)
+
+
+@pytest.mark.timeout(30)
+def test_an_endless_pipe_is_refused_after_max_bytes(tmp_path: Path) -> None:
+    def endless(f: IO[bytes], stop: threading.Event) -> None:
+        while not stop.is_set():
+            f.write(b" " * 65536)
+
+    with fed_fifo(tmp_path, endless) as fifo, pytest.raises(ReportError, match="far too large"):
+        load_report_file(fifo)  # st_size says 0
 
 
 @pytest.mark.timeout(30)
@@ -314,28 +323,9 @@ def test_a_pipe_nobody_writes_to_is_not_a_hang(tmp_path: Path) -> None:
 
 
 def test_a_pipe_with_a_report_is_read(tmp_path: Path) -> None:
-    fifo = tmp_path / "fifo"
-    os.mkfifo(fifo)
     text = GEMM.read_bytes()
-
-    writing = threading.Event()
-
-    def feed() -> None:
-        with open(fifo, "wb") as f:
-            writing.set()
-            f.write(text)
-
-    # As with `show <(cat report.json)`, the writer is there before the read: a reader that never
-    # reads lets it open at once (opened first, the load would find no writer and read nothing).
-    idle_reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
-    writer = threading.Thread(target=feed, daemon=True)
-    writer.start()
-    try:
-        assert writing.wait(timeout=10)
+    with fed_fifo(tmp_path, lambda f, _stop: f.write(text)) as fifo:
         assert load_report_file(fifo) == load(GEMM)
-    finally:
-        os.close(idle_reader)
-        writer.join(timeout=10)
 
 
 @pytest.mark.parametrize(("key", "limit", "what"), [("steps", "MAX_STEPS", "steps"),
