@@ -38,11 +38,11 @@ from diffusers import (
 )
 from transformers import CLIPTextConfig, CLIPTextModel
 
-from core.bench.device import resolve
-from core.bench.harness import Harness, Options, Workload
-from core.bench.protocol import Emitter
+from core.bench.worker.device import resolve
+from core.bench.worker.harness import Harness, Options, Workload
+from core.bench.worker.protocol import Emitter
 from core.bench.runner import WorkerOptions
-from core.bench.suites import sd15 as cfg
+from core.bench.worker.suites import sd15 as cfg
 from core.system import clean_env
 
 SPLIT = ("text_encoder_s", "unet_loop_s", "vae_decode_s")

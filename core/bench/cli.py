@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from core.bench.protocol import PRECISIONS, SIZES, SUITES
+from core.bench.worker.protocol import PRECISIONS, SIZES, SUITES
 from core.bench.reporting import build_report
 from core.bench.runner import BenchRunner, RunOutcome, WorkerOptions, default_run_file, run_sync
 from core.report.model import Report, to_json

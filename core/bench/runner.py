@@ -1,8 +1,8 @@
 """Runs a benchmark worker in the target Python and turns its event stream into a RunOutcome.
 
 * The worker runs as ``PYTHON -E -B -u -m core.bench.worker ...`` with its working directory set
-  to a fresh temporary folder that holds a copy of ``core/__init__.py`` and ``core/bench/`` and
-  nothing else. ``-m`` puts that folder first on ``sys.path``; ``-E`` makes the interpreter ignore
+  to a fresh temporary folder that holds a copy of the package ``core/bench/worker/`` (and the
+  empty ``__init__.py`` files above it) and nothing else. ``-m`` puts that folder first on ``sys.path``; ``-E`` makes the interpreter ignore
   PYTHONPATH/PYTHONHOME (which may point at rocmate's own packages, e.g. from a PyInstaller
   bundle), so only the target environment's own site-packages (and its user site, where a
   ``pip install --user torch`` lives) are importable besides ``core``. The environment comes from
@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import IO, Any
 
 import core.bench
-from core.bench import errors
-from core.bench.protocol import decode
+from core.bench.worker import errors
+from core.bench.worker.protocol import decode
 from core.bench.telemetry import DeviceIds, Sampler, open_sampler, sysfs_ids
 from core.report.model import TelemetrySample
 from core.system import LiveSystem, System, clean_env
@@ -105,13 +105,15 @@ class RunOutcome:
 
 
 def prepare_worker_root(dest: Path) -> Path:
-    """Copy ``core/__init__.py`` and ``core/bench/`` (sources only) into ``dest``."""
+    """Copy the worker package ``core/bench/worker/`` (sources only) into ``dest``, with the
+    ``__init__.py`` of ``core`` and ``core/bench`` (they import nothing) and no other file."""
     src_bench = Path(core.bench.__file__).resolve().parent
     src_core = src_bench.parent
     target = dest / "core"
-    target.mkdir(parents=True, exist_ok=True)
+    (target / "bench").mkdir(parents=True, exist_ok=True)
     shutil.copy2(src_core / "__init__.py", target / "__init__.py")
-    shutil.copytree(src_bench, target / "bench",
+    shutil.copy2(src_bench / "__init__.py", target / "bench" / "__init__.py")
+    shutil.copytree(src_bench / "worker", target / "bench" / "worker",
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc"), dirs_exist_ok=True)
     return dest
 

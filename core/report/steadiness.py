@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from core.report import fmt
 from core.report.model import SuiteRun, TelemetrySample
 
-STEADY_CV = 0.05  # the harness's settle criterion (core.bench.stats.SettleRule.max_cv)
+STEADY_CV = 0.05  # the harness's settle criterion (core.bench.worker.stats.SettleRule.max_cv)
 CPU_BOUND_BUSY_PCT = 70.0
 CLOCK_DROP = 0.10  # the GPU clock's lowest sample this far under its highest
 MIN_SAMPLES = 3  # fewer telemetry samples in the measured phase say nothing

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from core.bench import errors
+from core.bench.worker import errors
 
 ERRORS = Path(__file__).resolve().parents[1] / "fixtures" / "errors"
 

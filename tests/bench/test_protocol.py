@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from core.bench.protocol import ERROR_KINDS, EVENTS, Emitter, decode, encode, json_safe
+from core.bench.worker.protocol import ERROR_KINDS, EVENTS, Emitter, decode, encode, json_safe
 
 
 def test_encode_is_one_line_of_strict_json() -> None:

@@ -14,10 +14,10 @@ import pytest
 import torch
 from diffusers import StableDiffusionPipeline, UNet2DConditionModel
 
-from core.bench.device import Device
-from core.bench.harness import Harness, Options
-from core.bench.protocol import Emitter
-from core.bench.suites import sd15
+from core.bench.worker.device import Device
+from core.bench.worker.harness import Harness, Options
+from core.bench.worker.protocol import Emitter
+from core.bench.worker.suites import sd15
 
 
 @pytest.fixture

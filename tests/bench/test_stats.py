@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.bench.stats import SettleRule, cv, percentile, summarize
+from core.bench.worker.stats import SettleRule, cv, percentile, summarize
 
 positive = st.floats(min_value=1e-6, max_value=1e6, allow_nan=False, allow_infinity=False)
 

@@ -120,7 +120,7 @@ def test_sd15_with_a_local_model_folder(tmp_path: Path) -> None:
     import torch
     from diffusers import StableDiffusionPipeline
 
-    from core.bench.suites.sd15 import build_random
+    from core.bench.worker.suites.sd15 import build_random
 
     c = build_random(True, torch.device("cpu"), torch.float32, str(tmp_path))
     pipe = StableDiffusionPipeline(vae=c.vae, text_encoder=c.text_encoder, tokenizer=c.tokenizer,

@@ -347,7 +347,7 @@ def test_too_many_steps_or_samples_are_refused(key: str, limit: str, what: str, 
 
 
 def test_the_limits_hold_the_largest_report_the_harness_writes(tmp_path: Path) -> None:
-    # a timed phase stops at 100,000 measured steps (core.bench.harness.Workload.max_steps),
+    # a timed phase stops at 100,000 measured steps (core.bench.worker.harness.Workload.max_steps),
     # plus up to 50 warm-up steps; every real report must stay readable
     assert model.MAX_STEPS >= 100_050 and model.MAX_SAMPLES >= 100_000
     report = load(H200)

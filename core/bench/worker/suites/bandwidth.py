@@ -9,8 +9,8 @@ from typing import Any
 
 import torch
 
-from core.bench.harness import Harness, Options, Workload, figure
-from core.bench.suites.gemm import burst_size
+from core.bench.worker.harness import Harness, Options, Workload, figure
+from core.bench.worker.suites.gemm import burst_size
 
 MIB = 1 << 20
 

@@ -13,8 +13,8 @@ from typing import Any
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM
 
-from core.bench.flops import count_flops
-from core.bench.harness import Harness, Options, Workload, figure
+from core.bench.worker.flops import count_flops
+from core.bench.worker.harness import Harness, Options, Workload, figure
 
 # name -> (hidden, intermediate, layers, heads, kv heads, vocab); shapes of known models.
 PRESETS: dict[str, tuple[int, int, int, int, int, int]] = {

@@ -8,11 +8,11 @@ from types import ModuleType
 from typing import Any
 
 MODULES = {
-    "resnet50-train": "core.bench.suites.resnet50",
-    "sd15-infer": "core.bench.suites.sd15",
-    "llm-train": "core.bench.suites.llm",
-    "gemm": "core.bench.suites.gemm",
-    "bandwidth": "core.bench.suites.bandwidth",
+    "resnet50-train": "core.bench.worker.suites.resnet50",
+    "sd15-infer": "core.bench.worker.suites.sd15",
+    "llm-train": "core.bench.worker.suites.llm",
+    "gemm": "core.bench.worker.suites.gemm",
+    "bandwidth": "core.bench.worker.suites.bandwidth",
 }
 
 # Per suite: batch size and precision on a GPU (default size), and on the CPU or at --size tiny.

@@ -15,9 +15,9 @@ from typing import Any
 
 import torch
 
-from core.bench.device import math_settings
-from core.bench.flops import matmul_flops
-from core.bench.harness import Harness, Options, Workload, figure
+from core.bench.worker.device import math_settings
+from core.bench.worker.flops import matmul_flops
+from core.bench.worker.harness import Harness, Options, Workload, figure
 
 DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
 TARGET_STEP_S = 0.025

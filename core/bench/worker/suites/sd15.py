@@ -37,8 +37,8 @@ from diffusers import (
 )
 from transformers import CLIPTextConfig, CLIPTextModel, CLIPTokenizer
 
-from core.bench.flops import count_flops
-from core.bench.harness import Harness, Options, Workload, figure
+from core.bench.worker.flops import count_flops
+from core.bench.worker.harness import Harness, Options, Workload, figure
 
 PROMPT = "a photograph of an astronaut riding a horse on mars"
 GUIDANCE = 7.5

@@ -1,7 +1,7 @@
 """The benchmark worker: ``python -m core.bench.worker --suite NAME [options]``.
 
 Runs one suite in the *target* Python (the environment holding ROCm PyTorch) and speaks the
-protocol of :mod:`core.bench.protocol` on stdout, one JSON object per line. Everything else a
+protocol of :mod:`core.bench.worker.protocol` on stdout, one JSON object per line. Everything else a
 library prints (Python or C, e.g. MIOpen logs) is sent to stderr, so stdout stays clean.
 
 Imports only the standard library, torch, torchvision, diffusers, transformers and core.bench.
@@ -17,8 +17,8 @@ import sys
 import time
 from typing import IO, Any, NoReturn
 
-from core.bench import errors
-from core.bench.protocol import PRECISIONS, PROTOCOL_VERSION, SIZES, SUITES, Emitter
+from core.bench.worker import errors
+from core.bench.worker.protocol import PRECISIONS, PROTOCOL_VERSION, SIZES, SUITES, Emitter
 
 
 class UsageError(Exception):
@@ -88,9 +88,9 @@ def run(argv: list[str] | None, emitter: Emitter) -> int:
 
         import torch  # noqa: F401  (a missing torch is reported as missing-package)
 
-        from core.bench import device as devmod
-        from core.bench import suites
-        from core.bench.harness import Harness, Options
+        from core.bench.worker import device as devmod
+        from core.bench.worker import suites
+        from core.bench.worker.harness import Harness, Options
 
         try:
             dev = devmod.resolve(args.device)

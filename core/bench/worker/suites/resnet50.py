@@ -10,9 +10,9 @@ import torch
 import torchvision
 from torch import nn
 
-from core.bench.device import math_settings
-from core.bench.flops import count_flops
-from core.bench.harness import Harness, Options, Workload, figure
+from core.bench.worker.device import math_settings
+from core.bench.worker.flops import count_flops
+from core.bench.worker.harness import Harness, Options, Workload, figure
 
 
 def build_model(tiny: bool) -> tuple[nn.Module, int, int]:

@@ -3,7 +3,7 @@
 Each step is timed between device synchronisations, so a step's time is the device's time for
 that step. Every step, warm-up included, is reported as a ``step`` event as it ends.
 
-Worker side: standard library, torch (through :mod:`core.bench.device`) and core.bench only.
+Worker side: standard library, torch (through :mod:`core.bench.worker.device`) and core.bench only.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from core.bench.device import Device
-from core.bench.protocol import Emitter
-from core.bench.stats import SettleRule, summarize
+from core.bench.worker.device import Device
+from core.bench.worker.protocol import Emitter
+from core.bench.worker.stats import SettleRule, summarize
 
 
 @dataclass

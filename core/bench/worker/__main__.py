@@ -1,0 +1,5 @@
+"""``python -m core.bench.worker --suite NAME [options]`` (DESIGN.md, worker protocol)."""
+
+from core.bench.worker.entry import main
+
+raise SystemExit(main())
