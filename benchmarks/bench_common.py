@@ -14,12 +14,13 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from core.bench.reporting import build_report  # noqa: E402
-from core.bench.runner import BenchRunner, RunOutcome, WorkerOptions  # noqa: E402
+from core.bench.runner import BenchRunner, RunOutcome  # noqa: E402
+from core.bench.worker.options import BenchOptions  # noqa: E402
 from core.report.model import Report, to_json  # noqa: E402
 from core.system import LiveSystem  # noqa: E402
 
 
-def run_rocmate(options: WorkerOptions, python: str, out_dir: Path | None, name: str,
+def run_rocmate(options: BenchOptions, python: str, out_dir: Path | None, name: str,
                 **kw: Any) -> tuple[RunOutcome, Report]:
     """One rocmate run (a worker subprocess) -> outcome and report (written to out_dir)."""
     run_file = out_dir / f"{name}.jsonl" if out_dir else None

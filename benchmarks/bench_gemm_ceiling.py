@@ -13,7 +13,7 @@ from pathlib import Path
 import torch
 from bench_common import dump, run_rocmate
 
-from core.bench.runner import WorkerOptions
+from core.bench.worker.options import BenchOptions
 
 SHAPES = [(4096, 4096, 4096), (6144, 6144, 6144), (8192, 8192, 8192), (12288, 12288, 12288),
           (16384, 16384, 16384), (8192, 8192, 16384), (16384, 8192, 8192)]
@@ -56,7 +56,7 @@ def main() -> int:
             if r > best.get(name, (0.0, shape))[0]:
                 best[name] = (r, shape)
     torch.cuda.empty_cache()
-    _, report = run_rocmate(WorkerOptions(suite="gemm", device=args.device), args.python,
+    _, report = run_rocmate(BenchOptions(suite="gemm", device=args.device), args.python,
                             args.out, "gemm-vs-ceiling")
     res = report.runs[0].result
     if res is None:

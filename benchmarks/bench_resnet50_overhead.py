@@ -21,7 +21,7 @@ import torch.nn.functional as F
 import torchvision
 from bench_common import dump, headline, run_rocmate
 
-from core.bench.runner import WorkerOptions
+from core.bench.worker.options import BenchOptions
 
 
 def hand_loop(device: str, precision: str, channels_last: bool, bs: int, steps: int,
@@ -92,7 +92,7 @@ def main() -> int:
         for r in range(args.rounds):
             hand.append(hand_loop(args.device, prec, cl, bs, args.steps, args.warmup, args.tiny))
             release(args.device)
-            opts = WorkerOptions(suite="resnet50-train", device=args.device,
+            opts = BenchOptions(suite="resnet50-train", device=args.device,
                                  size="tiny" if args.tiny else "default", precision=prec,
                                  channels_last=cl, batch_size=bs, steps=args.steps)
             _, report = run_rocmate(opts, args.python, args.out,

@@ -40,8 +40,8 @@ from transformers import CLIPTextConfig, CLIPTextModel
 
 from core.bench.worker.device import resolve
 from core.bench.worker.harness import Harness, Options, Workload
+from core.bench.worker.options import BenchOptions
 from core.bench.worker.protocol import Emitter
-from core.bench.runner import WorkerOptions
 from core.bench.worker.suites import sd15 as cfg
 from core.system import clean_env
 
@@ -106,7 +106,7 @@ def plain_round(args: argparse.Namespace, like_worker: bool = False) -> list[flo
 def rocmate_round(args: argparse.Namespace, name: str, telemetry: bool
                   ) -> tuple[list[float], dict[str, float]] | None:
     """One rocmate run: its measured seconds per image, and the median text / UNet / VAE split."""
-    opts = WorkerOptions(suite="sd15-infer", device=args.device,
+    opts = BenchOptions(suite="sd15-infer", device=args.device,
                          size="tiny" if args.tiny else "default", steps=args.images,
                          inference_steps=args.inference_steps)
     _, report = run_rocmate(opts, args.python, args.out, name, telemetry=telemetry)

@@ -17,7 +17,7 @@ from typing import Any
 
 from bench_common import dump, line, run_rocmate
 
-from core.bench.runner import WorkerOptions
+from core.bench.worker.options import BenchOptions
 
 
 def configs(name: str, device: str, size: str, seconds: float | None) -> list[tuple[str, Any]]:
@@ -27,22 +27,22 @@ def configs(name: str, device: str, size: str, seconds: float | None) -> list[tu
         for prec, cl, bs in itertools.product(("fp32", "amp-fp16", "amp-bf16"), (False, True),
                                               (64, 256)):
             tag = f"resnet50-{prec}-{'cl' if cl else 'nchw'}-bs{bs}"
-            out.append((tag, WorkerOptions(suite="resnet50-train", precision=prec,
+            out.append((tag, BenchOptions(suite="resnet50-train", precision=prec,
                                            channels_last=cl, batch_size=bs, **base)))
     if name in ("sd", "all"):
-        out.append(("sd15-eager", WorkerOptions(suite="sd15-infer", **base)))
-        out.append(("sd15-compiled", WorkerOptions(suite="sd15-infer", compile=True, **base)))
-        out.append(("sd15-compiled-cl", WorkerOptions(suite="sd15-infer", compile=True,
+        out.append(("sd15-eager", BenchOptions(suite="sd15-infer", **base)))
+        out.append(("sd15-compiled", BenchOptions(suite="sd15-infer", compile=True, **base)))
+        out.append(("sd15-compiled-cl", BenchOptions(suite="sd15-infer", compile=True,
                                                       channels_last=True, **base)))
     if name in ("llm", "all", "defaults"):
-        out.append(("llm-train", WorkerOptions(suite="llm-train", **base)))
+        out.append(("llm-train", BenchOptions(suite="llm-train", **base)))
     if name in ("gemm", "all", "defaults"):
-        out.append(("gemm", WorkerOptions(suite="gemm", **base)))
+        out.append(("gemm", BenchOptions(suite="gemm", **base)))
     if name in ("bandwidth", "all", "defaults"):
-        out.append(("bandwidth", WorkerOptions(suite="bandwidth", **base)))
+        out.append(("bandwidth", BenchOptions(suite="bandwidth", **base)))
     if name == "defaults":
-        out.insert(0, ("resnet50-default", WorkerOptions(suite="resnet50-train", **base)))
-        out.insert(1, ("sd15-default", WorkerOptions(suite="sd15-infer", **base)))
+        out.insert(0, ("resnet50-default", BenchOptions(suite="resnet50-train", **base)))
+        out.insert(1, ("sd15-default", BenchOptions(suite="sd15-infer", **base)))
     return out
 
 

@@ -9,9 +9,10 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from core.bench.worker.protocol import PRECISIONS, SIZES, SUITES
 from core.bench.reporting import build_report
-from core.bench.runner import BenchRunner, RunOutcome, WorkerOptions, default_run_file, run_sync
+from core.bench.runner import BenchRunner, RunOutcome, default_run_file, run_sync
+from core.bench.worker.options import BenchOptions, add_arguments
+from core.bench.worker.protocol import SUITES
 from core.report.model import Report, to_json
 from core.report.privacy import scrub_report
 from core.report.text import run_text
@@ -26,27 +27,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--python", metavar="PATH",
                    help="the Python holding the ROCm PyTorch (default: rocmate's managed "
                         "environment, else python3)")
-    p.add_argument("--device", default="cuda:0", help="cuda:N or cpu (default cuda:0)")
     p.add_argument("--out", metavar="FILE.json", help="write the report here")
     p.add_argument("--json", action="store_true", help="print the report JSON on stdout")
-    p.add_argument("--size", choices=SIZES, default="default",
-                   help="tiny = small shapes for a quick smoke run")
-    p.add_argument("--precision", choices=PRECISIONS)
-    p.add_argument("--batch-size", type=int, metavar="N")
-    p.add_argument("--warmup-steps", type=int, metavar="N",
-                   help="a fixed warm-up instead of 'until step times settle'")
-    p.add_argument("--steps", type=int, metavar="N", help="measure exactly N steps")
-    p.add_argument("--seconds", type=float, metavar="T", help="measure for T seconds")
-    p.add_argument("--compile", action="store_true", help="torch.compile the model")
-    p.add_argument("--channels-last", action="store_true", help="channels_last memory format")
-    p.add_argument("--model", metavar="PATH",
-                   help="sd15-infer: local diffusers folder or .safetensors file (real weights)")
-    p.add_argument("--preset", choices=["auto", "0.5b", "1b", "3b", "7b"],
-                   help="llm-train model size (default auto: the largest that fits)")
-    p.add_argument("--seq-len", type=int, metavar="N", help="llm-train sequence length")
-    p.add_argument("--inference-steps", type=int, metavar="N",
-                   help="sd15-infer denoising steps (default 20)")
-    p.add_argument("--seed", type=int)
+    add_arguments(p, cli=True, skip=("suite",))  # every benchmark option, defined once
     p.add_argument("--watchdog", type=float, default=180.0, metavar="S",
                    help="kill the worker after S seconds without an event (default 180)")
     p.add_argument("--startup-timeout", type=float, default=900.0, metavar="S",
@@ -58,14 +41,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def options_from_args(args: argparse.Namespace) -> WorkerOptions:
+def options_from_args(args: argparse.Namespace) -> BenchOptions:
     model = str(Path(args.model).expanduser().resolve()) if args.model else None
-    return WorkerOptions(
-        suite=args.suite, device=args.device, size=args.size, precision=args.precision,
-        batch_size=args.batch_size, warmup_steps=args.warmup_steps, steps=args.steps,
-        seconds=args.seconds, compile=args.compile, channels_last=args.channels_last,
-        model=model, preset=args.preset, seq_len=args.seq_len,
-        inference_steps=args.inference_steps, seed=args.seed)
+    return BenchOptions.from_values({**vars(args), "model": model})
 
 
 # The measured phase's default length per part (docs/bench.md), for the progress bar.
@@ -75,7 +53,7 @@ _MEASURE_SECONDS = {"gemm": 2.0, "bandwidth": 2.0}
 class Progress:
     """A one-line progress display on stderr (plain lines when stderr is not a terminal)."""
 
-    def __init__(self, stream: IO[str], options: WorkerOptions) -> None:
+    def __init__(self, stream: IO[str], options: BenchOptions) -> None:
         self.stream = stream
         self.tty = stream.isatty()
         self.options = options

@@ -2,11 +2,11 @@
 
 * The worker runs as ``PYTHON -E -B -u -m core.bench.worker ...`` with its working directory set
   to a fresh temporary folder that holds a copy of the package ``core/bench/worker/`` (and the
-  empty ``__init__.py`` files above it) and nothing else. ``-m`` puts that folder first on ``sys.path``; ``-E`` makes the interpreter ignore
-  PYTHONPATH/PYTHONHOME (which may point at rocmate's own packages, e.g. from a PyInstaller
-  bundle), so only the target environment's own site-packages (and its user site, where a
-  ``pip install --user torch`` lives) are importable besides ``core``. The environment comes from
-  ``core.system.clean_env()``.
+  empty ``__init__.py`` files above it) and nothing else. ``-m`` puts that folder first on
+  ``sys.path``; ``-E`` makes the interpreter ignore PYTHONPATH/PYTHONHOME (which may point at
+  rocmate's own packages, e.g. from a PyInstaller bundle), so only the target environment's own
+  site-packages (and its user site, where a ``pip install --user torch`` lives) are importable
+  besides ``core``. The environment comes from ``core.system.clean_env()``.
 * Every event is appended to a run file (JSON lines) the moment it arrives, with telemetry
   samples between them, so a crash of the caller loses nothing.
 * A watchdog kills the worker's process group when no event arrives for ``watchdog_s`` seconds
@@ -33,9 +33,10 @@ from pathlib import Path
 from typing import IO, Any
 
 import core.bench
-from core.bench.worker import errors
-from core.bench.worker.protocol import decode
 from core.bench.telemetry import DeviceIds, Sampler, open_sampler, sysfs_ids
+from core.bench.worker import errors
+from core.bench.worker.options import BenchOptions
+from core.bench.worker.protocol import decode
 from core.report.model import TelemetrySample
 from core.system import LiveSystem, System, clean_env
 
@@ -47,47 +48,13 @@ END_GRACE_S = 10.0  # after its last event (done, error) a worker gets this long
 STEP_WATCHDOG_FACTOR = 3.0  # the watchdog never fires before 3x the longest step seen
 
 
-@dataclass(frozen=True)
-class WorkerOptions:
-    """The worker's command-line options (DESIGN.md, "Benchmark worker protocol")."""
-
-    suite: str
-    device: str = "cuda:0"
-    size: str = "default"
-    precision: str | None = None
-    batch_size: int | None = None
-    warmup_steps: int | None = None
-    steps: int | None = None
-    seconds: float | None = None
-    compile: bool = False
-    channels_last: bool = False
-    model: str | None = None
-    preset: str | None = None
-    seq_len: int | None = None
-    inference_steps: int | None = None
-    seed: int | None = None
-
-    def to_argv(self) -> list[str]:
-        argv = ["--suite", self.suite, "--device", self.device, "--size", self.size]
-        for name in ("precision", "batch_size", "warmup_steps", "steps", "seconds", "model",
-                     "preset", "seq_len", "inference_steps", "seed"):
-            value = getattr(self, name)
-            if value is not None:
-                argv += [f"--{name.replace('_', '-')}", str(value)]
-        if self.compile:
-            argv.append("--compile")
-        if self.channels_last:
-            argv.append("--channels-last")
-        return argv
-
-
 @dataclass
 class RunOutcome:
     """Everything one worker run produced."""
 
     suite: str
     python: str
-    options: WorkerOptions
+    options: BenchOptions
     started: str  # ISO 8601 UTC
     status: str = "error"  # ok | error | cancelled
     duration_s: float = 0.0
@@ -118,7 +85,7 @@ def prepare_worker_root(dest: Path) -> Path:
     return dest
 
 
-def worker_command(python: str, options: WorkerOptions) -> list[str]:
+def worker_command(python: str, options: BenchOptions) -> list[str]:
     """The argv that starts a worker (run it with cwd = a folder from prepare_worker_root)."""
     return [python, "-E", "-B", "-u", "-m", "core.bench.worker", *options.to_argv()]
 
@@ -136,7 +103,7 @@ class BenchRunner:
 
     def __init__(
         self,
-        options: WorkerOptions,
+        options: BenchOptions,
         *,
         python: str,
         run_file: Path | str | None = None,

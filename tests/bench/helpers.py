@@ -9,21 +9,24 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from core.bench.runner import BenchRunner, RunOutcome, WorkerOptions
+from core.bench.runner import BenchRunner, RunOutcome
+
+# The Python running the tests is the test set-up's .venv: it holds torch, torchvision,
+from core.bench.worker.options import BenchOptions
 
 # The Python running the tests is the test set-up's .venv: it holds torch, torchvision,
 # diffusers and transformers, so it serves as the "target" Python too.
 PYTHON = sys.executable
 
 
-def tiny(suite: str, **kw: Any) -> WorkerOptions:
+def tiny(suite: str, **kw: Any) -> BenchOptions:
     """Options for a quick CPU run: tiny shapes, a fixed warm-up, a few measured steps."""
     base: dict[str, Any] = {"device": "cpu", "size": "tiny", "warmup_steps": 1, "steps": 3}
     base.update(kw)
-    return WorkerOptions(suite=suite, **base)
+    return BenchOptions(suite=suite, **base)
 
 
-def run_worker(options: WorkerOptions, tmp_path: Path, *,
+def run_worker(options: BenchOptions, tmp_path: Path, *,
                on_event: Callable[[BenchRunner, dict[str, Any]], None] | None = None,
                python: str = PYTHON, **kw: Any) -> tuple[RunOutcome, list[dict[str, Any]]]:
     """Run the worker through BenchRunner; returns the outcome and the run file's events."""

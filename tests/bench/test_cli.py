@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from core.bench import cli
-from core.bench.runner import WorkerOptions
+from core.bench.worker.options import BenchOptions
 from core.report.history import History
 from core.report.model import from_json
 from tests.bench.helpers import PYTHON
@@ -84,7 +84,7 @@ def test_progress_shows_the_preparation_before_the_first_phase(tty: bool) -> Non
     """Between hello and the warm-up (imports, model build: ~19 s for SD 1.5 on the H200) the
     line says what is going on and, on a terminal, for how long; then how long it took."""
     stream = _Terminal() if tty else io.StringIO()
-    progress = cli.Progress(stream, WorkerOptions(suite="sd15-infer"))
+    progress = cli.Progress(stream, BenchOptions(suite="sd15-infer"))
     for ev in (HELLO, {"event": "telemetry", "rx_t": 3.2},
                {"event": "phase", "phase": "warmup", "rx_t": 5.5}):
         progress(ev)

@@ -23,7 +23,8 @@ from typing import Any
 import pytest
 
 from core.bench.reporting import build_report, gpu_driver, machine
-from core.bench.runner import RunOutcome, WorkerOptions
+from core.bench.runner import RunOutcome
+from core.bench.worker.options import BenchOptions
 from core.probe.driver import nvidia_version, version_text
 from core.report import fmt
 from core.report.compare import compare
@@ -153,7 +154,7 @@ def test_build_report_records_the_run_devices_driver() -> None:
     system = SnapshotSystem(MACHINES / "mi210-x4-ubuntu2204")
     hello = {"event": "hello", "backend": "hip", "pci_bus_id": "0000:e3:00.0",
              "device_name": "AMD Instinct MI210", "torch": "2.5.1+rocm6.2", "hip": "6.2.41133"}
-    out = RunOutcome(suite="gemm", python="python3", options=WorkerOptions("gemm"),
+    out = RunOutcome(suite="gemm", python="python3", options=BenchOptions("gemm"),
                      started="2026-01-01T00:00:00+00:00", hello=hello,
                      error={"kind": "other", "message": "stopped", "advice": "run it again"})
     report = from_json(to_json(build_report([out], system)))

@@ -18,7 +18,8 @@ import time
 from typing import IO, Any, NoReturn
 
 from core.bench.worker import errors
-from core.bench.worker.protocol import PRECISIONS, PROTOCOL_VERSION, SIZES, SUITES, Emitter
+from core.bench.worker.options import BenchOptions, add_arguments
+from core.bench.worker.protocol import PROTOCOL_VERSION, Emitter
 
 
 class UsageError(Exception):
@@ -31,26 +32,9 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The worker's command line: every option of :class:`BenchOptions`."""
     p = _Parser(prog="python -m core.bench.worker", description=__doc__.splitlines()[0])
-    p.add_argument("--suite", required=True, choices=SUITES)
-    p.add_argument("--device", default="cuda:0", help="cuda, cuda:N or cpu (default cuda:0)")
-    p.add_argument("--size", default="default", choices=SIZES,
-                   help="tiny = shapes small enough for a CPU test in seconds")
-    p.add_argument("--precision", choices=PRECISIONS,
-                   help="default: amp-fp16 (resnet50, sd15), amp-bf16 (llm) on a GPU; fp32 on "
-                        "cpu; gemm and bandwidth ignore it")
-    p.add_argument("--batch-size", type=int)
-    p.add_argument("--warmup-steps", type=int,
-                   help="fixed warm-up instead of 'until step times settle'")
-    p.add_argument("--steps", type=int, help="measure exactly N steps")
-    p.add_argument("--seconds", type=float, help="measure for T seconds (default 10)")
-    p.add_argument("--compile", action=argparse.BooleanOptionalAction, default=False)
-    p.add_argument("--channels-last", action=argparse.BooleanOptionalAction, default=False)
-    p.add_argument("--model", help="sd15-infer: local diffusers folder or .safetensors file")
-    p.add_argument("--preset", help="llm-train: auto (default), 0.5b, 1b, 3b, 7b")
-    p.add_argument("--seq-len", type=int, help="llm-train: tokens per sequence (default 1024)")
-    p.add_argument("--inference-steps", type=int, help="sd15-infer: denoising steps (default 20)")
-    p.add_argument("--seed", type=int, default=0)
+    add_arguments(p)
     return p
 
 
@@ -67,22 +51,19 @@ def _on_sigterm(_signum: int, _frame: Any) -> None:
     raise KeyboardInterrupt
 
 
-def _check(args: argparse.Namespace) -> None:
-    for name in ("batch_size", "steps", "seq_len", "inference_steps"):
-        v = getattr(args, name)
-        if v is not None and v < 1:
-            raise UsageError(f"--{name.replace('_', '-')} must be at least 1")
-    if args.warmup_steps is not None and args.warmup_steps < 0:
-        raise UsageError("--warmup-steps must be 0 or more")
-    if args.seconds is not None and args.seconds <= 0:
-        raise UsageError("--seconds must be positive")
+def _given(args: argparse.Namespace) -> BenchOptions:
+    given = BenchOptions.from_values(vars(args))
+    problems = given.problems()
+    if problems:
+        raise UsageError("; ".join(problems))
+    return given
 
 
 def run(argv: list[str] | None, emitter: Emitter) -> int:
     ctx = errors.Context(python=sys.executable)
     try:
         args = build_parser().parse_args(argv)
-        _check(args)
+        given = _given(args)
         ctx.suite = args.suite
         ctx.batch_size = args.batch_size
 
@@ -102,24 +83,12 @@ def run(argv: list[str] | None, emitter: Emitter) -> int:
         dinfo = dev.info()
         ctx.arch = dinfo.get("arch")
         tiny = args.size == "tiny"
-        opts = Options(
-            suite=args.suite,
-            device=str(dev.torch_device),
-            size=args.size,
+        opts = Options.resolve(
+            given,
             precision=suites.precision(args.suite, args.precision, gpu=dev.is_gpu),
             batch_size=args.batch_size
             or suites.default(args.suite, "batch_size", gpu=dev.is_gpu, tiny=tiny),
-            warmup_steps=args.warmup_steps,
-            steps=args.steps,
-            seconds=args.seconds,
-            compile=args.compile,
-            channels_last=args.channels_last,
-            model=args.model,
-            preset=args.preset,
-            seq_len=args.seq_len,
-            inference_steps=args.inference_steps,
-            seed=args.seed,
-            batch_size_given=args.batch_size is not None,
+            device=str(dev.torch_device),
         )
         ctx.batch_size = opts.batch_size
         settings = opts.settings()

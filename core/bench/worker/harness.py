@@ -14,30 +14,29 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from core.bench.worker.device import Device
+from core.bench.worker.options import BenchOptions
 from core.bench.worker.protocol import Emitter
 from core.bench.worker.stats import SettleRule, summarize
 
 
-@dataclass
-class Options:
-    """The worker's options after defaults were filled in."""
+@dataclass(frozen=True)
+class Options(BenchOptions):
+    """The options after the suite's defaults were filled in: the fields of
+    :class:`BenchOptions` (narrowed where a default is now known), and whether the user chose the
+    batch (suites may lower a default one)."""
 
-    suite: str
-    device: str = "cuda:0"
-    size: str = "default"
     precision: str | None = "fp32"  # None where it does not apply (gemm, bandwidth)
     batch_size: int = 1
-    warmup_steps: int | None = None
-    steps: int | None = None
-    seconds: float | None = None
-    compile: bool = False
-    channels_last: bool = False
-    model: str | None = None
-    preset: str | None = None
-    seq_len: int | None = None
-    inference_steps: int | None = None
     seed: int = 0
-    batch_size_given: bool = False  # the user chose the batch (suites may lower a default one)
+    batch_size_given: bool = False
+
+    @classmethod
+    def resolve(cls, given: BenchOptions, *, precision: str | None, batch_size: int,
+                device: str) -> Options:
+        """``given`` with the suite's defaults and the resolved device filled in."""
+        values = {**given.settings(), "precision": precision, "batch_size": batch_size,
+                  "device": device, "seed": given.seed or 0}
+        return cls(**values, batch_size_given=given.batch_size is not None)
 
     @property
     def tiny(self) -> bool:

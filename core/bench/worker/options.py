@@ -1,0 +1,186 @@
+"""The benchmark options, defined once (DESIGN.md, "Benchmark worker protocol").
+
+:class:`BenchOptions` is the one place an option is spelled: its field holds the name, type,
+default, choices, bounds and help. From it come the worker's command line (:func:`add_arguments`
+on the worker side), the argv the host starts a worker with (:meth:`BenchOptions.to_argv`),
+``rocmate bench``'s flags (the same :func:`add_arguments`, with the CLI's wording where it
+differs), the values a front end builds from its widgets (:meth:`BenchOptions.from_values`), the
+checks before a run (:meth:`BenchOptions.problems`) and the report's settings (the worker sends
+``settings`` = the resolved options, see core.bench.worker.harness.Options).
+
+Worker side: imports the standard library only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Mapping
+from dataclasses import MISSING, dataclass, field, fields
+from typing import Any
+
+from core.bench.worker.protocol import PRECISIONS, SIZES, SUITES
+
+
+@dataclass(frozen=True)
+class OptionInfo:
+    """What a field of :class:`BenchOptions` needs beyond its name, type and default."""
+
+    help: str
+    cli_help: str | None = None  # rocmate bench's wording, where it differs from the worker's
+    choices: tuple[str, ...] | None = None
+    metavar: str | None = None
+    minimum: float | None = None  # the smallest value allowed
+    above: float | None = None  # values must be greater than this
+    maximum: float | None = None
+    flag: bool = False  # a switch: --name / --no-name
+
+
+def _option(default: Any, help: str, **info: Any) -> Any:
+    return field(default=default, metadata={"option": OptionInfo(help=help, **info)})
+
+
+# The largest batch size or step count a run can ask for: beyond it nothing fits in memory or
+# finishes, and the report's integers stay within what JSON readers hold exactly.
+_COUNT_MAX = 2**31 - 1
+# Seeds are 64-bit in Stable Diffusion front ends; torch.manual_seed takes up to 2**64 - 1.
+_SEED_MAX = 2**64 - 1
+# A measured phase longer than a week is a typo.
+_SECONDS_MAX = 7 * 24 * 3600.0
+
+
+@dataclass(frozen=True)
+class BenchOptions:
+    """One benchmark run's options as the user gave them (None: the suite decides)."""
+
+    suite: str = _option(MISSING, "the suite to run", choices=SUITES)
+    device: str = _option("cuda:0", "cuda, cuda:N or cpu (default cuda:0)",
+                          cli_help="cuda:N or cpu (default cuda:0)")
+    size: str = _option("default", "tiny = shapes small enough for a CPU test in seconds",
+                        cli_help="tiny = small shapes for a quick smoke run", choices=SIZES)
+    precision: str | None = _option(
+        None, "default: amp-fp16 (resnet50, sd15), amp-bf16 (llm) on a GPU; fp32 on cpu; gemm "
+              "and bandwidth ignore it", cli_help="", choices=PRECISIONS)
+    batch_size: int | None = _option(None, "", metavar="N", minimum=1, maximum=_COUNT_MAX)
+    warmup_steps: int | None = _option(
+        None, "fixed warm-up instead of 'until step times settle'",
+        cli_help="a fixed warm-up instead of 'until step times settle'", metavar="N", minimum=0,
+        maximum=_COUNT_MAX)
+    steps: int | None = _option(None, "measure exactly N steps", metavar="N", minimum=1,
+                                maximum=_COUNT_MAX)
+    seconds: float | None = _option(None, "measure for T seconds (default 10)",
+                                    cli_help="measure for T seconds", metavar="T", above=0.0,
+                                    maximum=_SECONDS_MAX)
+    compile: bool = _option(False, "torch.compile the model", flag=True)
+    channels_last: bool = _option(False, "channels_last memory format", flag=True)
+    model: str | None = _option(None, "sd15-infer: local diffusers folder or .safetensors file",
+                                cli_help="sd15-infer: local diffusers folder or .safetensors "
+                                         "file (real weights)", metavar="PATH")
+    preset: str | None = _option(None, "llm-train: auto (default), 0.5b, 1b, 3b, 7b",
+                                 cli_help="llm-train model size (default auto: the largest "
+                                          "that fits)",
+                                 choices=("auto", "0.5b", "1b", "3b", "7b"))
+    seq_len: int | None = _option(None, "llm-train: tokens per sequence (default 1024)",
+                                  cli_help="llm-train sequence length", metavar="N", minimum=1,
+                                  maximum=_COUNT_MAX)
+    inference_steps: int | None = _option(None, "sd15-infer: denoising steps (default 20)",
+                                          cli_help="sd15-infer denoising steps (default 20)",
+                                          metavar="N", minimum=1, maximum=_COUNT_MAX)
+    seed: int | None = _option(None, "", minimum=0, maximum=_SEED_MAX)
+
+    # -- turning the one definition into what each side needs ---------------------------------
+    def to_argv(self) -> list[str]:
+        """The worker's arguments for these options (a value left to the suite is not passed)."""
+        argv = ["--suite", self.suite, "--device", self.device, "--size", self.size]
+        for spec in fields(self)[3:]:
+            value = getattr(self, spec.name)
+            if _info(spec.name).flag:
+                if value:
+                    argv.append(flag_of(spec.name))
+            elif value is not None:
+                argv += [flag_of(spec.name), str(value)]
+        return argv
+
+    @classmethod
+    def from_values(cls, values: Mapping[str, Any]) -> BenchOptions:
+        """Options from a mapping of field names (an argparse namespace's ``vars``, a form)."""
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in values.items() if k in names})
+
+    def problems(self) -> list[str]:
+        """What is wrong with these options, in words (empty when a run may start)."""
+        out: list[str] = []
+        for spec in fields(self):
+            value = getattr(self, spec.name)
+            message = _problem(spec.name, value)
+            if message:
+                out.append(message)
+        return out
+
+    def settings(self) -> dict[str, Any]:
+        """The options as a report's settings hold them."""
+        return {f.name: getattr(self, f.name) for f in fields(BenchOptions)}
+
+
+def flag_of(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _info(name: str) -> OptionInfo:
+    info: OptionInfo = BenchOptions.__dataclass_fields__[name].metadata["option"]
+    return info
+
+
+def _problem(name: str, value: Any) -> str | None:
+    info = _info(name)
+    if value is None or info.flag:
+        return None
+    flag = flag_of(name) if name != "suite" else "the suite"
+    if info.choices is not None and value not in info.choices:
+        return f"{flag} must be one of {', '.join(info.choices)} (not {value!r})"
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"{flag} must be a finite number (not {value})"
+    if info.minimum is not None and value < info.minimum:
+        least = "0 or more" if info.minimum == 0 else f"at least {info.minimum:g}"
+        return f"{flag} must be {least} (not {value})"
+    if info.above is not None and value <= info.above:
+        return f"{flag} must be positive (not {value})"
+    if info.maximum is not None and value > info.maximum:
+        return f"{flag} must be at most {info.maximum:g} (not {value})"
+    return None
+
+
+def add_arguments(parser: argparse.ArgumentParser, *, cli: bool = False,
+                  skip: tuple[str, ...] = ()) -> None:
+    """Add every option to ``parser``: the worker's (``cli`` false, ``--suite`` required) or
+    ``rocmate bench``'s (``cli`` true: the CLI's wording; ``suite`` left to the caller when
+    named in ``skip``)."""
+    for spec in fields(BenchOptions):
+        if spec.name in skip:
+            continue
+        info = _info(spec.name)
+        help_text = info.cli_help if cli and info.cli_help is not None else info.help
+        kwargs: dict[str, Any] = {"help": help_text or None}
+        if info.metavar:
+            kwargs["metavar"] = info.metavar
+        if info.flag:
+            kwargs["action"] = "store_true" if cli else argparse.BooleanOptionalAction
+            kwargs["default"] = False
+        else:
+            kwargs["type"] = _type_of(spec.name)
+            kwargs["choices"] = info.choices
+            kwargs["default"] = None if spec.default is MISSING else spec.default
+        if spec.name == "suite":
+            kwargs["required"] = True
+        parser.add_argument(flag_of(spec.name), **kwargs)
+
+
+def _type_of(name: str) -> type:
+    annotation = str(BenchOptions.__dataclass_fields__[name].type)
+    if annotation.startswith("int"):
+        return int
+    if annotation.startswith("float"):
+        return float
+    return str
