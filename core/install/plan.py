@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-SCHEMA = "rocmate.plan/1"
+from core.install.helper.policy import SCHEMA
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,9 @@ from dataclasses import dataclass
 
 from core.diagnose.context import Context, Support
 from core.facts import Facts
-from core.install._helper_validate import PURGEABLE  # the helper's allow-list is the authority
+
+# what the helper accepts is the authority for what a plan names
+from core.install.helper.policy import AMDGPU_SOURCES, KEYRING, PIN, PURGEABLE, SOURCES, USER_NAME
 from core.install.plan import FileSpec, Plan, Preflight, Step
 from core.knowledge.base import Knowledge, RocmRelease, TorchIndex
 from core.knowledge.choose import serves, serving_releases, ubuntu_version
@@ -30,13 +32,8 @@ from core.probe.platform import PlatformFacts
 from core.probe.torch import managed_venv
 
 STRATEGIES = ("pip-only", "rocm-apt", "wsl", "therock")
-KEYRING = "/etc/apt/keyrings/rocm.gpg"
-SOURCES = "/etc/apt/sources.list.d/rocm.list"
-AMDGPU_SOURCES = "/etc/apt/sources.list.d/amdgpu.list"
 MAX_PACKAGES_PER_STEP = 32
-USER_NAME = re.compile(r"^[a-z_][a-z0-9_-]{0,31}$")
 _PACKAGE_RELEASE = re.compile(r"\.(\d{1,2})(\d\d)(\d\d)-")
-PIN = "/etc/apt/preferences.d/rocm-pin-600"
 PIN_CONTENT = "Package: *\nPin: release o=repo.radeon.com\nPin-Priority: 600\n"
 PACKAGE_SETS = {
     "runtime": ("rocm-hip-runtime", "rocminfo"),

@@ -1,6 +1,6 @@
 """How the unprivileged side starts the privileged helper, and what its exit codes mean.
 
-The helper (core/install/helper.py) is the only code that runs as root; nothing here imports it.
+The helper (core/install/helper/) is the only code that runs as root; nothing here imports it.
 
 * From an installed copy: ``pkexec <python> -I -m core.install.helper`` (``-I``: no user site,
   no environment variables, no current folder on the module path), or the installed launcher
@@ -70,7 +70,7 @@ TOOL_DIRS = ("/usr/bin", "/bin")
 CANCEL_ON_EOF = "--cancel-on-eof"
 """The helper option that makes the end of its stdin mean "stop and roll back" (see runner.py)."""
 HELPER_WATCHES_STDIN = True
-"""Whether :func:`helper_route` passes CANCEL_ON_EOF (core/install/helper.py accepts it). Without
+"""Whether :func:`helper_route` passes CANCEL_ON_EOF (core/install/helper/ accepts it). Without
 it, a cancel reaches a root helper only as a signal, which an unprivileged runner is not allowed
 to send."""
 PKEXEC_DISMISSED = 126

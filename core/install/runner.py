@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core.install.helper.policy import SCHEMA
 from core.install.plan import Plan, Step
 from core.system import clean_env
 
@@ -58,7 +59,7 @@ KEY_LIMIT = 64 * 1024
 _PERCENT = re.compile(r"(\d{1,3}(?:\.\d+)?)\s*%")
 STATE_VERSION = 2
 
-# The helper's own limits (core/install/helper.py: TIMEOUTS, APT_LOCK_WAIT_S; its child is given
+# The helper's own limits (core/install/helper/: TIMEOUTS, APT_LOCK_WAIT_S; its child is given
 # 10 s + 5 s to end after a time-out). The runner waits for the privileged block longer than the
 # sum of these over the block's steps, plus HELPER_SLACK_S for starting, rolling back and the
 # password prompt. tests/install/test_runner_safety.py checks them against the helper's numbers.
@@ -265,7 +266,7 @@ class Runner:
         except (OSError, ValueError, http.client.HTTPException) as exc:
             self.emit({"event": "done", "ok": False, "error": f"could not fetch a key: {exc}"})
             return False
-        document = json.dumps({"schema": "rocmate.plan/1", "steps": payload}).encode()
+        document = json.dumps({"schema": SCHEMA, "steps": payload}).encode()
         self.emit({"event": "privileged", "steps": [s.id for s in steps]})
         self._helper = _HelperView()
         limit = self.helper_limit_s if self.helper_limit_s is not None else helper_limit(steps)

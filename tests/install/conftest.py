@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from core.install._helper_target import Policy, Target
+from core.install.helper.target import Policy, Target
 from core.knowledge.base import load_knowledge
 from tests.install.support import (
     TRUSTED_FPR,

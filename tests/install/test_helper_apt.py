@@ -31,8 +31,8 @@ from typing import Any
 
 import pytest
 
-from core.install import helper
-from core.install._helper_exec import ChildResult
+from core.install.helper import main as helper
+from core.install.helper.exec import ChildResult
 from tests.install.support import (
     CHROOT_ENV,
     SUITE,

@@ -32,7 +32,7 @@ from typing import IO, Any
 
 import pytest
 
-from core.install import helper
+from core.install.helper import main as helper
 from core.install.privilege import CANCEL_ON_EOF
 from tests.install.support import (
     CHROOT_ENV,

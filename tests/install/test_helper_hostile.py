@@ -24,12 +24,12 @@ from typing import Any
 
 import pytest
 
-from core.install import helper
-from core.install._helper_target import Policy, Target
-from core.install._helper_validate import (
+from core.install.helper import main as helper
+from core.install.helper.policy import ROCMATE_FILES
+from core.install.helper.target import Policy, Target
+from core.install.helper.validate import (
     MAX_INPUT_BYTES,
     MAX_STEPS,
-    ROCMATE_FILES,
     WriteFile,
     check_input,
 )

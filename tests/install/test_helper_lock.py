@@ -22,10 +22,11 @@ from typing import Any
 
 import pytest
 
-from core.install import cli, helper
-from core.install._helper_lock import LOCK_PATH, LockBusy, take_lock
-from core.install._helper_target import Policy, Target
-from core.install._helper_validate import check_input
+from core.install import cli
+from core.install.helper import main as helper
+from core.install.helper.lock import LOCK_PATH, LockBusy, take_lock
+from core.install.helper.target import Policy, Target
+from core.install.helper.validate import check_input
 from core.install.plan import FileSpec, Plan, Step
 from core.install.runner import Runner
 from core.knowledge.base import load_knowledge
@@ -203,9 +204,9 @@ def test_runner_and_cli_show_the_refusal_in_words(
     script = (
         "import sys\n"
         f"sys.path.insert(0, {str(REPO_ROOT)!r})\n"
-        "from core.install import helper\n"
-        "from core.install._helper_target import Policy, Target\n"
-        "from core.install._helper_validate import check_input\n"
+        "from core.install.helper import main as helper\n"
+        "from core.install.helper.target import Policy, Target\n"
+        "from core.install.helper.validate import check_input\n"
         "from core.knowledge.base import load_knowledge\n"
         f"target = Target({fake.root!r})\n"
         "policy = Policy.from_knowledge(load_knowledge())\n"

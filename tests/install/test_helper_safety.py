@@ -27,13 +27,14 @@ from typing import Any
 import pytest
 
 from core.doctor import run_doctor
-from core.install import _helper_files, helper, planner
-from core.install._helper_exec import Cancelled, run_capture, run_child
-from core.install._helper_files import Transaction
-from core.install._helper_target import Policy, Target
-from core.install._helper_validate import (
-    PURGEABLE,
-    ROCMATE_FILES,
+from core.install import planner
+from core.install.helper import files as _helper_files
+from core.install.helper import main as helper
+from core.install.helper.exec import Cancelled, run_capture, run_child
+from core.install.helper.files import Transaction
+from core.install.helper.policy import PURGEABLE, ROCMATE_FILES
+from core.install.helper.target import Policy, Target
+from core.install.helper.validate import (
     AptPackages,
     CheckedPlan,
     WriteFile,

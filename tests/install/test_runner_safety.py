@@ -55,7 +55,7 @@ APT_STEP = Step(
     argv=("apt-get", "install", "-y", "--no-install-recommends", "rocm-hip-runtime"),
 )
 
-# A stand-in for core/install/helper.py: reads the plan, prints the helper's JSON events and
+# A stand-in for core/install/helper/: reads the plan, prints the helper's JSON events and
 # many apt-like lines (far more than a pipe holds). Modes:
 #   finish  as a helper without --cancel-on-eof: reads stdin to its end, cannot hear a cancel,
 #           finishes its step
@@ -497,7 +497,7 @@ def test_download_cut_short_is_an_oserror(
 
 
 def test_runner_waits_longer_than_the_helper_can_take() -> None:
-    from core.install import helper
+    from core.install.helper import main as helper
 
     limits = runner_module.HELPER_STEP_LIMITS_S
     assert limits[("apt-get", "install")] >= helper.TIMEOUTS["apt-install"]
@@ -530,9 +530,9 @@ def _tree(base: Path) -> dict[str, Path]:
     python = base / "bin/python3"
     python.parent.mkdir()
     shutil.copy2("/bin/true", python)
-    core = base / "core/install"
+    core = base / "core/install/helper"
     core.mkdir(parents=True)
-    (core / "helper.py").write_text("")
+    (core / "main.py").write_text("")
     data = base / "resources/data"
     data.mkdir(parents=True)
     (data / "rocm.toml").write_text("")
@@ -605,7 +605,7 @@ def test_the_installed_launcher_is_asked_to_watch_stdin(installed: dict[str, Pat
 @pytest.mark.parametrize(
     ("spoil", "words"),
     [
-        ("user-owned module", "core/install/helper.py belongs to nobody"),
+        ("user-owned module", "core/install/helper/main.py belongs to nobody"),
         ("group-writable data", "resources/data can be changed by its group"),
         ("user-owned folder above", "opt belongs to nobody"),
         ("world-writable interpreter", "bin/python3 can be changed by its group and others"),
@@ -617,7 +617,7 @@ def test_user_changeable_files_are_never_run_as_root(
 ) -> None:
     base = installed["base"]
     if spoil == "user-owned module":
-        os.chown(installed["core"] / "install/helper.py", NOBODY, NOBODY)
+        os.chown(installed["core"] / "install/helper/main.py", NOBODY, NOBODY)
     elif spoil == "group-writable data":
         installed["data"].chmod(0o775)
     elif spoil == "user-owned folder above":

@@ -24,8 +24,8 @@ import os
 import stat
 from dataclasses import dataclass
 
-from core.install._helper_files import FileFailed, open_folder
-from core.install._helper_target import Target
+from core.install.helper.files import FileFailed, open_folder
+from core.install.helper.target import Target
 
 __all__ = ["LOCK_PATH", "LockBusy", "LockFailed", "RunLock", "take_lock"]
 

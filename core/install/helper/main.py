@@ -6,7 +6,7 @@ org.rocmate.helper, resources/polkit/), as ``pkexec "$APPIMAGE" helper`` from th
 ``[--check | --cancel-on-eof]``. It reads the privileged steps of a plan as JSON on stdin
 (``{"schema": "rocmate.plan/1", "steps": [...]}`` or a bare list of steps; only steps with
 ``"privileged": true`` are taken), checks every one against a closed table of verbs with strict
-argument schemas (core/install/_helper_validate.py), and then:
+argument schemas (core/install/helper/validate.py), and then:
 
 * ``--check``: prints ``{"ok": true}`` and exits 0 when every step would be accepted, else
   ``{"ok": false, "refused": [{"index", "id", "reason"}, ...]}`` and exits 2. Nothing is run and
@@ -41,7 +41,7 @@ argument schemas (core/install/_helper_validate.py), and then:
   helper without an option.
 
   One run at a time: before the first step the helper takes an exclusive, non-blocking lock on
-  ``/run/rocmate-helper.lock`` (core/install/_helper_lock.py). While another run holds it, the
+  ``/run/rocmate-helper.lock`` (core/install/helper/lock.py). While another run holds it, the
   only event is ``{"event": "done", "ok": false, "error": "another rocmate set-up is running
   (pid N); wait for it to finish, then try again"}`` and nothing runs.
 
@@ -79,7 +79,7 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import IO, Any
 
-from core.install._helper_exec import (
+from core.install.helper.exec import (
     Cancelled,
     ChildResult,
     ProgramMissing,
@@ -88,10 +88,10 @@ from core.install._helper_exec import (
     run_capture,
     run_child,
 )
-from core.install._helper_files import FileFailed, Transaction
-from core.install._helper_lock import LockBusy, LockFailed, RunLock, take_lock
-from core.install._helper_target import Policy, Target, load_policy
-from core.install._helper_validate import (
+from core.install.helper.files import FileFailed, Transaction
+from core.install.helper.lock import LockBusy, LockFailed, RunLock, take_lock
+from core.install.helper.target import Policy, Target, load_policy
+from core.install.helper.validate import (
     MAX_INPUT_BYTES,
     Action,
     AmdgpuInstall,
@@ -636,6 +636,3 @@ def main(
         signal.signal(sig, _cancel)
     return _run_cancellable(plan, emit, stream if watch else None)
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -21,7 +21,7 @@ apt-pin            the file /etc/apt/preferences.d/rocm-pin-600 (the rocm-pin-60
 The helper writes only the files named in :data:`ROCMATE_FILES`; every other file in the apt
 folders (Ubuntu's ubuntu.sources, docker.gpg, another program's pin) belongs to the system or to
 another program and is never replaced, even when it is a plain file. ``apt-get install`` runs with
-``--no-remove`` (core/install/helper.py), so an install can never take a package away; only a
+``--no-remove`` (core/install/helper/), so an install can never take a package away; only a
 consented ``apt-get purge`` of ROCm's own packages removes any.
 """
 
@@ -37,12 +37,19 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from core.install._helper_openpgp import KeyFormatError, parse_key
-from core.install._helper_target import Policy, Target
+from core.install.helper.openpgp import KeyFormatError, parse_key
+from core.install.helper.policy import (
+    KEYRING_DIR,
+    PREFERENCES_DIR,
+    PURGEABLE,
+    ROCMATE_FILES,
+    SCHEMA,
+    SOURCES_DIR,
+    USER_NAME,
+)
+from core.install.helper.target import Policy, Target
 
 __all__ = [
-    "PURGEABLE",
-    "ROCMATE_FILES",
     "Action",
     "AmdgpuInstall",
     "AptPackages",
@@ -54,7 +61,6 @@ __all__ = [
     "check_input",
 ]
 
-SCHEMA = "rocmate.plan/1"
 MAX_INPUT_BYTES = 256 * 1024
 MAX_STEPS = 64
 MAX_DEPTH = 8
@@ -66,25 +72,6 @@ MAX_TEXT = 4000
 MAX_SOURCE_BYTES = 16 * 1024
 MAX_PIN_BYTES = 1024
 MAX_KEY_B64 = 160 * 1024
-
-KEYRING_DIR = "/etc/apt/keyrings"
-SOURCES_DIR = "/etc/apt/sources.list.d"
-PREFERENCES_DIR = "/etc/apt/preferences.d"
-ROCMATE_FILES: dict[str, str] = {
-    KEYRING_DIR + "/rocm.gpg": "keyring",
-    SOURCES_DIR + "/rocm.list": "apt-source",
-    SOURCES_DIR + "/amdgpu.list": "apt-source",
-    SOURCES_DIR + "/rocm.sources": "apt-source",
-    SOURCES_DIR + "/amdgpu.sources": "apt-source",
-    PREFERENCES_DIR + "/rocm-pin-600": "apt-pin",
-}
-"""Every file the helper may write, and its verb: the one place that says so.
-
-These are rocmate's own files: what core/install/planner.py writes (KEYRING, SOURCES,
-AMDGPU_SOURCES and PIN; AMD's own instructions and amdgpu-install use the same names), plus the
-deb822 spelling of the two source files (``.sources``, Ubuntu 24.04's format), which the planner
-does not write today. Nothing else in /etc/apt is ever replaced: a plan that names docker.gpg,
-ubuntu.sources or another pin is refused, whatever the file holds."""
 
 STEP_KEYS = frozenset(
     {"id", "privileged", "title", "explain", "kind", "after", "argv", "file",
@@ -103,7 +90,6 @@ COMPONENTS = frozenset({"main", "proprietary"})
 PIN_PRIORITY = 600
 
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
-USER_RE = re.compile(r"^[a-z_][a-z0-9_-]{0,31}$")
 FINGERPRINT_RE = re.compile(r"^[0-9A-Fa-f]{40}$")
 SUITE_RE = re.compile(r"^[a-z][a-z0-9-]{0,31}$")
 URI_RE = re.compile(r"^https?://[a-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~-]+)*/?$")
@@ -138,15 +124,6 @@ PACKAGE_RE = re.compile(
     )
     + ")$"
 )
-PURGEABLE = re.compile(
-    r"^(?:rocm(?:-[a-z0-9]+)*|rocminfo|amd-smi-lib|hsa-rocr(?:-dev)?|hip-runtime-amd)"
-    r"(?:[0-9]+(?:\.[0-9]+)*)?$"
-)
-"""The packages ``apt-get purge`` may name: ROCm's own (rocm*, rocminfo, amd-smi-lib,
-hsa-rocr[-dev], hip-runtime-amd, each with an optional version suffix such as 5.7.1). The
-planner offers exactly these for removal (it imports this pattern). Everything else on the
-install allow-list (ca-certificates, gnupg, python3-venv, kernel headers and modules, amdgpu-dkms)
-may be installed, never purged."""
 SHELL_META = frozenset(";|&$()`<>*?[]{}~!#\\'\" \t\n\r^%")
 BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
@@ -491,7 +468,7 @@ def _usermod(step_id: str, title: str, argv: list[str], target: Target) -> Actio
         if group not in ALLOWED_GROUPS:
             raise Refused(f"usermod: group {group!r} is not allowed (only render and video)")
     _check_name(user, "usermod: user")
-    if not USER_RE.match(user):
+    if not USER_NAME.match(user):
         raise Refused(f"usermod: {user!r} is not a valid user name")
     entry = target.user(user)
     if entry is None:

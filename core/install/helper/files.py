@@ -17,7 +17,7 @@ import secrets
 import stat
 from dataclasses import dataclass, field
 
-from core.install._helper_target import Target
+from core.install.helper.target import Target
 
 __all__ = ["FileFailed", "Transaction"]
 
