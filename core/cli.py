@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core import __version__
-from core.knowledge.base import KnowledgeError
+from core.knowledge.loader import KnowledgeError
 
 if TYPE_CHECKING:
     from core.doctor import DoctorReport
@@ -153,7 +153,7 @@ def _snapshot(args: argparse.Namespace) -> int:
 
 def _explain(args: argparse.Namespace) -> int:
     from core.explain import explain, render_explanations
-    from core.knowledge.base import load_knowledge
+    from core.knowledge.loader import load_knowledge
 
     text = sys.stdin.read() if args.text == "-" else args.text
     report = _run_doctor(args)

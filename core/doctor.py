@@ -11,7 +11,7 @@ from core.diagnose.context import Context, Support
 from core.diagnose.engine import diagnose, verdict
 from core.diagnose.finding import Finding
 from core.facts import Facts, gather
-from core.knowledge.base import Knowledge, load_knowledge
+from core.knowledge.loader import Knowledge, load_knowledge
 from core.probe.torch import DEFAULT_TIMEOUT
 from core.system import System
 

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 from core.diagnose.finding import Finding
 from core.doctor import DoctorReport
-from core.knowledge.base import ErrorPattern, Knowledge
+from core.knowledge.error_patterns import ErrorPattern
+from core.knowledge.loader import Knowledge
 
 
 @dataclass(frozen=True)

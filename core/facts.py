@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field, replace
 
-from core.knowledge.base import Knowledge, load_knowledge
+from core.knowledge.loader import Knowledge, load_knowledge
 from core.knowledge.vendors import load_vendors
 from core.probe.driver import DriverFacts, probe_driver
 from core.probe.environment import EnvironmentFacts, probe_environment

@@ -1,4 +1,8 @@
-"""Where rocmate's data files live: resources/ beside the packages, or inside a frozen bundle."""
+"""Where rocmate's data files live: the one place that finds resources/.
+
+In a frozen bundle (PyInstaller, the AppImage) they are in the bundle's folder; otherwise beside
+the packages (a source checkout or an editable install).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ from pathlib import Path
 
 
 def resources_dir() -> Path:
-    """The resources/ folder (source checkout, editable install or PyInstaller bundle)."""
+    """The resources/ folder (PyInstaller bundle first, else beside the packages)."""
     bundle = getattr(sys, "_MEIPASS", None)
     if bundle:
         return Path(bundle) / "resources"
@@ -15,4 +19,5 @@ def resources_dir() -> Path:
 
 
 def data_dir() -> Path:
+    """resources/data: the knowledge base and the reference results."""
     return resources_dir() / "data"

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.knowledge.base import GpuRow, Knowledge, KnowledgeError, load_knowledge
-from core.knowledge.names import name_words
+from core.knowledge.gpus import GpuRow
+from core.knowledge.loader import Knowledge, KnowledgeError, load_knowledge
 from core.report.model import Figure, Reference
 
 # figure name -> the GpuRow field holding its peak, per suite (precision-dependent ones below)
@@ -30,8 +30,7 @@ def find_row(kb: Knowledge, pci_id: str | None, revision: str | None,
         if row is not None:
             return row, f"PCI id {pci_id}"
     if name:
-        wanted = name_words(name)
-        row = next((r for r in kb.gpus if wanted and name_words(r.name) == wanted), None)
+        row = kb.gpu_by_name(name)
         if row is not None:  # the same card only: an RX 6800M has no RX 6800 peaks
             return row, f"name {name!r}"
     return None, f"no row in the knowledge base for {pci_id or name or 'this device'}"

@@ -12,7 +12,7 @@ from core import __version__
 from core.bench.peaks import reference
 from core.bench.runner import RunOutcome
 from core.bench.telemetry import energy
-from core.knowledge.base import Knowledge
+from core.knowledge.loader import Knowledge
 from core.probe.driver import (
     amdgpu_dkms_version,
     amdgpu_loaded,
@@ -211,7 +211,7 @@ def machine(system: System) -> Machine:
     except Exception as exc:  # a report without a platform beats no report
         log.warning("platform facts unavailable: %s", exc)
     try:
-        from core.knowledge.base import load_knowledge
+        from core.knowledge.loader import load_knowledge
         from core.knowledge.vendors import load_vendors
         from core.probe.gpus import probe_gpus
 

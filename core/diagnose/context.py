@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from core.facts import Facts
-from core.knowledge.base import Knowledge
+from core.knowledge.loader import Knowledge
 from core.probe.gpus import Gpu
 from core.probe.parse.kfd import override_to_gfx, parse_gfx_override
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from core.diagnose.context import Context
 from core.diagnose.finding import Finding
-from core.knowledge.base import RocmRelease
 from core.knowledge.choose import (
     describe_distro,
     releases_for,
     serving_releases,
     ubuntu_version,
 )
+from core.knowledge.releases import RocmRelease
 
 
 def wsl1(ctx: Context) -> list[Finding]:

@@ -24,8 +24,10 @@ from core.facts import Facts
 # what the helper accepts is the authority for what a plan names
 from core.install.helper.policy import AMDGPU_SOURCES, KEYRING, PIN, PURGEABLE, SOURCES, USER_NAME
 from core.install.plan import FileSpec, Plan, Preflight, Step
-from core.knowledge.base import Knowledge, RocmRelease, TorchIndex
 from core.knowledge.choose import serves, serving_releases, ubuntu_version
+from core.knowledge.loader import Knowledge
+from core.knowledge.releases import RocmRelease
+from core.knowledge.wheels import TorchIndex
 from core.probe.gpus import Gpu
 from core.probe.parse.kfd import override_to_gfx
 from core.probe.platform import PlatformFacts

@@ -44,6 +44,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from core.resources import data_dir
+
 __all__ = [
     "CANCEL_ON_EOF",
     "HELPER_MODE",
@@ -212,13 +214,12 @@ def helper_files(python: str) -> list[tuple[str, bool]]:
 
     The interpreter, its standard library folder, the ``core`` package and resources/data, and
     the virtual environment (site-packages, ``.pth`` files, pyvenv.cfg) when this is one."""
-    from core.knowledge.base import default_data_dir
 
     core_dir = Path(__file__).resolve().parents[1]
     files: list[tuple[str, bool]] = [
         (python, False),
         (str(core_dir), True),
-        (str(default_data_dir()), True),
+        (str(data_dir()), True),
     ]
     stdlib = sysconfig.get_path("stdlib")
     if stdlib:

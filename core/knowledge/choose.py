@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from core.knowledge.base import Knowledge, RocmRelease
+from core.knowledge.loader import Knowledge
+from core.knowledge.releases import RocmRelease
 from core.probe.platform import PlatformFacts
 
 

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
-import tomllib
-
+from core.knowledge.rows import check_top_level, read_table, rows, unique
 from core.resources import data_dir
+
+KEYS = ("amd", "nvidia", "intel", "other")
+_VENDOR_ID = re.compile(r"^[0-9a-f]{4}$")
 
 
 @dataclass(frozen=True)
@@ -44,19 +49,26 @@ class VendorTable:
         return "other"
 
 
+def parse_vendors(data: Mapping[str, Any]) -> tuple[Vendor, ...]:
+    file = "pci_vendors.toml"
+    check_top_level(file, data, ["vendor"])
+    vendors: list[Vendor] = []
+    for r in rows(file, data, "vendor"):
+        r.check_keys(["id", "key", "source"], ["names", "compute"])
+        vendor_id = r.text("id").lower()
+        if not _VENDOR_ID.match(vendor_id):
+            raise r.fail(f"id {vendor_id!r} must be four hex digits (1002)")
+        key = r.text("key")
+        if key not in KEYS:
+            raise r.fail(f"key {key!r} must be one of {', '.join(KEYS)}")
+        vendors.append(Vendor(id=vendor_id, key=key, names=r.str_list("names"),
+                              compute=r.flag("compute", default=True), source=r.source()))
+    unique(file, "vendor", (v.id for v in vendors), "id")
+    return tuple(vendors)
+
+
 @lru_cache(maxsize=4)
 def load_vendors(folder: Path | None = None) -> VendorTable:
-    path = (folder or data_dir()) / "pci_vendors.toml"
-    with open(path, "rb") as handle:
-        data = tomllib.load(handle)
-    rows = tuple(
-        Vendor(
-            id=str(row["id"]).lower(),
-            key=str(row["key"]),
-            names=tuple(row.get("names", [])),
-            compute=bool(row.get("compute", True)),
-            source=str(row["source"]),
-        )
-        for row in data.get("vendor", [])
-    )
-    return VendorTable(rows)
+    """The vendor table, checked as every knowledge table is (a bad row raises
+    :class:`KnowledgeError` naming it)."""
+    return VendorTable(parse_vendors(read_table(folder or data_dir(), "pci_vendors.toml")))

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from core.knowledge.base import GpuRow, Knowledge
-from core.knowledge.names import name_words
+from core.knowledge.gpus import GpuRow
+from core.knowledge.loader import Knowledge
 from core.knowledge.vendors import VendorTable
 from core.probe.parse.kfd import decode_gfx_target_version, parse_properties, pci_location
 from core.probe.parse.lspci import PciDevice, is_display_class, parse_lspci
@@ -338,7 +338,7 @@ def _name_and_classify(
 ) -> Gpu:
     row = kb.gpu_by_pci(gpu.pci_id, gpu.revision) if gpu.pci_id else None
     if row is None and gpu.name and gpu.vendor == "amd":
-        row = _row_by_name(kb, gpu.name)
+        row = kb.gpu_by_name(gpu.name, vendor="amd")
     name = _best_name(gpu, row, smi, rocminfo)
     gfx = gpu.gfx or (row.gfx if row is not None else None)
     if row is not None and row.gfx and "kfd" not in gpu.sources:
@@ -358,25 +358,6 @@ def _name_and_classify(
         integrated=integrated,
         arch=row.arch if row is not None else gpu.arch,
     )
-
-
-def _row_by_name(kb: Knowledge, name: str) -> GpuRow | None:
-    """The AMD row that names the same card as ``name`` (a Windows adapter or runtime name).
-
-    Whole names only: the words must be the same, apart from case, punctuation, trademark
-    marks and the filler words of :mod:`core.knowledge.names`. No partial match: what an
-    adapter name has beyond a row's name ("XT", "XTX", "GRE", "M", "S", "LE", "12GB") is what
-    tells two cards apart, so "RX 7600 XT" is not "RX 7600" and "RX 6800M" (gfx1031) is not
-    "RX 6800" (gfx1030). A card without a row of its own stays unknown (no gfx, no VRAM from
-    the table) rather than taking another card's.
-    """
-    wanted = name_words(name)
-    if not wanted:
-        return None
-    for row in kb.gpus:
-        if row.vendor == "amd" and name_words(row.name) == wanted:
-            return row  # rows that share a name agree on gfx, VRAM and arch
-    return None
 
 
 def _best_name(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.bench.peaks import find_row, reference
-from core.knowledge.base import load_knowledge
+from core.knowledge.loader import load_knowledge
 from core.report.model import Figure
 
 

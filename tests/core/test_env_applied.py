@@ -14,7 +14,7 @@ import pytest
 
 from core.doctor import run_doctor
 from core.install.planner import Choices, make_plan
-from core.knowledge.base import load_knowledge
+from core.knowledge.loader import load_knowledge
 from core.probe.environment import applied_env, parse_env_script
 from core.probe.torch import run_torch_probe
 from core.report.model import from_json

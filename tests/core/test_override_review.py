@@ -14,7 +14,7 @@ from typing import Any
 from core.diagnose.context import Context
 from core.diagnose.engine import NOT_SUPPORTED, diagnose
 from core.doctor import run_doctor
-from core.knowledge.base import load_knowledge
+from core.knowledge.loader import load_knowledge
 from core.system import SnapshotSystem
 
 MACHINES = Path(__file__).resolve().parents[1] / "fixtures" / "machines"

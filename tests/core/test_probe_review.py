@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from core.doctor import run_doctor
-from core.knowledge.base import load_knowledge
+from core.knowledge.loader import load_knowledge
 from core.knowledge.vendors import load_vendors
 from core.probe.environment import probe_environment
 from core.probe.gpus import GIB, _row_by_name, probe_gpus

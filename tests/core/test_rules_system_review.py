@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from core.doctor import run_doctor
-from core.knowledge.base import load_knowledge
 from core.knowledge.choose import serving_releases
+from core.knowledge.loader import load_knowledge
 from core.probe.platform import probe_platform
 from core.system import SnapshotSystem
 

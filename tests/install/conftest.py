@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from core.install.helper.target import Policy, Target
-from core.knowledge.base import load_knowledge
+from core.knowledge.loader import load_knowledge
 from tests.install.support import (
     TRUSTED_FPR,
     add_fixtures,

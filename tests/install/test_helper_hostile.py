@@ -33,7 +33,7 @@ from core.install.helper.validate import (
     WriteFile,
     check_input,
 )
-from core.knowledge.base import load_knowledge
+from core.knowledge.loader import load_knowledge
 from tests.install.support import (
     TRUSTED_FPR,
     TRUSTED_KEY,

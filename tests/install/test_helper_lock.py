@@ -29,7 +29,7 @@ from core.install.helper.target import Policy, Target
 from core.install.helper.validate import check_input
 from core.install.plan import FileSpec, Plan, Step
 from core.install.runner import Runner
-from core.knowledge.base import load_knowledge
+from core.knowledge.loader import load_knowledge
 from tests.install.support import (
     REPO_ROOT,
     add_fixtures,
@@ -207,7 +207,7 @@ def test_runner_and_cli_show_the_refusal_in_words(
         "from core.install.helper import main as helper\n"
         "from core.install.helper.target import Policy, Target\n"
         "from core.install.helper.validate import check_input\n"
-        "from core.knowledge.base import load_knowledge\n"
+        "from core.knowledge.loader import load_knowledge\n"
         f"target = Target({fake.root!r})\n"
         "policy = Policy.from_knowledge(load_knowledge())\n"
         "checked = check_input(sys.stdin.buffer.read(), target, policy)\n"

@@ -40,7 +40,7 @@ from core.install.helper.validate import (
     WriteFile,
     check_input,
 )
-from core.knowledge.base import load_knowledge
+from core.knowledge.loader import load_knowledge
 from core.system import SnapshotSystem
 from tests.install.support import (
     TRUSTED_FPR,

@@ -23,7 +23,7 @@ from core.install.helper.openpgp import KeyFormatError, dearmor, parse_key
 from core.install.helper.target import Policy, Target
 from core.install.helper.validate import AptPackages, WriteFile, check_input
 from core.install.privilege import explain_exit, helper_command
-from core.knowledge.base import load_knowledge
+from core.knowledge.loader import load_knowledge
 from tests.install.support import (
     TRUSTED_FPR,
     TRUSTED_KEY,
@@ -460,7 +460,8 @@ def test_shipped_policy() -> None:
     ],
 )
 def test_repository_table_is_checked(tmp_path: Path, line: str, message: str) -> None:
-    from core.knowledge.base import KnowledgeError, default_data_dir
+    from core.knowledge.loader import KnowledgeError
+    from core.resources import data_dir as default_data_dir
 
     data = tmp_path / "data"
     shutil.copytree(default_data_dir(), data)
@@ -474,7 +475,7 @@ def test_repository_table_is_checked(tmp_path: Path, line: str, message: str) ->
 
 
 def test_loopback_prefix_is_allowed_for_tests(tmp_path: Path) -> None:
-    from core.knowledge.base import default_data_dir
+    from core.resources import data_dir as default_data_dir
 
     data = tmp_path / "data"
     shutil.copytree(default_data_dir(), data)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from core.diagnose.finding import REQUIRED_IDS
-from core.knowledge.base import Knowledge, load_knowledge
+from core.knowledge.loader import Knowledge, load_knowledge
 
 ERRORS = Path(__file__).resolve().parents[1] / "fixtures" / "errors"
 

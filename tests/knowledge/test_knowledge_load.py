@@ -10,14 +10,9 @@ from typing import Any
 
 import pytest
 
-from core.knowledge.base import (
-    FILES,
-    Knowledge,
-    KnowledgeError,
-    default_data_dir,
-    gfx_base,
-    load_knowledge,
-)
+from core.knowledge.loader import FILES, Knowledge, KnowledgeError, load_knowledge
+from core.knowledge.rows import gfx_base
+from core.resources import data_dir as default_data_dir
 
 
 @pytest.fixture(scope="module")
@@ -217,3 +212,25 @@ def test_rows_are_hashable(kb: Knowledge) -> None:
     assert len(set(kb.releases)) == len(kb.releases)
     assert len(set(kb.gpus)) == len(kb.gpus)
     assert len(set(kb.patterns)) == len(kb.patterns)
+
+
+def test_the_vendor_table_is_checked_like_the_others(tmp_path: Path) -> None:
+    from core.knowledge.vendors import load_vendors
+
+    (tmp_path / "pci_vendors.toml").write_text(
+        '[[vendor]]\nid = "1002"\nkey = "amd"\nsource = "x"\ncolour = "red"\n')
+    with pytest.raises(KnowledgeError, match=r"pci_vendors.toml: \[\[vendor\]\] row 1 .*colour"):
+        load_vendors(tmp_path)
+    (tmp_path / "pci_vendors.toml").write_text('[[vendor]]\nid = "1002"\nkey = "amd"\n')
+    with pytest.raises(KnowledgeError, match="missing key"):
+        load_vendors(tmp_path)
+    assert load_vendors().by_id("1002") is not None
+
+
+def test_one_lookup_by_name_for_every_vendor(kb: Knowledge) -> None:
+    assert kb.gpu_by_name("AMD Radeon(TM) RX 6800M", vendor="amd").gfx == "gfx1031"  # type: ignore[union-attr]
+    assert kb.gpu_by_name("Radeon RX 6800") is not kb.gpu_by_name("Radeon RX 6800M")
+    h200 = kb.gpu_by_name("NVIDIA H200")
+    assert h200 is not None and h200.vendor == "nvidia"
+    assert kb.gpu_by_name("NVIDIA H200", vendor="amd") is None
+    assert kb.gpu_by_name("   ") is None

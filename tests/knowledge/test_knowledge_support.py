@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.knowledge.base import Knowledge, load_knowledge
+from core.knowledge.loader import Knowledge, load_knowledge
 
 
 @pytest.fixture(scope="module")

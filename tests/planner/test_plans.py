@@ -23,7 +23,7 @@ from core.install.planner import (
     release_of_package,
 )
 from core.install.runner import Runner
-from core.knowledge.base import load_knowledge
+from core.knowledge.loader import load_knowledge
 from core.system import SnapshotSystem
 
 MACHINES = Path(__file__).resolve().parents[1] / "fixtures" / "machines"

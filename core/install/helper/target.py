@@ -13,7 +13,7 @@ import pwd
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.knowledge.base import Knowledge, load_knowledge
+from core.knowledge.loader import Knowledge, load_knowledge
 
 __all__ = ["Group", "Policy", "Target", "User", "load_policy"]
 

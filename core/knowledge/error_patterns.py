@@ -1,0 +1,65 @@
+"""explain.toml: the error patterns of ``rocmate explain`` (regexes, cause, fix, the doctor
+findings that confirm them).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.knowledge.rows import (
+    check_top_level,
+    rows,
+    unique,
+)
+
+
+@dataclass(frozen=True)
+class ErrorPattern:
+    """One `rocmate explain` pattern: regexes (any may match), cause, fix, confirming findings."""
+
+    id: str
+    match: tuple[str, ...]
+    title: str
+    cause: str
+    fix: str
+    source: str
+    findings: tuple[str, ...] = ()
+    regexes: tuple[re.Pattern[str], ...] = field(default=(), compare=False, repr=False)
+
+    def matches(self, text: str) -> bool:
+        return any(regex.search(text) for regex in self.regexes)
+
+
+def parse_explain(data: Mapping[str, Any]) -> tuple[ErrorPattern, ...]:
+    file = "explain.toml"
+    check_top_level(file, data, ["pattern"])
+    patterns: list[ErrorPattern] = []
+    for r in rows(file, data, "pattern"):
+        r.check_keys(["id", "match", "title", "cause", "fix", "source"], ["findings"])
+        pattern_id = r.text("id")
+        if not re.match(r"^[a-z0-9]+(-[a-z0-9]+)*$", pattern_id):
+            raise r.fail(f"id {pattern_id!r} must be lowercase-with-dashes")
+        match = r.str_list("match", required=True)
+        if not match:
+            raise r.fail("match needs at least one regex")
+        regexes: list[re.Pattern[str]] = []
+        for expression in match:
+            try:
+                regexes.append(re.compile(expression, re.IGNORECASE))
+            except re.error as exc:
+                raise r.fail(f"regex {expression!r} does not compile: {exc}") from exc
+        patterns.append(ErrorPattern(
+            id=pattern_id,
+            match=match,
+            title=r.text("title"),
+            cause=r.text("cause"),
+            fix=r.text("fix"),
+            source=r.source(),
+            findings=r.str_list("findings"),
+            regexes=tuple(regexes),
+        ))
+    unique(file, "pattern", (p.id for p in patterns), "id")
+    return tuple(patterns)
