@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from core.bench.reporting import build_report  # noqa: E402
+from core.bench.run_report import build_report  # noqa: E402
 from core.bench.runner import BenchRunner, RunOutcome  # noqa: E402
 from core.bench.worker.options import BenchOptions  # noqa: E402
 from core.report.model import Report, to_json  # noqa: E402

@@ -17,7 +17,7 @@ from core import __version__
 from core.knowledge.loader import KnowledgeError
 
 if TYPE_CHECKING:
-    from core.doctor import DoctorReport
+    from core.diagnose.doctor import DoctorReport
 
 
 COMMANDS = ("doctor", "snapshot", "explain", "bench", "install", "env", "report")
@@ -107,7 +107,7 @@ def _add_bench(sub: argparse._SubParsersAction) -> None:
 
 
 def _run_doctor(args: argparse.Namespace) -> DoctorReport:
-    from core.doctor import run_doctor
+    from core.diagnose.doctor import run_doctor
     from core.system import open_system
 
     if args.root and not Path(args.root).is_dir():
@@ -121,7 +121,7 @@ def _run_doctor(args: argparse.Namespace) -> DoctorReport:
 
 
 def _doctor(args: argparse.Namespace) -> int:
-    from core.render_doctor import render_text
+    from core.diagnose.doctor_text import render_text
     from core.termstyle import Style, wants_colour
 
     report = _run_doctor(args)
@@ -152,7 +152,7 @@ def _snapshot(args: argparse.Namespace) -> int:
 
 
 def _explain(args: argparse.Namespace) -> int:
-    from core.explain import explain, render_explanations
+    from core.diagnose.explain import explain, render_explanations
     from core.knowledge.loader import load_knowledge
 
     text = sys.stdin.read() if args.text == "-" else args.text

@@ -25,6 +25,7 @@ from core.system import (
     CommandResult,
     DeviceAccess,
     LiveSystem,
+    System,
     UserInfo,
     command_name,
 )
@@ -60,7 +61,7 @@ class RecordingSystem:
         self.files.mkdir(parents=True, exist_ok=True)
         (self.out / "commands").mkdir(exist_ok=True)
         self.devices: dict[str, dict[str, Any]] = {}
-        self.torch: dict[str, Any] | None = None
+        self.answers: dict[str, dict[str, Any]] = {}
         self.user_info: UserInfo | None = None
         self.disk: dict[str, int] = {}
         self.user_name = self.live.user().name
@@ -189,11 +190,11 @@ class RecordingSystem:
             self.disk[path] = free
         return free
 
-    def torch_facts(self, python: str | None, timeout: float) -> dict[str, Any] | None:
-        from core.probe.torch import run_torch_probe
-
-        self.torch = run_torch_probe(self.live, python, timeout)
-        return self.torch
+    def answer(self, name: str, ask: Callable[[System], dict[str, Any]]) -> dict[str, Any] | None:
+        """Asked of the live machine (what it runs is not recorded command by command); the
+        answer is kept as ``<name>.json``."""
+        self.answers[name] = ask(self.live)
+        return self.answers[name]
 
     # -- the end -------------------------------------------------------------------------------
     def finish(self) -> None:
@@ -218,8 +219,8 @@ class RecordingSystem:
         _write_json(self.out / "devices.json", self.devices)
         if self.disk:
             _write_json(self.out / "disk.json", self.disk)
-        if self.torch is not None:
-            _write_json(self.out / "torch.json", self.torch)
+        for name, answer in self.answers.items():
+            _write_json(self.out / f"{name}.json", answer)
 
 
 def write_snapshot(
@@ -230,7 +231,7 @@ def write_snapshot(
     run: Callable[..., Any] | None = None,
 ) -> RecordingSystem:
     """Run the doctor against a recording of this machine and write the snapshot to ``out``."""
-    from core.doctor import run_doctor
+    from core.diagnose.doctor import run_doctor
 
     recorder = RecordingSystem(out)
     (run or run_doctor)(recorder, python=python, probe_torch=probe_torch)

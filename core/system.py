@@ -17,11 +17,12 @@ import grp
 import json
 import os
 import pwd
+import re
 import shutil
 import stat
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -120,8 +121,11 @@ class System(Protocol):
     def device_nodes(self, folder: str) -> list[str]:
         """Device node paths under ``folder`` (e.g. /dev/dri), sorted."""
 
-    def torch_facts(self, python: str | None, timeout: float) -> dict[str, Any] | None:
-        """The torch probe's answer for ``python`` (see core.probe.torch), or None if not probed."""
+    def answer(self, name: str, ask: Callable[[System], dict[str, Any]]) -> dict[str, Any] | None:
+        """A probe's answer that is neither a file nor one command's output (the torch probe: a
+        script in another Python). The live machine calls ``ask`` with itself; a snapshot
+        returns what it recorded as ``DIR/<name>.json`` (None when absent); a recording machine
+        asks the live one and keeps the answer."""
 
     def disk_free(self, path: str) -> int | None:
         """Free bytes on the file system holding ``path`` (or its nearest existing parent)."""
@@ -264,10 +268,8 @@ class LiveSystem:
         names = self.list_dir(folder) or []
         return [f"{folder.rstrip('/')}/{name}" for name in names]
 
-    def torch_facts(self, python: str | None, timeout: float) -> dict[str, Any] | None:
-        from core.probe.torch import run_torch_probe  # local: the probe module uses System
-
-        return run_torch_probe(self, python, timeout)
+    def answer(self, name: str, ask: Callable[[System], dict[str, Any]]) -> dict[str, Any] | None:
+        return ask(self)
 
     def disk_free(self, path: str) -> int | None:
         probe = path
@@ -465,8 +467,10 @@ class SnapshotSystem:
             p for p in self._devices() if p.startswith(prefix) and "/" not in p[len(prefix) :]
         )
 
-    def torch_facts(self, python: str | None, timeout: float) -> dict[str, Any] | None:
-        data = _load_json(self.root / "torch.json")
+    def answer(self, name: str, ask: Callable[[System], dict[str, Any]]) -> dict[str, Any] | None:
+        if not re.fullmatch(r"[a-z][a-z0-9_-]*", name):
+            return None
+        data = _load_json(self.root / f"{name}.json")
         return data if isinstance(data, dict) else None
 
     def disk_free(self, path: str) -> int | None:

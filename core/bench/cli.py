@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from core.bench.reporting import build_report
+from core.bench.run_report import build_report
 from core.bench.runner import BenchRunner, RunOutcome, default_run_file, run_sync
 from core.bench.worker.options import BenchOptions, add_arguments
 from core.bench.worker.protocol import SUITES
@@ -167,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
     env = system.env()
     python = args.python
     if not python:
-        from core.probe.torch import default_python
+        from core.probe.managed_env import default_python
 
         python = default_python(system)
     from core.probe.environment import applied_env

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from core.facts import Facts
 from core.knowledge.loader import Knowledge
+from core.probe.facts import Facts
 from core.probe.gpus import Gpu
 from core.probe.parse.kfd import override_to_gfx, parse_gfx_override
 

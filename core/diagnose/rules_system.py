@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from core.diagnose.context import Context
 from core.diagnose.finding import Finding
-from core.knowledge.choose import (
+from core.diagnose.release_choice import (
     describe_distro,
     releases_for,
     serving_releases,

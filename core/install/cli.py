@@ -39,7 +39,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 
 def _plan(args: argparse.Namespace) -> Plan:
-    from core.doctor import run_doctor
+    from core.diagnose.doctor import run_doctor
     from core.knowledge.loader import load_knowledge
     from core.system import open_system
 

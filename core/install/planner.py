@@ -19,19 +19,19 @@ import sys
 from dataclasses import dataclass
 
 from core.diagnose.context import Context, Support
-from core.facts import Facts
+from core.diagnose.release_choice import serves, serving_releases, ubuntu_version
 
 # what the helper accepts is the authority for what a plan names
 from core.install.helper.policy import AMDGPU_SOURCES, KEYRING, PIN, PURGEABLE, SOURCES, USER_NAME
 from core.install.plan import FileSpec, Plan, Preflight, Step
-from core.knowledge.choose import serves, serving_releases, ubuntu_version
 from core.knowledge.loader import Knowledge
 from core.knowledge.releases import RocmRelease
 from core.knowledge.wheels import TorchIndex
+from core.probe.facts import Facts
 from core.probe.gpus import Gpu
+from core.probe.managed_env import managed_venv
 from core.probe.parse.kfd import override_to_gfx
 from core.probe.platform import PlatformFacts
-from core.probe.torch import managed_venv
 
 STRATEGIES = ("pip-only", "rocm-apt", "wsl", "therock")
 MAX_PACKAGES_PER_STEP = 32
@@ -682,7 +682,7 @@ class _Builder:
                 "Use WSL's HSA runtime in PyTorch",
                 "The wheel's own libhsa-runtime64.so cannot talk to /dev/dxg; AMD's WSL steps "
                 "replace it with the one from /opt/rocm/lib.",
-                argv=(sys.executable, "-m", "core.install.wslfix", "--venv", self.venv),
+                argv=(sys.executable, "-m", "core.install.wsl_runtime_swap", "--venv", self.venv),
             )
         )
 

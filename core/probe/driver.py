@@ -1,7 +1,7 @@
 """Kernel-driver readiness: amdgpu loaded, kernels and headers, DKMS leftovers, Secure Boot.
 
 Also the loaded GPU driver's version (amdgpu's DKMS version, NVIDIA's module version), read from
-files only, for the benchmark report (core.bench.reporting).
+files only, for the benchmark report (core.bench.run_report).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from core.probe.parse.oslike import parse_mokutil_sb_state, parse_secure_boot_efivar
+from core.probe.parse.platform_files import parse_mokutil_sb_state, parse_secure_boot_efivar
 from core.system import System
 
 SECURE_BOOT_VAR = "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c"

@@ -18,7 +18,7 @@ import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from core.probe.torch import default_python
+from core.probe.managed_env import default_python
 from core.system import System, UserInfo
 
 WATCHED = (

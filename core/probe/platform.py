@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.probe.parse.oslike import (
+from core.probe.parse.platform_files import (
     kernel_version_tuple,
     parse_kernel_release,
     parse_lsb_release,

@@ -11,7 +11,7 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from core.probe.parse.oslike import DpkgPackage, parse_dpkg_status
+from core.probe.parse.platform_files import DpkgPackage, parse_dpkg_status
 from core.probe.parse.rocminfo import RocminfoReport, parse_rocminfo
 from core.probe.parse.smi import SmiReport, parse_amd_smi, parse_rocm_smi
 from core.system import CommandResult, System

@@ -7,11 +7,12 @@ seconds, and a broken ROCm install can hang it). Its answer is the ``torch.json`
 from __future__ import annotations
 
 import json
-import os
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.probe.environment import applied_env
+from core.probe.managed_env import default_python
 from core.system import System
 
 DEFAULT_TIMEOUT = 90.0
@@ -132,10 +133,15 @@ def torch_facts_from_json(data: dict[str, Any] | None) -> TorchFacts | None:
     )
 
 
-def run_torch_probe(system: System, python: str | None, timeout: float) -> dict[str, Any] | None:
-    """Run the probe script in ``python``; the answer, or an answer that carries the error."""
-    from core.probe.environment import applied_env  # local: that module imports this one
+def torch_answer(system: System, python: str | None, timeout: float) -> dict[str, Any] | None:
+    """The torch probe's answer (the ``torch.json`` of a snapshot) for ``python`` (default: the
+    managed environment's, else python3): run in that Python on a live machine, the recorded
+    answer on a replayed one (None when none was recorded)."""
+    return system.answer("torch", lambda machine: run_torch_probe(machine, python, timeout))
 
+
+def run_torch_probe(system: System, python: str | None, timeout: float) -> dict[str, Any]:
+    """Run the probe script in ``python``; the answer, or an answer that carries the error."""
     exe = python or default_python(system)
     _, extra = applied_env(system, exe)  # as a run in that environment gets them
     result = system.run([exe, "-I", "-c", PROBE_SCRIPT], timeout=timeout, extra_env=extra)
@@ -153,22 +159,3 @@ def run_torch_probe(system: System, python: str | None, timeout: float) -> dict[
             return answer if isinstance(answer, dict) else {**base, "error": "odd answer"}
     tail = result.output.strip().splitlines()[-1:] or ["no output"]
     return {**base, "error": f"the torch probe failed: {tail[0][:300]}"}
-
-
-def managed_venv(home: str, xdg_data_home: str | None) -> str:
-    """rocmate's managed environment: $XDG_DATA_HOME/rocmate/venv (~/.local/share by default)."""
-    data_home = xdg_data_home or os.path.join(home, ".local", "share")
-    return os.path.join(data_home, "rocmate", "venv")
-
-
-def managed_python(system: System) -> str:
-    """The Python of rocmate's managed environment (it may not exist yet)."""
-    env = system.env()
-    home = env.get("HOME") or system.user().home
-    return os.path.join(managed_venv(home, env.get("XDG_DATA_HOME")), "bin", "python")
-
-
-def default_python(system: System) -> str:
-    """rocmate's managed environment if it exists, else python3."""
-    managed = managed_python(system)
-    return managed if system.exists(managed) else "python3"

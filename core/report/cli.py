@@ -24,7 +24,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from core.report import fmt
+from core.report import formatting as fmt
 from core.report.history import History, HistoryError, default_path
 from core.report.model import Report, ReportError, to_dict
 from core.report.privacy import learn, scrub_report, scrub_text

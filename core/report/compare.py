@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.report import fmt
+from core.report import formatting as fmt
 from core.report.model import Report, SuiteRun
 from core.report.references import verdict
 from core.report.steadiness import cautions

@@ -14,7 +14,8 @@ from collections.abc import Iterable, Sequence
 from html import escape
 from typing import Any
 
-from core.report import charts, fmt
+from core.report import charts
+from core.report import formatting as fmt
 from core.report.charts import Band, Chart, Rule, Series
 from core.report.compare import Comparison, Difference
 from core.report.model import SCHEMA, Figure, Report, SuiteRun

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
-from core.report import fmt
+from core.report import formatting as fmt
 from core.report.compare import Comparison, Difference
 from core.report.html import page_title
 from core.report.model import Report, SuiteRun

@@ -12,7 +12,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
-from core.report import fmt
+from core.report import formatting as fmt
 from core.report.model import SuiteRun, TelemetrySample
 
 STEADY_CV = 0.05  # the harness's settle criterion (core.bench.worker.stats.SettleRule.max_cv)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from core.report import fmt
+from core.report import formatting as fmt
 from core.report.compare import Comparison
 from core.report.history import HistoryEntry
 from core.report.model import Report, SuiteRun

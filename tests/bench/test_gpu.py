@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from core.bench.reporting import build_report
+from core.bench.run_report import build_report
 from core.report.model import Machine, from_json, to_json
 from core.system import LiveSystem
 from tests.bench.helpers import run_worker, tiny

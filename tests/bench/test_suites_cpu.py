@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from core.bench.reporting import build_report
+from core.bench.run_report import build_report
 from core.bench.runner import RunOutcome
 from core.report.model import Machine, from_json, to_json
 from core.system import LiveSystem

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from core.doctor import run_doctor
+from core.diagnose.doctor import run_doctor
 from core.system import SnapshotSystem
 from tests.core.test_robustness import _build
 

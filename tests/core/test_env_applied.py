@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from core.doctor import run_doctor
+from core.diagnose.doctor import run_doctor
 from core.install.planner import Choices, make_plan
 from core.knowledge.loader import load_knowledge
 from core.probe.environment import applied_env, parse_env_script

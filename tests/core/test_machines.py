@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import tomllib
 
-from core.doctor import run_doctor
+from core.diagnose.doctor import run_doctor
 from core.system import SnapshotSystem
 from tests.conftest import machine_dirs
 

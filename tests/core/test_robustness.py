@@ -11,7 +11,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.doctor import run_doctor
+from core.diagnose.doctor import run_doctor
 from core.system import SnapshotSystem
 
 KFD = "files/sys/class/kfd/kfd/topology/nodes"

@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from core.doctor import run_doctor
+from core.diagnose.doctor import run_doctor
 from core.snapshot import anonymise_file, anonymise_text, write_snapshot
 from core.system import LiveSystem, SnapshotSystem
 

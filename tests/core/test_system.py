@@ -89,7 +89,18 @@ def test_user_env_devices(tmp_path: Path) -> None:
     assert kfd.exists and kfd.group == "render" and not kfd.readable
     assert not system.device("/dev/dxg").exists
     assert system.device_nodes("/dev/dri") == ["/dev/dri/renderD128"]
-    assert system.torch_facts(None, 1.0) is None
+    assert system.answer("torch", _never_asked) is None  # a replay never runs a probe
+
+
+def _never_asked(machine: object) -> dict[str, object]:
+    raise AssertionError("a snapshot answers from its recording")
+
+
+def test_a_snapshot_answers_with_what_it_recorded(tmp_path: Path) -> None:
+    (tmp_path / "torch.json").write_text('{"version": "2.4.1+rocm6.1"}')
+    system = SnapshotSystem(tmp_path)
+    assert system.answer("torch", _never_asked) == {"version": "2.4.1+rocm6.1"}
+    assert system.answer("../torch", _never_asked) is None  # names, not paths
 
 
 def test_broken_snapshot_files_are_tolerated(tmp_path: Path) -> None:
@@ -101,7 +112,7 @@ def test_broken_snapshot_files_are_tolerated(tmp_path: Path) -> None:
     assert system.env() == {}
     assert system.user().name == "user"
     assert not system.device("/dev/kfd").exists
-    assert system.torch_facts(None, 1.0) is None
+    assert system.answer("torch", _never_asked) is None
 
 
 def test_command_name() -> None:

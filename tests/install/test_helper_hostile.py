@@ -200,7 +200,8 @@ CASES = [
     Case("verb-dpkg-i", _argv("dpkg", "-i", "/tmp/x.deb"), "unknown verb 'dpkg'"),
     Case("verb-absolute-path", _argv("/usr/bin/apt-get", "update"), "give the bare name"),
     Case("verb-env", _argv("env", "apt-get", "update"), "unknown verb 'env'"),
-    Case("verb-hsa-swap",  # the WSL runtime swap runs as the user (core/install/wslfix.py)
+    # the WSL runtime swap runs as the user (core/install/wsl_runtime_swap.py)
+    Case("verb-hsa-swap",
          _argv("rocmate-hsa-swap", "/home/tester/venv/lib/python3.11/site-packages/torch/lib"),
          "unknown verb 'rocmate-hsa-swap'"),
     # usermod

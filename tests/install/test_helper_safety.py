@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from core.doctor import run_doctor
+from core.diagnose.doctor import run_doctor
 from core.install import planner
 from core.install.helper import files as _helper_files
 from core.install.helper import main as helper

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.probe.parse.oslike import (
+from core.probe.parse.platform_files import (
     DpkgPackage,
     kernel_version_tuple,
     parse_dpkg_status,

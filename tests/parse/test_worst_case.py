@@ -9,7 +9,7 @@ import pytest
 
 from core.probe.parse.kfd import parse_gfx_override, parse_properties
 from core.probe.parse.lspci import parse_lspci
-from core.probe.parse.oslike import (
+from core.probe.parse.platform_files import (
     parse_dpkg_status,
     parse_kernel_release,
     parse_os_release,

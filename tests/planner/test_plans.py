@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from core.doctor import run_doctor
+from core.diagnose.doctor import run_doctor
 from core.install.plan import Plan
 from core.install.planner import (
     KEYRING,
@@ -193,7 +193,8 @@ def test_wsl_plan() -> None:
     order = ids(plan)
     assert order.index("pip-torch") < order.index("wsl-hsa-swap") < order.index("verify")
     assert "groups" not in order
-    assert step(plan, "wsl-hsa-swap")["argv"][-3:] == ["core.install.wslfix", "--venv", plan.venv]
+    assert step(plan, "wsl-hsa-swap")["argv"][-3:] == [
+        "core.install.wsl_runtime_swap", "--venv", plan.venv]
     assert plan.torch_index == PYTORCH_72
 
 

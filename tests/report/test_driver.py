@@ -22,11 +22,11 @@ from typing import Any
 
 import pytest
 
-from core.bench.reporting import build_report, gpu_driver, machine
+from core.bench.run_report import build_report, gpu_driver, machine
 from core.bench.runner import RunOutcome
 from core.bench.worker.options import BenchOptions
 from core.probe.driver import nvidia_version, version_text
-from core.report import fmt
+from core.report import formatting as fmt
 from core.report.compare import compare
 from core.report.model import Driver, Machine, Report, ReportError, from_json, to_dict, to_json
 from core.report.privacy import Identity, scrub_report
@@ -230,7 +230,7 @@ class _Broken:
 def test_a_failure_leaves_the_driver_out_and_the_report_is_built(
         caplog: pytest.LogCaptureFixture) -> None:
     facts = Machine(gpus=[{"vendor": "amd"}])
-    with caplog.at_level(logging.WARNING, logger="core.bench.reporting"):
+    with caplog.at_level(logging.WARNING, logger="core.bench.run_report"):
         assert gpu_driver(_Broken(), {"backend": "hip"}, facts) is None
         report = build_report([], _Broken(), machine_facts=facts)
     assert report.software.driver is None

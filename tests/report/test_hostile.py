@@ -18,7 +18,8 @@ from typing import IO, Any
 
 import pytest
 
-from core.report import fmt, model
+from core.report import formatting as fmt
+from core.report import model
 from core.report.charts import nice_ticks
 from core.report.cli import main
 from core.report.compare import compare, convert

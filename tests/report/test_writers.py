@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from core.report import fmt
+from core.report import formatting as fmt
 from core.report.model import Report, from_json
 from core.report.writers import (
     ExportError,

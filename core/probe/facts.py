@@ -13,7 +13,7 @@ from core.probe.gpus import GpuFacts, probe_gpus
 from core.probe.permissions import PermissionFacts, probe_permissions
 from core.probe.platform import PlatformFacts, probe_platform
 from core.probe.rocm import RocmFacts, probe_rocm
-from core.probe.torch import DEFAULT_TIMEOUT, TorchFacts, torch_facts_from_json
+from core.probe.torch import DEFAULT_TIMEOUT, TorchFacts, torch_answer, torch_facts_from_json
 from core.probe.wsl import WindowsFacts, probe_windows
 from core.system import System
 
@@ -65,7 +65,7 @@ def gather(
     torch: TorchFacts | None = None
     if probe_torch:
         start = time.perf_counter()
-        torch = torch_facts_from_json(system.torch_facts(python, torch_timeout))
+        torch = torch_facts_from_json(torch_answer(system, python, torch_timeout))
         timings["torch_s"] = time.perf_counter() - start
         gpus = name_from_torch(gpus, torch)
     return Facts(

@@ -13,8 +13,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from core.doctor import run_doctor
-from core.knowledge.choose import serving_releases
+from core.diagnose.doctor import run_doctor
+from core.diagnose.release_choice import serving_releases
 from core.knowledge.loader import load_knowledge
 from core.probe.platform import probe_platform
 from core.system import SnapshotSystem

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from core.doctor import run_doctor
+from core.diagnose.doctor import run_doctor
 from core.knowledge.loader import load_knowledge
 from core.knowledge.vendors import load_vendors
 from core.probe.environment import probe_environment
-from core.probe.gpus import GIB, _row_by_name, probe_gpus
+from core.probe.gpus import GIB, probe_gpus
 from core.probe.parse.kfd import override_to_gfx, parse_gfx_override
 from core.probe.parse.windows import WinGpu
 from core.system import SnapshotSystem
@@ -54,7 +54,7 @@ UNKNOWN = [
 
 @pytest.mark.parametrize(("adapter", "row_name", "gfx", "vram_gib"), NAMED)
 def test_row_by_whole_name(adapter: str, row_name: str, gfx: str, vram_gib: int | None) -> None:
-    row = _row_by_name(load_knowledge(), adapter)
+    row = load_knowledge().gpu_by_name(adapter, vendor="amd")
     assert row is not None and row.name == row_name
     assert row.gfx == gfx
     if vram_gib is not None:
@@ -63,7 +63,7 @@ def test_row_by_whole_name(adapter: str, row_name: str, gfx: str, vram_gib: int 
 
 @pytest.mark.parametrize("adapter", UNKNOWN)
 def test_no_row_for_a_card_the_table_lacks(adapter: str) -> None:
-    assert _row_by_name(load_knowledge(), adapter) is None
+    assert load_knowledge().gpu_by_name(adapter, vendor="amd") is None
 
 
 @pytest.mark.parametrize(("adapter", "row_name", "gfx", "vram_gib"), NAMED)
@@ -214,7 +214,7 @@ def test_the_doctor_names_a_carriage_return_in_an_override(tmp_path: Path) -> No
     import json
     import shutil
 
-    from core.doctor import run_doctor
+    from core.diagnose.doctor import run_doctor
     from core.system import SnapshotSystem
 
     root = tmp_path / "m"

@@ -3,7 +3,7 @@
 PyTorch's ROCm wheels bundle ``libhsa-runtime64.so``, which speaks to /dev/kfd; in WSL 2 the GPU is
 behind /dev/dxg and only the HSA runtime of AMD's WSL install (/opt/rocm/lib) reaches it. AMD's
 WSL instructions delete the bundled copy and put the system one in its place. This runs as the
-user, on the user's own environment: ``python -m core.install.wslfix --venv DIR``.
+user, on the user's own environment: ``python -m core.install.wsl_runtime_swap --venv DIR``.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def swap(venv: str) -> dict[str, object]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m core.install.wslfix")
+    parser = argparse.ArgumentParser(prog="python -m core.install.wsl_runtime_swap")
     parser.add_argument("--venv", required=True)
     args = parser.parse_args(argv)
     result = swap(os.path.realpath(args.venv))

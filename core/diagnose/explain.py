@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from core.diagnose.doctor import DoctorReport
 from core.diagnose.finding import Finding
-from core.doctor import DoctorReport
 from core.knowledge.error_patterns import ErrorPattern
 from core.knowledge.loader import Knowledge
 

@@ -10,8 +10,8 @@ from core import __version__
 from core.diagnose.context import Context, Support
 from core.diagnose.engine import diagnose, verdict
 from core.diagnose.finding import Finding
-from core.facts import Facts, gather
 from core.knowledge.loader import Knowledge, load_knowledge
+from core.probe.facts import Facts, gather
 from core.probe.torch import DEFAULT_TIMEOUT
 from core.system import System
 

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from core.diagnose.context import Context
+from core.diagnose.doctor import run_doctor
 from core.diagnose.engine import NOT_SUPPORTED, diagnose
-from core.doctor import run_doctor
 from core.knowledge.loader import load_knowledge
 from core.system import SnapshotSystem
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from core.diagnose.doctor import DoctorReport
 from core.diagnose.engine import NOT_SUPPORTED, READY
-from core.doctor import DoctorReport
 from core.termstyle import Style
 
 GIB = 1 << 30
