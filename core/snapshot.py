@@ -225,16 +225,15 @@ class RecordingSystem:
 
 def write_snapshot(
     out: Path,
+    run: Callable[..., Any],
     *,
     python: str | None = None,
     probe_torch: bool = True,
-    run: Callable[..., Any] | None = None,
 ) -> RecordingSystem:
-    """Run the doctor against a recording of this machine and write the snapshot to ``out``."""
-    from core.diagnose.doctor import run_doctor
-
+    """Run ``run`` (the doctor: ``run(system, python=, probe_torch=)``) against a recording of
+    this machine and write the snapshot to ``out``."""
     recorder = RecordingSystem(out)
-    (run or run_doctor)(recorder, python=python, probe_torch=probe_torch)
+    run(recorder, python=python, probe_torch=probe_torch)
     recorder.finish()
     return recorder
 

@@ -439,19 +439,3 @@ class BenchRunner:
 
 def _sample_dict(s: TelemetrySample) -> dict[str, Any]:
     return {k: v for k, v in asdict(s).items() if v not in (None, {})}
-
-
-def run_sync(runner: BenchRunner) -> RunOutcome:
-    """Run to the end from synchronous code (the CLI); Ctrl-C cancels the worker."""
-
-    async def main() -> RunOutcome:
-        loop = asyncio.get_running_loop()
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(signal.SIGINT, runner.cancel)
-        try:
-            return await runner.run()
-        finally:
-            with contextlib.suppress(NotImplementedError, RuntimeError):
-                loop.remove_signal_handler(signal.SIGINT)
-
-    return asyncio.run(main())

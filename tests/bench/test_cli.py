@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from core.bench import cli
 from core.bench.worker.options import BenchOptions
+from core.cli import bench as cli
 from core.report.history import History
 from core.report.model import from_json
 from tests.bench.helpers import PYTHON
@@ -46,17 +46,33 @@ def test_bench_writes_the_report_and_the_history(
 
 def test_bench_json_and_a_failed_run_in_the_history(
         xdg: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    rc = bench("bandwidth", "--python", PYTHON, "--device", "cpu", "--size", "tiny",
-               "--steps", "0", "--json")
+    # a GPU no machine has: the worker starts, then fails (no-gpu), and the run is kept
+    rc = bench("bandwidth", "--python", PYTHON, "--device", "cuda:99", "--size", "tiny",
+               "--json")
     cap = capsys.readouterr()
     assert rc == 1
     data = json.loads(cap.out)
     assert data["schema"] == "rocmate.report/1"
     run = data["runs"][0]
-    assert run["status"] == "error" and run["error"]["kind"] == "other"
+    assert run["status"] == "error" and run["error"]["kind"] == "no-gpu"
     with History(xdg / "rocmate" / "history.sqlite") as h:
         rows = h.list()
-    assert [(r.status, r.error_kind) for r in rows] == [("error", "other")]
+    assert [(r.status, r.error_kind) for r in rows] == [("error", "no-gpu")]
+
+
+def test_bad_options_are_refused_before_a_worker_starts(
+        xdg: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A value no run can use is a usage error: no worker, no run file, no history row."""
+    run_file = tmp_path / "run.jsonl"
+    for words in (["--steps", "0"], ["--seconds", "nan"], ["--seconds", "-1"],
+                  ["--batch-size", "10000000000000000"], ["--seed", str(2**64)]):
+        rc = bench("gemm", "--python", PYTHON, "--device", "cpu", "--size", "tiny",
+                   "--run-file", str(run_file), *words)
+        err = capsys.readouterr().err
+        assert rc == 2, (words, err)
+        assert err.startswith("rocmate bench: --") and err.count("\n") == 1, err
+    assert not run_file.exists()
+    assert not (xdg / "rocmate" / "history.sqlite").exists()
 
 
 def test_summary_names_the_error_and_its_advice(xdg: Path,

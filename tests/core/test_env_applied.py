@@ -15,10 +15,10 @@ import pytest
 from core.diagnose.doctor import run_doctor
 from core.install.planner import Choices, make_plan
 from core.knowledge.loader import load_knowledge
+from core.operations.machine import take_snapshot
 from core.probe.environment import applied_env, parse_env_script
 from core.probe.torch import run_torch_probe
 from core.report.model import from_json
-from core.snapshot import write_snapshot
 from core.system import LiveSystem, SnapshotSystem
 from tests.bench.helpers import PYTHON
 from tests.bench.test_cli import bench
@@ -129,7 +129,7 @@ def test_a_snapshot_keeps_only_the_variables_and_replays_them(
     script = exe.parent / "rocmate-env.sh"
     script.write_text(script.read_text() + "export HF_TOKEN=hf_secret_value\n")
     out = tmp_path / "snap"
-    write_snapshot(out, python=str(exe), probe_torch=False)
+    take_snapshot(out, python=str(exe), probe_torch=False)
     kept = (out / "files" / str(script).lstrip("/")).read_text()
     assert "hf_secret" not in kept and "HSA_OVERRIDE_GFX_VERSION=10.3.0" in kept
     live = run_doctor(LiveSystem(), python=str(exe), probe_torch=False).facts.environment

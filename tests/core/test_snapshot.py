@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 from core.diagnose.doctor import run_doctor
-from core.snapshot import anonymise_file, anonymise_text, write_snapshot
+from core.operations.machine import take_snapshot
+from core.snapshot import anonymise_file, anonymise_text
 from core.system import LiveSystem, SnapshotSystem
 
 
@@ -20,7 +21,7 @@ def _comparable(answer: dict) -> dict:
 
 def test_record_and_replay_give_the_same_answer(tmp_path: Path) -> None:
     out = tmp_path / "snap"
-    write_snapshot(out, python=sys.executable)
+    take_snapshot(out, python=sys.executable)
     live = run_doctor(LiveSystem(), python=sys.executable).to_json()
     replayed = run_doctor(SnapshotSystem(out)).to_json()
     assert _comparable(replayed) == _comparable(live)
@@ -31,7 +32,7 @@ def test_record_and_replay_give_the_same_answer(tmp_path: Path) -> None:
 
 def test_snapshot_keeps_sysfs_links_as_links(tmp_path: Path) -> None:
     out = tmp_path / "snap"
-    write_snapshot(out, probe_torch=False)
+    take_snapshot(out, probe_torch=False)
     pci = out / "files/sys/bus/pci/devices"
     if not pci.is_dir() or not any(pci.iterdir()):
         return  # a machine without PCI sysfs (some containers)

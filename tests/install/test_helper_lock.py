@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from core.install import cli
+from core.cli import install as cli
 from core.install.helper import main as helper
 from core.install.helper.lock import LOCK_PATH, LockBusy, take_lock
 from core.install.helper.target import Policy, Target

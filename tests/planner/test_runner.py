@@ -364,7 +364,7 @@ def test_cli_ctrl_c_is_the_runs_cancel(tmp_path: Path, capsys: Any) -> None:
     import signal
     import threading
 
-    from core.install import cli
+    from core.cli import install as cli
 
     step = Step("sleep", "sleep", "s", argv=(sys.executable, "-c", "import time; time.sleep(30)"))
     events: list[dict[str, Any]] = []

@@ -12,10 +12,16 @@ from pathlib import Path
 
 import pytest
 
-from core.report.cli import add_parser, main, run
+from core.cli import main as rocmate
+from core.cli.report import add_parser, run
 from core.report.history import SCHEMA_VERSION
 from core.report.model import from_json
 from tests.report.support import CPU, FAILED, GEMM, H200, ROOT
+
+
+def main(argv: list[str]) -> int:
+    """``rocmate report ARGV``."""
+    return rocmate(["report", *argv])
 
 
 @pytest.fixture
@@ -220,7 +226,7 @@ def test_a_newer_database_is_reported_in_one_line(db: str,
 def test_a_locked_database_is_reported_in_one_line(filled: str,
                                                    capsys: pytest.CaptureFixture[str],
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    import core.report.cli as cli
+    import core.operations.reports as cli
     from core.report.history import History
 
     monkeypatch.setattr(cli, "History", lambda path, on_notice, **kw: History(
@@ -240,7 +246,7 @@ def test_no_traceback_from_a_real_process(tmp_path: Path) -> None:
     bad.write_text('{"schema": "rocmate.report/1", "tool_version": 3}')
     env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_DATA_HOME": str(tmp_path / "xdg")}
     for args in (["show", "12"], ["import", str(bad)], ["compare", str(bad), "1"]):
-        proc = subprocess.run([sys.executable, "-m", "core.report.cli", *args], cwd=ROOT,
+        proc = subprocess.run([sys.executable, "-m", "core.cli", "report", *args], cwd=ROOT,
                               env=env, capture_output=True, text=True, timeout=60)
         assert proc.returncode == 1, proc
         assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr

@@ -18,10 +18,10 @@ from typing import IO, Any
 
 import pytest
 
+from core.cli import main as rocmate
 from core.report import formatting as fmt
 from core.report import model
 from core.report.charts import nice_ticks
-from core.report.cli import main
 from core.report.compare import compare, convert
 from core.report.history import History
 from core.report.markdown import md
@@ -32,6 +32,11 @@ from core.report.writers import MAX_BYTES, load_report_file, render
 from tests.report.support import ALL_REPORTS, CPU, GEMM, H200, load
 
 Data = dict[str, Any]
+
+
+def main(argv: list[str]) -> int:
+    """``rocmate report ARGV``."""
+    return rocmate(["report", *argv])
 
 
 def _gemm() -> Data:
@@ -253,7 +258,7 @@ def test_a_precision_that_is_not_text_renders_with_references(
 
 def test_the_cli_turns_an_unexpected_error_from_a_report_into_one_line(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    import core.report.cli as cli
+    import core.operations.reports as cli
 
     for exc in (ValueError("Out of range float"), OverflowError("date value out of range"),
                 RecursionError("maximum recursion depth exceeded")):

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.report.cli import main
+from core.cli import main as rocmate
 from core.report.history import History
 from core.report.model import to_json
 from core.report.privacy import (
@@ -25,6 +25,11 @@ from core.report.privacy import (
 from core.report.text import report_text
 from core.report.writers import render
 from tests.report.support import ALL_REPORTS, CPU, HOME, HOST, SECRETS, USER, load, seeded
+
+
+def main(argv: list[str]) -> int:
+    """``rocmate report ARGV``."""
+    return rocmate(["report", *argv])
 
 
 def test_the_seeded_report_really_carries_the_secrets() -> None:

@@ -8,15 +8,15 @@ import contextlib
 import json
 import signal
 import sys
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from core.install.plan import Plan
-from core.install.planner import STRATEGIES, Choices, PlanError, make_plan
+from core.install.plan_text import render_plan
+from core.install.planner import STRATEGIES, Choices
+from core.install.runner import Runner
+from core.operations.errors import OperationError
+from core.operations.setup import plan_setup, prepare_setup, run_setup, variable_lines
 from core.termstyle import Style, wants_colour
-
-if TYPE_CHECKING:
-    from core.install.runner import Runner
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -39,13 +39,6 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 
 def _plan(args: argparse.Namespace) -> Plan:
-    from core.diagnose.doctor import run_doctor
-    from core.knowledge.loader import load_knowledge
-    from core.system import open_system
-
-    if args.root and not Path(args.root).is_dir():
-        raise SystemExit(f"rocmate: no snapshot folder at {args.root}")
-    report = run_doctor(open_system(args.root), probe_torch=False)
     choices = Choices(
         strategy=getattr(args, "strategy", None),
         rocm=getattr(args, "rocm", None),
@@ -53,15 +46,15 @@ def _plan(args: argparse.Namespace) -> Plan:
         package_set=getattr(args, "packages", "runtime"),
         remove_old=getattr(args, "remove_old", False),
     )
-    return make_plan(report.facts, load_knowledge(), choices)
+    return plan_setup(args.root, choices)
 
 
 def run_install(args: argparse.Namespace) -> int:
     try:
         plan = _plan(args)
-    except PlanError as exc:
+    except OperationError as exc:
         print(f"rocmate: {exc}", file=sys.stderr)
-        return 2
+        return exc.status
     if args.json:
         print(json.dumps(plan.to_json(), indent=2))
     else:
@@ -86,15 +79,9 @@ def _confirm() -> bool:
 
 
 def _carry_out(plan: Plan, resume: bool) -> int:
-    from core.install.privilege import helper_route
-    from core.install.runner import Runner, state_dir
-
-    if not resume:
-        (state_dir() / "state.json").unlink(missing_ok=True)
     # sudo from /usr/bin or /bin, and only for a root-owned installation; directly when root
     # already. $APPIMAGE is never read (privilege.py says why).
-    route = helper_route("sudo")
-    runner = Runner(plan, _print_event, route.argv, helper_problem=route.problem)
+    runner = prepare_setup(plan, _print_event, via="sudo", resume=resume)
     try:
         ok = asyncio.run(_run_cancellable(runner))
     except asyncio.CancelledError:
@@ -108,7 +95,7 @@ async def _run_cancellable(runner: Runner) -> bool:
     """The run, with Ctrl-C as its cancel (the runner then reads the helper's output to the end
     and says how it ended); a second Ctrl-C leaves at once."""
     loop = asyncio.get_running_loop()
-    task = asyncio.ensure_future(runner.run())
+    task = asyncio.ensure_future(run_setup(runner))
     presses = 0
 
     def interrupted() -> None:
@@ -123,7 +110,7 @@ async def _run_cancellable(runner: Runner) -> bool:
     with contextlib.suppress(NotImplementedError, RuntimeError):
         loop.add_signal_handler(signal.SIGINT, interrupted)
     try:
-        return bool(await task)
+        return (await task).ok
     finally:
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.remove_signal_handler(signal.SIGINT)
@@ -145,51 +132,12 @@ def _print_event(event: dict[str, Any]) -> None:
             print(f"Stopped: {event.get('error')}")
 
 
-def render_plan(plan: Plan, style: Style) -> str:
-    if plan.blocked:
-        return style(f"No set-up possible: {plan.blocked}", "red", "bold") + "\n"
-    head = f"Set-up plan: {plan.strategy}"
-    if plan.rocm:
-        head += f", ROCm {plan.rocm}"
-    if plan.preview:
-        head += " (preview)"
-    lines = [style(head, "bold")]
-    if plan.torch_index:
-        lines.append(f"  PyTorch from {plan.torch_index}: {' '.join(plan.torch_packages)}")
-    if plan.venv:
-        lines.append(f"  Environment {plan.venv}")
-    if plan.env:
-        lines.append("  Variables   " + ", ".join(f"{k}={v}" for k, v in plan.env.items()))
-    lines.append("")
-    for check in plan.preflight:
-        mark = style("✓", "green") if check.ok else style("!", "yellow")
-        lines.append(f"  {mark} {check.title}" + (f" ({check.detail})" if check.detail else ""))
-    lines.append("")
-    for number, step in enumerate(plan.steps, start=1):
-        root = style(" [root]", "yellow") if step.privileged else ""
-        lines.append(f"  {number:2}. {step.title}{root}")
-        lines.append(style(f"      {step.explain}", "dim"))
-        if step.kind == "verify" and step.argv:
-            lines.append(f"      $ {step.argv[0]} -c <the check above>")
-        elif step.argv:
-            shown = " ".join(step.argv)
-            lines.append(f"      $ {shown if len(shown) < 160 else shown[:157] + '...'}")
-        elif step.file:
-            lines.append(f"      -> {step.file.path}")
-    for note in plan.notes:
-        lines.append(f"  Note: {note}")
-    return "\n".join(lines) + "\n"
-
-
 def run_env(args: argparse.Namespace) -> int:
     try:
         plan = _plan(args)
-    except PlanError as exc:
+    except OperationError as exc:
         print(f"rocmate: {exc}", file=sys.stderr)
-        return 2
-    for key, value in sorted(plan.env.items()):
-        if args.shell == "fish":
-            print(f"set -gx {key} {value}")
-        else:
-            print(f'export {key}="{value}"')
+        return exc.status
+    for line in variable_lines(plan, args.shell):
+        print(line)
     return 0

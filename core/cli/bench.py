@@ -9,12 +9,11 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from core.bench.run_report import build_report
-from core.bench.runner import BenchRunner, RunOutcome, default_run_file, run_sync
 from core.bench.worker.options import BenchOptions, add_arguments
 from core.bench.worker.protocol import SUITES
-from core.report.model import Report, to_json
-from core.report.privacy import scrub_report
+from core.operations.benchmark import BenchmarkRequest, BenchmarkRun, run_to_end
+from core.operations.errors import OperationError
+from core.report.model import Report
 from core.report.text import run_text
 
 
@@ -129,19 +128,6 @@ class Progress:
         return text
 
 
-def _write_out(path: Path, text: str) -> bool:
-    """Write the --out report (its folder created); a failure is one line, and the run still
-    goes to the history and the summary."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text + "\n", encoding="utf-8")
-    except OSError as exc:
-        print(f"rocmate: the report could not be written to {path}: {exc.strerror or exc}",
-              file=sys.stderr)
-        return False
-    return True
-
-
 def _num(v: float | None, digits: int = 4) -> str:
     if v is None:
         return "-"
@@ -160,47 +146,34 @@ def summary(report: Report) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Run the suite; exit 0 when it measured, 1 on error, 130 when cancelled."""
-    from core.report.history import History, HistoryError, default_path
-    from core.system import LiveSystem
-
-    system = LiveSystem()
-    env = system.env()
-    python = args.python
-    if not python:
-        from core.probe.managed_env import default_python
-
-        python = default_python(system)
-    from core.probe.environment import applied_env
-
-    script, extra = applied_env(system, python)  # e.g. HSA_OVERRIDE_GFX_VERSION from install
-    if extra:
-        shown = " ".join(f"{k}={v}" for k, v in sorted(extra.items()))
-        print(f"rocmate: with {shown} (from {script})", file=sys.stderr)
     options = options_from_args(args)
-    run_file = Path(args.run_file) if args.run_file else default_run_file(env, options.suite)
-    progress = Progress(sys.stderr, options)
-    runner = BenchRunner(options, python=python, env=extra, run_file=run_file,
-                         watchdog_s=args.watchdog,
-                         startup_timeout_s=args.startup_timeout,
-                         telemetry=not args.no_telemetry, on_event=progress, system=system)
-    outcome: RunOutcome = run_sync(runner)
-    # Scrubbed before it is written anywhere: no user, host or home path leaves the machine.
-    report = scrub_report(build_report([outcome], system))
-    text = to_json(report)
-    out_failed = bool(args.out) and not _write_out(Path(args.out), text)
-    if not args.no_history:
-        try:
-            with History(default_path(env)) as history:
-                history.insert(report)
-        except (HistoryError, OSError) as exc:
-            print(f"rocmate: the run was not added to the history: {exc}", file=sys.stderr)
+    request = BenchmarkRequest(
+        options, python=args.python, watchdog_s=args.watchdog,
+        startup_timeout_s=args.startup_timeout, telemetry=not args.no_telemetry,
+        run_file=Path(args.run_file) if args.run_file else None,
+        out=Path(args.out) if args.out else None, history=not args.no_history)
+    try:
+        bench_run = BenchmarkRun(request, Progress(sys.stderr, options))
+    except OperationError as exc:
+        print(f"rocmate bench: {exc}", file=sys.stderr)
+        return exc.status
+    if bench_run.variables:  # e.g. HSA_OVERRIDE_GFX_VERSION from rocmate install
+        shown = " ".join(f"{k}={v}" for k, v in sorted(bench_run.variables.items()))
+        print(f"rocmate: with {shown} (from {bench_run.variables_file})", file=sys.stderr)
+    result = run_to_end(bench_run)
+    if result.out_error:
+        print(f"rocmate: {result.out_error}", file=sys.stderr)
+    if result.history_error:
+        print(f"rocmate: the run was not added to the history: {result.history_error}",
+              file=sys.stderr)
     if args.json:
-        print(text)
+        print(result.report_json)
     else:
-        print(summary(report))
-        saved = [f"run file {run_file}"] + ([f"report {args.out}"] if args.out and not out_failed
-                                            else [])
+        print(summary(result.report))
+        saved = [f"run file {result.run_file}"]
+        if args.out and not result.out_error:
+            saved.append(f"report {args.out}")
         print("  " + "; ".join(saved))
-    if outcome.status == "ok":
-        return 1 if out_failed else 0
-    return 130 if outcome.status == "cancelled" else 1
+    if result.status == "ok":
+        return 1 if result.out_error else 0
+    return 130 if result.status == "cancelled" else 1

@@ -1,0 +1,78 @@
+"""``rocmate doctor``, ``rocmate explain`` and ``rocmate snapshot``: the machine check, a pasted
+error explained for this machine, and an anonymised record of the machine."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from core.cli.options import machine_options
+from core.diagnose.doctor_text import render_text
+from core.diagnose.explain import render_explanations
+from core.operations.errors import OperationError
+from core.operations.machine import check_machine, explain_error, take_snapshot
+from core.termstyle import Style, wants_colour
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    doctor = sub.add_parser("doctor", help="check this machine for ROCm and PyTorch")
+    machine_options(doctor)
+    doctor.add_argument("--json", action="store_true", help="print rocmate.doctor/1 JSON")
+    doctor.add_argument("-v", "--verbose", action="store_true", help="show every check")
+    doctor.add_argument("--color", choices=["auto", "always", "never"], default="auto")
+    doctor.set_defaults(func=run_doctor)
+
+    snap = sub.add_parser("snapshot", help="record this machine (anonymised) into a folder")
+    snap.add_argument("out", metavar="DIR")
+    snap.add_argument("--python", metavar="PATH")
+    snap.add_argument("--no-torch", action="store_true")
+    snap.set_defaults(func=run_snapshot)
+
+    exp = sub.add_parser("explain", help="explain an error message for this machine")
+    exp.add_argument("text", nargs="?", default="-", help="the error text, or - to read stdin")
+    machine_options(exp)
+    exp.add_argument("--json", action="store_true")
+    exp.set_defaults(func=run_explain)
+
+
+def run_doctor(args: argparse.Namespace) -> int:
+    try:
+        report = check_machine(args.root, python=args.python, probe_torch=not args.no_torch,
+                               torch_timeout=args.torch_timeout)
+    except OperationError as exc:
+        print(f"rocmate: {exc}", file=sys.stderr)
+        return exc.status
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2))
+    else:
+        style = Style(wants_colour(sys.stdout, args.color))
+        sys.stdout.write(render_text(report, style, verbose=args.verbose))
+    return 0
+
+
+def run_snapshot(args: argparse.Namespace) -> int:
+    try:
+        snapshot = take_snapshot(args.out, python=args.python, probe_torch=not args.no_torch)
+    except OperationError as exc:
+        print(f"rocmate: {exc}", file=sys.stderr)
+        return exc.status
+    print(f"Snapshot written to {snapshot.path} in {snapshot.seconds:.1f} s.")
+    print(f"Replay it with: {snapshot.replay_command}")
+    return 0
+
+
+def run_explain(args: argparse.Namespace) -> int:
+    text = sys.stdin.read() if args.text == "-" else args.text
+    try:
+        explained = explain_error(text, args.root, python=args.python,
+                                  probe_torch=not args.no_torch, torch_timeout=args.torch_timeout)
+    except OperationError as exc:
+        print(f"rocmate: {exc}", file=sys.stderr)
+        return exc.status
+    if args.json:
+        print(json.dumps(explained.to_json(), indent=2))
+    else:
+        sys.stdout.write(render_explanations(text, list(explained.explanations),
+                                             explained.report))
+    return 0 if explained.explanations else 1

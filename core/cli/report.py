@@ -1,0 +1,230 @@
+"""``rocmate report list | show | export | compare | import | delete | render``.
+
+Every error (no such run, a file that is not a report, a newer schema, a database set aside or
+locked) is one line on stderr starting with ``rocmate report:`` and a non-zero exit status;
+never a traceback.
+
+    rocmate report list [--suite S] [--limit N] [--json]
+    rocmate report show ID|FILE [--format text|json|md|html] [--references]
+    rocmate report export ID|FILE -o OUT.json|.html|.md [--format F] [--references]
+    rocmate report compare ID|FILE [ID|FILE] [--references] [--all-cards] [--format F] [-o OUT]
+    rocmate report import FILE [FILE ...]
+    rocmate report delete ID [ID ...]
+    rocmate report render FILE.json [--format html|md|json] [-o OUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+from collections.abc import Callable
+
+from core.operations import reports as ops
+from core.report import formatting as fmt
+from core.report.model import ReportError
+from core.report.writers import format_for, load_report_file, write_text
+
+PROG = "rocmate report"
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``report`` and its commands; sets ``func=run``."""
+    p = subparsers.add_parser(
+        "report", help="list, show, export, compare and import benchmark reports",
+        description="The history of benchmark runs and the reports they produced.")
+    p.add_argument("--db", metavar="FILE",
+                   help="history database (default: $XDG_DATA_HOME/rocmate/history.sqlite)")
+    p.set_defaults(func=run, report_command=None)
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--db", metavar="FILE", default=argparse.SUPPRESS,
+                        help="history database (default: $XDG_DATA_HOME/rocmate/history.sqlite)")
+    sub = p.add_subparsers(dest="report_command", metavar="COMMAND")
+
+    ls = sub.add_parser("list", parents=[common], help="list the runs in the history")
+    ls.add_argument("--suite", help="only this suite")
+    ls.add_argument("--status", choices=["ok", "error", "cancelled"])
+    ls.add_argument("--limit", type=int, default=50, metavar="N", help="newest N (default 50)")
+    ls.add_argument("--json", action="store_true", help="print the list as JSON")
+
+    show = sub.add_parser("show", parents=[common], help="show one run (ID from the history, "
+                                                        "or a report file)")
+    show.add_argument("ref", metavar="ID|FILE")
+    show.add_argument("--format", choices=["text", "json", "md", "html"], default="text")
+    show.add_argument("--json", action="store_const", const="json", dest="format",
+                      help="the same as --format json")
+    _reference_options(show)
+
+    export = sub.add_parser("export", parents=[common], help="write a run's report to a file")
+    export.add_argument("ref", metavar="ID|FILE")
+    export.add_argument("-o", "--out", required=True, metavar="OUT",
+                        help="OUT.json, OUT.html or OUT.md")
+    export.add_argument("--format", choices=["json", "html", "md"],
+                        help="default: from OUT's suffix")
+    _reference_options(export)
+
+    cmp = sub.add_parser("compare", parents=[common],
+                         help="compare two runs, or one run with reference results")
+    cmp.add_argument("a", metavar="ID|FILE", help="the baseline (A)")
+    cmp.add_argument("b", metavar="ID|FILE", nargs="?", help="the run set against it (B)")
+    cmp.add_argument("--format", choices=["text", "md", "html"],
+                     help="default: text, or from OUT's suffix")
+    cmp.add_argument("-o", "--out", metavar="OUT", help="write to a file instead of stdout")
+    _reference_options(cmp)
+
+    imp = sub.add_parser("import", parents=[common],
+                         help="add someone else's report JSON to the history, for comparison")
+    imp.add_argument("files", nargs="+", metavar="FILE")
+
+    delete = sub.add_parser("delete", parents=[common], help="remove runs from the history")
+    delete.add_argument("ids", nargs="+", metavar="ID")
+
+    rnd = sub.add_parser("render", parents=[common],
+                         help="render a report file as HTML or Markdown")
+    rnd.add_argument("file", metavar="FILE.json")
+    rnd.add_argument("--format", choices=["html", "md", "json"],
+                     help="default: from OUT's suffix")
+    rnd.add_argument("-o", "--out", metavar="OUT", help="default: stdout")
+    _reference_options(rnd)
+
+
+def _reference_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--references", action="store_true",
+                   help="add reference results for cards like this one (published figures and "
+                        "blog claims, with sources and conditions)")
+    p.add_argument("--all-cards", action="store_true",
+                   help="with --references: every card's results for the suite, not only "
+                        "this card's")
+
+
+# --- running ------------------------------------------------------------------------------------
+
+
+def run(args: argparse.Namespace) -> int:
+    command = getattr(args, "report_command", None)
+    if not command:
+        _say("choose a command: list, show, export, compare, import, delete or render "
+             "(rocmate report --help)")
+        return 2
+    access = ops.HistoryAccess(getattr(args, "db", None), on_notice=_say)
+    try:
+        status = _COMMANDS[command](args, access)
+    except ops.REPORT_ERRORS as exc:
+        _say(str(exc))
+        status = 1
+    except OSError as exc:
+        _say(f"{exc.strerror or exc}{f': {exc.filename}' if exc.filename else ''}")
+        status = 1
+    except (ValueError, OverflowError, RecursionError) as exc:
+        # a backstop: a report's content that slipped past validation is still one line
+        _say(f"the report cannot be used: {type(exc).__name__}: {exc}")
+        status = 1
+    finally:
+        access.close()
+    return 1 if access.notices and status == 0 else status
+
+
+def _say(message: str) -> None:
+    """One line on stderr; nothing in it (a key name, a file name) can drive the terminal."""
+    print(f"{PROG}: {fmt.safe(message)}", file=sys.stderr)
+
+
+def _out(text: str, end: str = "\n") -> None:
+    """Standard output: text, Markdown, HTML or JSON, with control characters and bidi
+    overrides shown as escapes (valid JSON escapes too), newlines and tabs kept."""
+    sys.stdout.write(fmt.safe(text, keep_newlines=True) + end)
+
+
+# --- the commands ---------------------------------------------------------------------------------
+
+
+def _list(args: argparse.Namespace, access: ops.HistoryAccess) -> int:
+    entries = ops.list_runs(access, suite=args.suite, status=args.status, limit=args.limit)
+    if args.json:
+        _out(json.dumps([dataclasses.asdict(e) for e in entries], indent=2, ensure_ascii=False))
+    else:
+        _out(ops.runs_text(entries))
+    return 0
+
+
+def _show(args: argparse.Namespace, access: ops.HistoryAccess) -> int:
+    report = ops.load_report(args.ref, access).report
+    if args.format == "text":
+        _out(ops.show_text(report, references=args.references, all_cards=args.all_cards))
+    else:
+        _out(ops.render_report(report, args.format, references=args.references,
+                               all_cards=args.all_cards), end="")
+    return 0
+
+
+def _export(args: argparse.Namespace, access: ops.HistoryAccess) -> int:
+    report = ops.load_report(args.ref, access).report
+    written = ops.export_report(report, args.out, args.format, references=args.references,
+                                all_cards=args.all_cards)
+    _out(f"wrote {written.path} ({written.kind}: {written.what})")
+    return 0
+
+
+def _compare(args: argparse.Namespace, access: ops.HistoryAccess) -> int:
+    if args.b is None and not args.references:
+        raise ops.ReportRefError(
+            "compare needs two runs (ID or FILE each), or one with --references")
+    a = ops.load_report(args.a, access)
+    b = ops.load_report(args.b, access) if args.b else None
+    kind = args.format or (format_for(args.out) if args.out else "text")
+    text = ops.compare_reports(a, b, kind, references=args.references,
+                               all_cards=args.all_cards)
+    if args.out:
+        out = write_text(text, args.out)
+        _out(f"wrote {out} ({kind})")
+    else:
+        _out(text, end="")
+    return 0
+
+
+def _import(args: argparse.Namespace, access: ops.HistoryAccess) -> int:
+    failed = 0
+    for file in args.files:
+        try:
+            done = ops.import_report(file, access)
+        except ReportError as exc:
+            _say(str(exc))
+            failed += 1
+            continue
+        where = ", ".join(f"#{i}" for i in done.ids)
+        if done.new:
+            _out(f"imported {done.name} as {where} ({done.what})")
+        else:
+            _out(f"{done.name} is already in the history as {where}")
+    return 1 if failed else 0
+
+
+def _delete(args: argparse.Namespace, access: ops.HistoryAccess) -> int:
+    failed = 0
+    for ref in args.ids:
+        try:
+            _out(f"deleted #{ops.delete_run(ref, access)}")
+        except ops.ReportRefError as exc:
+            _say(str(exc))
+            failed += 1
+    return 1 if failed else 0
+
+
+def _render(args: argparse.Namespace, access: ops.HistoryAccess) -> int:
+    report = load_report_file(args.file)
+    kind = format_for(args.out, args.format) if args.out else (args.format or "html")
+    if args.out:
+        written = ops.export_report(report, args.out, kind, references=args.references,
+                                    all_cards=args.all_cards)
+        _out(f"wrote {written.path} ({written.kind}: {written.what})")
+    else:
+        _out(ops.render_report(report, kind, references=args.references,
+                               all_cards=args.all_cards), end="")
+    return 0
+
+
+_COMMANDS: dict[str, Callable[[argparse.Namespace, ops.HistoryAccess], int]] = {
+    "list": _list, "show": _show, "export": _export, "compare": _compare, "import": _import,
+    "delete": _delete, "render": _render,
+}

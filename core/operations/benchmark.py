@@ -1,0 +1,152 @@
+"""Running a benchmark suite to a stored report: the target Python and the variables rocmate
+wrote for its card, the worker through the runner (events as they come, a cancel), the report
+built and scrubbed, written to a file when asked and added to the history.
+
+A measured run is never lost: a report file that cannot be written or a history that cannot be
+opened is said in the result (``out_error``, ``history_error``); the run file holds every event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from core.bench.run_report import build_report
+from core.bench.runner import BenchRunner, EventCallback, RunOutcome, default_run_file
+from core.bench.worker.options import BenchOptions
+from core.operations.errors import OperationError
+from core.probe.environment import applied_env
+from core.probe.managed_env import default_python
+from core.report.history import History, HistoryError, default_path
+from core.report.model import Report, to_json
+from core.report.privacy import scrub_report
+from core.system import LiveSystem, System
+
+
+@dataclass(frozen=True)
+class BenchmarkRequest:
+    """One run: the suite's options and how rocmate runs and keeps it."""
+
+    options: BenchOptions
+    python: str | None = None
+    """The Python holding the PyTorch to measure (default: the managed environment's, else
+    python3)."""
+    watchdog_s: float = 180.0
+    startup_timeout_s: float = 900.0
+    telemetry: bool = True
+    run_file: Path | None = None
+    """The event log (default: under $XDG_DATA_HOME/rocmate/runs)."""
+    out: Path | None = None
+    """Also write the report JSON here."""
+    history: bool = True
+    history_path: Path | None = None
+    """The history database (default: $XDG_DATA_HOME/rocmate/history.sqlite)."""
+
+
+@dataclass
+class BenchmarkResult:
+    outcome: RunOutcome
+    report: Report
+    report_json: str
+    run_file: Path
+    out_error: str | None = None
+    """Why the report could not be written to the request's ``out``."""
+    history_error: str | None = None
+    """Why the run was not added to the history."""
+    history_ids: list[int] = field(default_factory=list)
+
+    @property
+    def status(self) -> str:
+        """ok | error | cancelled"""
+        return self.outcome.status
+
+
+class BenchmarkRun:
+    """One run, set up and ready: :attr:`python` and :attr:`variables` are known before it
+    starts (a front end shows them); ``await run()`` measures; :meth:`cancel` stops the worker
+    (the run ends as cancelled, its events kept)."""
+
+    def __init__(self, request: BenchmarkRequest, on_event: EventCallback | None = None,
+                 system: System | None = None) -> None:
+        problems = request.options.problems()
+        if problems:
+            raise OperationError("; ".join(problems), status=2)
+        self.request = request
+        self.system = system or LiveSystem()
+        env = self.system.env()
+        self.python = request.python or default_python(self.system)
+        script, extra = applied_env(self.system, self.python)
+        self.variables: dict[str, str] = dict(extra)
+        """The variables rocmate wrote for the card (e.g. HSA_OVERRIDE_GFX_VERSION), which the
+        worker gets; a value the user's own environment has wins and is not listed."""
+        self.variables_file = script
+        self.run_file = request.run_file or default_run_file(env, request.options.suite)
+        self.runner = BenchRunner(
+            request.options, python=self.python, env=extra, run_file=self.run_file,
+            watchdog_s=request.watchdog_s, startup_timeout_s=request.startup_timeout_s,
+            telemetry=request.telemetry, on_event=on_event, system=self.system)
+
+    def cancel(self) -> None:
+        self.runner.cancel()
+
+    async def run(self) -> BenchmarkResult:
+        outcome = await self.runner.run()
+        return self.keep(outcome)
+
+    def keep(self, outcome: RunOutcome) -> BenchmarkResult:
+        """The report of ``outcome``, scrubbed before it is written anywhere (no user, host or
+        home path leaves the machine), to the request's file and the history."""
+        report = scrub_report(build_report([outcome], self.system))
+        text = to_json(report)
+        result = BenchmarkResult(outcome, report, text, self.run_file)
+        request = self.request
+        if request.out is not None:
+            result.out_error = _write_report(request.out, text)
+        if request.history:
+            path = request.history_path or default_path(self.system.env())
+            try:
+                with History(path) as history:
+                    result.history_ids = history.insert(report)
+            except (HistoryError, OSError) as exc:
+                result.history_error = str(exc)
+        return result
+
+
+def run_benchmark(request: BenchmarkRequest, on_event: EventCallback | None = None,
+                  system: System | None = None, *, interrupt_cancels: bool = True
+                  ) -> BenchmarkResult:
+    """Run to the end from synchronous code; with ``interrupt_cancels`` Ctrl-C (SIGINT) cancels
+    the worker and the run ends as cancelled."""
+    run = BenchmarkRun(request, on_event, system)
+    return run_to_end(run, interrupt_cancels=interrupt_cancels)
+
+
+def run_to_end(run: BenchmarkRun, *, interrupt_cancels: bool = True) -> BenchmarkResult:
+    """``await run.run()`` in a fresh event loop (see :func:`run_benchmark`)."""
+
+    async def main() -> BenchmarkResult:
+        loop = asyncio.get_running_loop()
+        if interrupt_cancels:
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(signal.SIGINT, run.cancel)
+        try:
+            return await run.run()
+        finally:
+            if interrupt_cancels:
+                with contextlib.suppress(NotImplementedError, RuntimeError):
+                    loop.remove_signal_handler(signal.SIGINT)
+
+    return asyncio.run(main())
+
+
+def _write_report(path: Path, text: str) -> str | None:
+    """Write the report (its folder created); the reason when that failed."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text + "\n", encoding="utf-8")
+    except OSError as exc:
+        return f"the report could not be written to {path}: {exc.strerror or exc}"
+    return None

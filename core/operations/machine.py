@@ -1,0 +1,92 @@
+"""Checking the machine: the doctor, ``explain`` for a pasted error, and a snapshot for a bug
+report. Each works on the live machine or on a replayed snapshot folder (``root``)."""
+
+from __future__ import annotations
+
+import shlex
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from core.diagnose.doctor import DoctorReport, run_doctor
+from core.diagnose.explain import Explanation, explain
+from core.knowledge.loader import load_knowledge
+from core.operations.errors import OperationError
+from core.probe.torch import DEFAULT_TIMEOUT
+from core.snapshot import write_snapshot
+from core.system import System, open_system
+
+
+def open_machine(root: str | Path | None) -> System:
+    """The live machine, or the snapshot folder ``root``; a missing folder is an error."""
+    if root is not None and not Path(root).is_dir():
+        raise OperationError(f"no snapshot folder at {root}")
+    return open_system(root)
+
+
+def check_machine(
+    root: str | Path | None = None,
+    *,
+    python: str | None = None,
+    probe_torch: bool = True,
+    torch_timeout: float = DEFAULT_TIMEOUT,
+) -> DoctorReport:
+    """The doctor's answer for the machine: facts, findings and the verdict."""
+    return run_doctor(open_machine(root), python=python, probe_torch=probe_torch,
+                      torch_timeout=torch_timeout)
+
+
+@dataclass(frozen=True)
+class Explained:
+    """What ``explain`` found for a pasted error on this machine."""
+
+    text: str
+    explanations: tuple[Explanation, ...]
+    report: DoctorReport
+    """The doctor's answer the causes were weighed against."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"schema": "rocmate.explain/1",
+                "matches": [e.to_json() for e in self.explanations]}
+
+
+def explain_error(
+    text: str,
+    root: str | Path | None = None,
+    *,
+    python: str | None = None,
+    probe_torch: bool = True,
+    torch_timeout: float = DEFAULT_TIMEOUT,
+) -> Explained:
+    """The likely causes of ``text`` on this machine, those its findings confirm first."""
+    report = check_machine(root, python=python, probe_torch=probe_torch,
+                           torch_timeout=torch_timeout)
+    return Explained(text, tuple(explain(text, load_knowledge(), report)), report)
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A snapshot folder that was written, and how to replay it."""
+
+    path: Path
+    seconds: float
+    python: str | None
+
+    @property
+    def replay_command(self) -> str:
+        python = f" --python {shlex.quote(self.python)}" if self.python else ""
+        return f"rocmate doctor --root {shlex.quote(str(self.path))}{python}"
+
+
+def take_snapshot(out: str | Path, *, python: str | None = None,
+                  probe_torch: bool = True) -> Snapshot:
+    """Record what the doctor reads from this machine, anonymised, into the new folder ``out``."""
+    folder = Path(out)
+    if folder.exists() and not folder.is_dir():
+        raise OperationError(f"{folder} is a file; choose a new folder", status=2)
+    if folder.exists() and any(folder.iterdir()):
+        raise OperationError(f"{folder} is not empty; choose a new folder", status=2)
+    start = time.perf_counter()
+    write_snapshot(folder, run_doctor, python=python, probe_torch=probe_torch)
+    return Snapshot(folder, time.perf_counter() - start, python)

@@ -1,0 +1,219 @@
+"""The history of benchmark runs and the reports they produced: list, load, show, render,
+export, compare, import and delete.
+
+A run is named by its history id (``12`` or ``#12``) or by a report file. Every failure (no such
+run, a file that is not a report, a newer schema, a database that is damaged or locked) raises
+one of the report errors (:data:`REPORT_ERRORS`) whose ``str()`` is one line for the user;
+notices from the history (a damaged database set aside) go to ``on_notice``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from core.report import formatting as fmt
+from core.report.compare import compare
+from core.report.history import History, HistoryEntry, HistoryError, default_path
+from core.report.model import Report, ReportError, to_dict
+from core.report.privacy import learn, scrub_report, scrub_text
+from core.report.references import ReferencesError, cards_like_mine
+from core.report.text import comparison_text, history_text, references_text, report_text
+from core.report.writers import ExportError, format_for, load_report_file, render, write_text
+
+
+class ReportRefError(ValueError):
+    """A run reference or a request that cannot be served (the message says why)."""
+
+
+REPORT_ERRORS = (ReportRefError, ReportError, ReferencesError, HistoryError, ExportError)
+"""Everything a report operation raises for the user (plus OSError for files)."""
+
+_RUN_ID = re.compile(r"#?(\d+)")
+
+
+class HistoryAccess:
+    """The history database, opened on first use and closed by :meth:`close` (or ``with``).
+
+    Opened to read, a damaged or foreign file is an error and is left as it is; only an
+    operation that writes sets a damaged one aside (and says so through ``on_notice``)."""
+
+    def __init__(self, path: str | Path | None = None,
+                 on_notice: Callable[[str], None] | None = None) -> None:
+        self.path = Path(path) if path else default_path(os.environ)
+        self.notices: list[str] = []
+        self._on_notice = on_notice
+        self._history: History | None = None
+        self._writable = False
+
+    def __enter__(self) -> HistoryAccess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def history(self, create: bool = False, write: bool | None = None) -> History | None:
+        """The history; None when there is none and ``create`` is false."""
+        writes = create if write is None else write
+        if self._history is not None and writes and not self._writable:
+            self._history.close()
+            self._history = None
+        if self._history is None:
+            if not create and not self.path.exists():
+                return None
+            self._history = History(self.path, on_notice=self._notice, repair=writes)
+            self._writable = writes
+        return self._history
+
+    def _notice(self, message: str) -> None:
+        self.notices.append(message)
+        if self._on_notice is not None:
+            self._on_notice(message)
+
+    def close(self) -> None:
+        if self._history is not None:
+            self._history.close()
+            self._history = None
+
+
+def list_runs(access: HistoryAccess, *, suite: str | None = None, status: str | None = None,
+              limit: int = 50) -> list[HistoryEntry]:
+    """The newest ``limit`` runs in the history (none when there is no history yet)."""
+    history = access.history()
+    if history is None:
+        return []
+    return history.list(suite=suite, status=status, limit=limit)
+
+
+@dataclass(frozen=True)
+class LoadedReport:
+    report: Report
+    label: str
+    """How the run is named in a comparison: ``run 12 (gemm on ..., when)`` or a file name."""
+
+
+def load_report(ref: str, access: HistoryAccess) -> LoadedReport:
+    """A run from the history (``12`` or ``#12``) or a report file (scrubbed of the names it
+    gives away, its label too)."""
+    m = _RUN_ID.fullmatch(ref.strip())
+    if m and not Path(ref).exists():
+        entry_id = int(m.group(1))
+        history = access.history()
+        if history is None:
+            raise ReportRefError(f"no run #{entry_id}: the history is empty ({access.path})")
+        try:
+            entry = history.entry(entry_id)
+            report = history.run_report(entry_id)
+        except KeyError:
+            raise ReportRefError(
+                f"no run #{entry_id} in the history (see rocmate report list)") from None
+        label = (f"run {entry_id} ({entry.suite} on {entry.device or 'no device'}, "
+                 f"{fmt.when(entry.created)}{', imported' if entry.imported else ''})")
+        return LoadedReport(report, label)
+    raw = load_report_file(ref)
+    identity = learn(to_dict(raw))  # the label must not say what the report gave away
+    return LoadedReport(scrub_report(raw, identity), scrub_text(Path(ref).name, identity))
+
+
+def show_text(report: Report, *, references: bool = False, all_cards: bool = False) -> str:
+    """The terminal view of a report, with the results of cards like it when asked."""
+    parts = [report_text(report)]
+    if references:
+        parts += ["\n" + references_text(cards_like_mine(report, i, all_cards=all_cards))
+                  for i in range(len(report.runs))]
+    return "\n".join(parts)
+
+
+def render_report(report: Report, kind: str, *, references: bool = False,
+                  all_cards: bool = False) -> str:
+    """The report as ``kind`` (json, md or html)."""
+    return render(report, kind, references=references, all_cards=all_cards)
+
+
+@dataclass(frozen=True)
+class Written:
+    path: Path
+    kind: str
+    what: str
+    """One line on what the file holds: each run's suite, device and headline figure."""
+
+
+def export_report(report: Report, out: str | Path, kind: str | None = None, *,
+                  references: bool = False, all_cards: bool = False) -> Written:
+    """Write the report to ``out`` (its kind from ``kind`` or the file's suffix)."""
+    chosen = format_for(out, kind)
+    text = render(report, chosen, references=references, all_cards=all_cards)
+    return Written(write_text(text, out), chosen, summary(report))
+
+
+def compare_reports(a: LoadedReport, b: LoadedReport | None, kind: str = "text", *,
+                    references: bool = False, all_cards: bool = False) -> str:
+    """Two runs side by side (B against the baseline A: ratios, settings, software), and/or
+    one run beside the results of cards like it (``references``), as text, md or html."""
+    if b is None and not references:
+        raise ReportRefError("compare needs two runs (ID or FILE each), or one with --references")
+    if kind == "json":
+        raise ReportRefError("a comparison is written as text, md or html")
+    other = b or a
+    if kind == "text":
+        parts: list[str] = []
+        if b is not None:
+            parts.append(comparison_text(compare(a.report, b.report, a.label, b.label)))
+        if references:
+            parts += [references_text(cards_like_mine(other.report, i, all_cards=all_cards))
+                      for i in range(len(other.report.runs))]
+        return "\n\n".join(parts) + "\n"
+    return render(other.report, kind, baseline=a.report if b is not None else None,
+                  baseline_label=a.label, label=other.label, references=references,
+                  all_cards=all_cards)
+
+
+@dataclass(frozen=True)
+class Imported:
+    file: str
+    name: str
+    """The file's name as stored (scrubbed)."""
+    ids: tuple[int, ...]
+    new: bool
+    """False when the same report was in the history already."""
+    what: str
+
+
+def import_report(file: str | Path, access: HistoryAccess) -> Imported:
+    """Add someone else's report file to the history, for comparison."""
+    report = load_report_file(file)
+    history = access.history(create=True)
+    assert history is not None
+    ids, new = history.import_report(report, origin=Path(file).name)
+    name = history.entry(ids[0]).origin or Path(file).name  # as stored: scrubbed
+    return Imported(str(file), name, tuple(ids), new, summary(scrub_report(report)))
+
+
+def delete_run(ref: str, access: HistoryAccess) -> int:
+    """Remove one run (``12`` or ``#12``) from the history; its id."""
+    m = _RUN_ID.fullmatch(ref.strip())
+    if not m:
+        raise ReportRefError(f"{ref!r} is not a run id (see rocmate report list)")
+    entry_id = int(m.group(1))
+    history = access.history(write=True)
+    try:
+        if history is None:
+            raise KeyError(ref)
+        history.delete(entry_id)
+    except KeyError:
+        raise ReportRefError(f"no run #{entry_id} in the history") from None
+    return entry_id
+
+
+def summary(report: Report) -> str:
+    """Each run's suite, device and headline figure, on one line."""
+    return "; ".join(f"{r.suite} on {r.device.name if r.device else 'no device'}, "
+                     f"{fmt.headline(r)}" for r in report.runs)
+
+
+def runs_text(entries: Sequence[HistoryEntry]) -> str:
+    """The history as a table (``rocmate report list``)."""
+    return history_text(entries)
