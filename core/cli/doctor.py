@@ -7,10 +7,9 @@ import argparse
 import json
 import sys
 
-from core.cli.options import machine_options
+from core.cli.options import machine_options, says_errors
 from core.diagnose.doctor_text import render_text
 from core.diagnose.explain import render_explanations
-from core.operations.errors import OperationError
 from core.operations.machine import check_machine, explain_error, take_snapshot
 from core.termstyle import Style, wants_colour
 
@@ -36,13 +35,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     exp.set_defaults(func=run_explain)
 
 
+@says_errors
 def run_doctor(args: argparse.Namespace) -> int:
-    try:
-        report = check_machine(args.root, python=args.python, probe_torch=not args.no_torch,
-                               torch_timeout=args.torch_timeout)
-    except OperationError as exc:
-        print(f"rocmate: {exc}", file=sys.stderr)
-        return exc.status
+    report = check_machine(args.root, python=args.python, probe_torch=not args.no_torch,
+                           torch_timeout=args.torch_timeout)
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
     else:
@@ -51,25 +47,19 @@ def run_doctor(args: argparse.Namespace) -> int:
     return 0
 
 
+@says_errors
 def run_snapshot(args: argparse.Namespace) -> int:
-    try:
-        snapshot = take_snapshot(args.out, python=args.python, probe_torch=not args.no_torch)
-    except OperationError as exc:
-        print(f"rocmate: {exc}", file=sys.stderr)
-        return exc.status
+    snapshot = take_snapshot(args.out, python=args.python, probe_torch=not args.no_torch)
     print(f"Snapshot written to {snapshot.path} in {snapshot.seconds:.1f} s.")
     print(f"Replay it with: {snapshot.replay_command}")
     return 0
 
 
+@says_errors
 def run_explain(args: argparse.Namespace) -> int:
     text = sys.stdin.read() if args.text == "-" else args.text
-    try:
-        explained = explain_error(text, args.root, python=args.python,
-                                  probe_torch=not args.no_torch, torch_timeout=args.torch_timeout)
-    except OperationError as exc:
-        print(f"rocmate: {exc}", file=sys.stderr)
-        return exc.status
+    explained = explain_error(text, args.root, python=args.python,
+                              probe_torch=not args.no_torch, torch_timeout=args.torch_timeout)
     if args.json:
         print(json.dumps(explained.to_json(), indent=2))
     else:

@@ -10,11 +10,11 @@ import signal
 import sys
 from typing import Any
 
+from core.cli.options import says_errors
 from core.install.plan import Plan
 from core.install.plan_text import render_plan
 from core.install.planner import STRATEGIES, Choices
 from core.install.runner import Runner
-from core.operations.errors import OperationError
 from core.operations.setup import plan_setup, prepare_setup, run_setup, variable_lines
 from core.termstyle import Style, wants_colour
 
@@ -49,12 +49,9 @@ def _plan(args: argparse.Namespace) -> Plan:
     return plan_setup(args.root, choices)
 
 
+@says_errors
 def run_install(args: argparse.Namespace) -> int:
-    try:
-        plan = _plan(args)
-    except OperationError as exc:
-        print(f"rocmate: {exc}", file=sys.stderr)
-        return exc.status
+    plan = _plan(args)
     if args.json:
         print(json.dumps(plan.to_json(), indent=2))
     else:
@@ -132,12 +129,9 @@ def _print_event(event: dict[str, Any]) -> None:
             print(f"Stopped: {event.get('error')}")
 
 
+@says_errors
 def run_env(args: argparse.Namespace) -> int:
-    try:
-        plan = _plan(args)
-    except OperationError as exc:
-        print(f"rocmate: {exc}", file=sys.stderr)
-        return exc.status
+    plan = _plan(args)
     for line in variable_lines(plan, args.shell):
         print(line)
     return 0

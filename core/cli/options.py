@@ -3,8 +3,28 @@
 from __future__ import annotations
 
 import argparse
+import functools
+import sys
+from collections.abc import Callable
 
+from core.operations.errors import OperationError
 from core.probe.torch import DEFAULT_TIMEOUT
+
+Command = Callable[[argparse.Namespace], int]
+
+
+def says_errors(command: Command) -> Command:
+    """An operation's error becomes one line on stderr (``rocmate: ...``) and its exit status."""
+
+    @functools.wraps(command)
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return command(args)
+        except OperationError as exc:
+            print(f"rocmate: {exc}", file=sys.stderr)
+            return exc.status
+
+    return run
 
 
 def machine_options(parser: argparse.ArgumentParser) -> None:
