@@ -1,7 +1,7 @@
 """``rocmate snapshot DIR``: record what the doctor reads from this machine, anonymised.
 
 A :class:`RecordingSystem` sits between the probes and the live machine and keeps a copy of every
-answer; :func:`write_snapshot` then runs the doctor through it. The folder follows DESIGN.md's
+answer; :func:`write_snapshot` then runs the doctor through it. The folder follows the contracts'
 "Machine snapshot v1" and can be replayed anywhere with ``--root DIR``. Serial numbers and unique
 ids are masked, shell start-up files keep only the lines that set GPU variables, and dpkg's status
 keeps only GPU-related packages, so the folder can be attached to a bug report.

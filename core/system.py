@@ -4,8 +4,8 @@ Every probe reads files, lists folders, starts commands and asks for the user, t
 device-node access through a :class:`System`. Two implementations exist:
 
 * :class:`LiveSystem` reads the machine rocmate runs on;
-* :class:`SnapshotSystem` replays a folder in the "machine snapshot v1" layout (DESIGN.md), so any
-  machine that someone recorded can be checked anywhere.
+* :class:`SnapshotSystem` replays a folder in the "machine snapshot v1" layout
+  (docs/contracts.md), so any machine that someone recorded can be checked anywhere.
 
 :class:`RecordingSystem` wraps a live system and remembers what the probes read, so that
 ``rocmate snapshot DIR`` records exactly what the doctor looked at (see :mod:`core.snapshot`).
@@ -300,7 +300,7 @@ def _decode(data: bytes | str | None) -> str:
 
 @dataclass
 class SnapshotSystem:
-    """A machine replayed from a snapshot folder (DESIGN.md, "Machine snapshot v1")."""
+    """A machine replayed from a snapshot folder (docs/contracts.md, "Machine snapshot v1")."""
 
     root: Path
     _env: dict[str, str] | None = field(default=None, init=False, repr=False)

@@ -25,7 +25,8 @@ REQUIRED_IDS = (
     "igpu-first",
     "hip-visible-devices-hides",
 )
-"""The finding ids DESIGN.md requires ("Finding ids that must exist"), in its table's order."""
+"""The finding ids docs/contracts.md requires ("Finding ids that must exist"), in its table's
+order."""
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ The helper (core/install/helper/) is the only code that runs as root; nothing he
   names (resources/polkit/org.rocmate.helper.policy).
 * From the CLI: ``sudo`` (interactive, so it may ask for a password in the terminal), or the same
   command directly when rocmate already runs as root.
-* From the AppImage: not yet. DESIGN.md's ``pkexec "$APPIMAGE" helper`` needs a frozen build with
+* From the AppImage: not yet. the contracts' ``pkexec "$APPIMAGE" helper`` needs a frozen build with
   a ``helper`` mode, and neither exists. ``$APPIMAGE`` is never read: every child of *any*
   AppImage inherits it, so trusting it would run someone else's program as root. A frozen build
   must check that it is frozen itself (``sys.frozen``), that ``$APPDIR`` holds
@@ -101,7 +101,7 @@ def helper_command(
 
     ``python`` is the interpreter of this installed copy, ``launcher`` an installed root-owned
     launcher (used with pkexec only, so that polkit shows rocmate's own action). ``appimage``
-    only builds the argv shape DESIGN.md names for a future frozen build; no caller passes one
+    only builds the argv shape the contracts name for a future frozen build; no caller passes one
     (see the module docstring), and :func:`helper_route` has no way to. ``via`` stays a bare
     name here: :func:`helper_route` puts the fixed path in."""
     if via not in ("pkexec", "sudo", "direct"):

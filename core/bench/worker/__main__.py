@@ -1,4 +1,4 @@
-"""``python -m core.bench.worker --suite NAME [options]`` (DESIGN.md, worker protocol)."""
+"""``python -m core.bench.worker --suite NAME [options]`` (docs/contracts.md, worker protocol)."""
 
 from core.bench.worker.entry import main
 

@@ -1,4 +1,4 @@
-"""The benchmark options, defined once (DESIGN.md, "Benchmark worker protocol").
+"""The benchmark options, defined once (docs/contracts.md, "Benchmark worker protocol").
 
 :class:`BenchOptions` is the one place an option is spelled: its field holds the name, type,
 default, choices, bounds and help. From it come the worker's command line (:func:`add_arguments`

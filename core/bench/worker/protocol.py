@@ -1,4 +1,5 @@
-"""The benchmark worker protocol: JSON lines on stdout (DESIGN.md, "Benchmark worker protocol").
+"""The benchmark worker protocol: JSON lines on stdout (docs/contracts.md, "Benchmark worker
+protocol").
 
 Worker side and parent side share this module, so it imports the standard library only.
 

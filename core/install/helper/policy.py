@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 SCHEMA = "rocmate.plan/1"
-"""The plan document's schema name (DESIGN.md, ``rocmate install --dry-run --json``)."""
+"""The plan document's schema name (docs/contracts.md, ``rocmate install --dry-run --json``)."""
 
 KEYRING_DIR = "/etc/apt/keyrings"
 SOURCES_DIR = "/etc/apt/sources.list.d"
