@@ -33,8 +33,10 @@ from pathlib import Path
 from typing import IO, Any
 
 import core.bench
+from core.bench.failures import failure_patterns, hand_to_worker
 from core.bench.telemetry import DeviceIds, Sampler, open_sampler, sysfs_ids
 from core.bench.worker import errors
+from core.bench.worker.errors import PATTERNS_FILE
 from core.bench.worker.options import BenchOptions
 from core.bench.worker.protocol import decode
 from core.report.model import TelemetrySample
@@ -81,7 +83,9 @@ def prepare_worker_root(dest: Path) -> Path:
     shutil.copy2(src_core / "__init__.py", target / "__init__.py")
     shutil.copy2(src_bench / "__init__.py", target / "bench" / "__init__.py")
     shutil.copytree(src_bench / "worker", target / "bench" / "worker",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"), dirs_exist_ok=True)
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc", PATTERNS_FILE),
+                    dirs_exist_ok=True)
+    hand_to_worker(target / "bench" / "worker")  # the error texts it sorts failures by
     return dest
 
 
@@ -375,7 +379,8 @@ class BenchRunner:
         ctx = errors.Context(suite=self.options.suite, batch_size=self.options.batch_size,
                              python=self.python)
         return {"event": "error", "kind": kind, "message": message,
-                "advice": advice or errors.advice_for(kind, ctx, text=detail),
+                "advice": advice or errors.advice_for(kind, ctx, text=detail,
+                                                      patterns=failure_patterns()),
                 "detail": detail[-4000:], "source": "parent"}
 
     def _finish(self, out: RunOutcome) -> None:
@@ -418,7 +423,8 @@ class BenchRunner:
                 sig = signal.Signals(-rc).name
             except ValueError:  # a real-time signal has no name
                 sig = f"signal {-rc}"
-            info = errors.from_output(tail, ctx, message=f"the worker was killed by {sig}")
+            info = errors.from_output(tail, ctx, message=f"the worker was killed by {sig}",
+                                      patterns=failure_patterns())
             advice = info.advice
             if info.kind == "other" and -rc == signal.SIGKILL:
                 advice = ("The worker was killed (SIGKILL). If nobody stopped it, the kernel's "
@@ -432,7 +438,7 @@ class BenchRunner:
             msg = "the worker ended without a result"
         else:
             msg = f"the worker exited with code {rc}"
-        info = errors.from_output(tail, ctx, message=msg)
+        info = errors.from_output(tail, ctx, message=msg, patterns=failure_patterns())
         return self._parent_error(info.kind, info.message, advice=info.advice,
                                   detail=tail) | {"cause": "exited"}
 

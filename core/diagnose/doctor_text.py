@@ -26,8 +26,13 @@ def render_text(report: DoctorReport, style: Style, verbose: bool = False) -> st
         lines.append(f"{style(mark, colour, 'bold')} {style(finding.title, 'bold')}")
         if finding.detail and (finding.severity != "ok" or verbose):
             lines += [f"    {line}" for line in _wrap(finding.detail)]
+        causes = [c.title for c in report.findings if c.id in finding.caused_by]
+        if causes and finding.needs_action:
+            lines.append(f"    {style('Caused by:', 'cyan')} {'; '.join(causes)}")
         if finding.fix and finding.needs_action:
-            lines.append(f"    {style('Fix:', 'cyan')} {finding.fix}")
+            fix_lines = finding.fix.splitlines() or [""]
+            lines.append(f"    {style('Fix:', 'cyan')} {fix_lines[0]}")
+            lines += [f"         {line}" for line in fix_lines[1:]]
         if verbose:
             lines.append(style(f"    [{finding.id}]", "dim"))
     lines.append("")
@@ -35,6 +40,13 @@ def render_text(report: DoctorReport, style: Style, verbose: bool = False) -> st
     return "\n".join(lines) + "\n"
 
 
+_PROBE_PROBLEM = {
+    "python-missing": "no Python there",
+    "not-a-python": "not a Python",
+    "timeout": "importing torch did not finish",
+    "crashed": "importing torch crashed",
+    "failed": "no answer from that Python",
+}
 _ALWAYS_SHOWN = {"gpu-found", "torch-ok", "override-ok", "wsl-windows-driver"}
 
 
@@ -69,6 +81,8 @@ def _machine(report: DoctorReport, style: Style) -> list[str]:
     torch = facts.torch
     if not facts.torch_probed:
         lines.append("  PyTorch  not checked (--no-torch)")
+    elif torch is not None and torch.problem:
+        lines.append(f"  PyTorch  not checked: {_PROBE_PROBLEM[torch.problem]}")
     elif torch is None or not torch.installed:
         lines.append("  PyTorch  not installed")
     else:

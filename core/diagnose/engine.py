@@ -40,12 +40,27 @@ SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2, "ok": 3}
 
 
 def diagnose(ctx: Context) -> list[Finding]:
-    """All findings, worst first (rules keep their order within a severity)."""
+    """All findings in the order to act on them: worst first (rules keep their order within a
+    severity), and a finding another one causes right after its last cause."""
     findings: list[Finding] = []
     for rule in RULES:
         findings.extend(rule(ctx))
     findings.extend(torch_rules(ctx, findings))
-    return sorted(findings, key=lambda f: SEVERITY_ORDER[f.severity])
+    return causes_first(sorted(findings, key=lambda f: SEVERITY_ORDER[f.severity]))
+
+
+def causes_first(findings: list[Finding]) -> list[Finding]:
+    """Move each finding that names causes (``caused_by``) to just after the last of them."""
+    ordered = [f for f in findings if not _waits(f, findings)]
+    for finding in (f for f in findings if _waits(f, findings)):
+        last = max(i for i, f in enumerate(ordered) if f.id in finding.caused_by)
+        ordered.insert(last + 1, finding)
+    return ordered
+
+
+def _waits(finding: Finding, findings: list[Finding]) -> bool:
+    present = {f.id for f in findings if f is not finding}
+    return bool(set(finding.caused_by) & present)
 
 
 def verdict(findings: list[Finding]) -> str:

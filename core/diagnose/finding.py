@@ -36,6 +36,9 @@ class Finding:
     title: str
     detail: str = ""
     fix: str = ""
+    caused_by: tuple[str, ...] = ()
+    """Ids of other findings on the same machine that cause this one (PyTorch sees no GPU
+    because the card needs an override): fix those first, and this one may go away."""
 
     def __post_init__(self) -> None:
         if self.severity not in SEVERITIES:
@@ -45,11 +48,12 @@ class Finding:
     def needs_action(self) -> bool:
         return self.severity in ("error", "warning")
 
-    def to_json(self) -> dict[str, str]:
+    def to_json(self) -> dict[str, object]:
         return {
             "id": self.id,
             "severity": self.severity,
             "title": self.title,
             "detail": self.detail,
             "fix": self.fix,
+            **({"caused_by": list(self.caused_by)} if self.caused_by else {}),
         }

@@ -57,6 +57,17 @@ def _kfd_missing(ctx: Context) -> Finding:
         fix = (
             "Unbind it from vfio-pci (remove it from vfio-pci.ids) and reboot, or use it in the VM."
         )
+    elif not facts.driver.amdgpu_loaded and kernel(ctx):
+        old = kernel(ctx)[0]
+        detail = (
+            "The amdgpu kernel module is not loaded, so the GPU has no compute device node. "
+            f"{old.title}: its amdgpu driver does not know current cards, and "
+            "linux-modules-extra for it cannot add that."
+        )
+        fix = ("Install a newer kernel first (the kernel finding above says how), reboot, then "
+               "check again: dmesg | grep -i -E 'amdgpu|kfd'")
+        return Finding("kfd-missing", "error", "/dev/kfd does not exist", detail, fix,
+                       caused_by=("kernel-old",))
     elif not facts.driver.amdgpu_loaded:
         detail = (
             "The amdgpu kernel module is not loaded, so the GPU has no compute device node. "
@@ -213,6 +224,15 @@ def kernel(ctx: Context) -> list[Finding]:
     needed = tuple(int(p) for p in tested.split(".")[:2] if p.isdigit())
     if version[:2] >= needed:
         return []
+    this_ubuntu = ubuntu_version(ctx.kb, facts.platform)
+    if this_ubuntu and this_ubuntu not in release.ubuntu:
+        # no kernel made for this Ubuntu reaches the tested one: an HWE kernel would not do
+        oldest = min(release.ubuntu, key=_kernel_key)
+        fix = (f"Upgrade to Ubuntu {oldest} or newer (sudo do-release-upgrade), whose kernels "
+               f"reach {tested}, then reboot.")
+    else:
+        fix = ("Install a newer kernel (Ubuntu: sudo apt install "
+               "linux-generic-hwe-$(lsb_release -rs)) or upgrade the distribution, then reboot.")
     return [
         Finding(
             "kernel-old",
@@ -220,8 +240,7 @@ def kernel(ctx: Context) -> list[Finding]:
             f"Kernel {facts.platform.kernel} is older than ROCm {release.version} supports",
             f"ROCm {release.version} is tested on Ubuntu {ubuntu} with kernels {tested} and "
             "newer; the amdgpu driver of older kernels lacks fixes and support for newer cards.",
-            "Install a newer kernel (Ubuntu: sudo apt install linux-generic-hwe-$(lsb_release -rs)"
-            ") or upgrade the distribution, then reboot.",
+            fix,
         )
     ]
 

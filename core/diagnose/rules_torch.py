@@ -5,6 +5,7 @@ from __future__ import annotations
 from core.diagnose.context import Context
 from core.diagnose.finding import Finding
 from core.probe.parse.kfd import override_to_gfx
+from core.probe.torch import TorchFacts
 
 INSTALL = "rocmate install   (a virtual environment with the matching ROCm build of PyTorch)"
 
@@ -15,6 +16,8 @@ def torch_rules(ctx: Context, findings_so_far: list[Finding]) -> list[Finding]:
         return []
     torch = facts.torch
     where = f" in {torch.python}" if torch and torch.python else ""
+    if torch is not None and torch.problem:
+        return [_probe_problem(torch)]  # said whatever the GPU: the user asked about this Python
     if torch is None or not torch.installed:
         if not ctx.usable_amd:
             return []
@@ -37,6 +40,49 @@ def torch_rules(ctx: Context, findings_so_far: list[Finding]) -> list[Finding]:
         return arch
     names = ", ".join(torch.devices) or "the GPU"
     return [Finding("torch-ok", "ok", f"PyTorch {torch.version} sees {names}")]
+
+
+CHOOSE_PYTHON = (
+    "Give the Python that holds PyTorch: --python ~/venvs/sd/bin/python (inside the activated "
+    "environment, `python -c 'import sys; print(sys.executable)'` prints it); without --python "
+    "rocmate checks its own environment (rocmate install makes it)."
+)
+
+
+def _probe_problem(torch: TorchFacts) -> Finding:
+    """The PyTorch check itself did not get an answer: say what happened, not "not installed"."""
+    python = torch.python or "that Python"
+    run_it = f"{python} -c 'import torch; print(torch.cuda.is_available())'"
+    if torch.problem == "python-missing":
+        return Finding(
+            "torch-python-missing", "warning", f"There is no Python at {python}",
+            f"rocmate was asked to check the PyTorch of {python}, but there is no program "
+            "there.", CHOOSE_PYTHON)
+    if torch.problem == "not-a-python":
+        return Finding(
+            "torch-not-python", "warning", f"{python} is not a Python",
+            f"rocmate's PyTorch check needs a Python: {torch.error}.", CHOOSE_PYTHON)
+    if torch.problem == "timeout":
+        seconds = f"{torch.timeout_s:g} s" if torch.timeout_s else "the time limit"
+        return Finding(
+            "torch-probe-timeout", "error",
+            f"Importing PyTorch in {python} did not finish within {seconds}",
+            "A ROCm PyTorch that hangs on 'import torch' or on its first GPU call usually waits "
+            "on the GPU: a wrong HSA_OVERRIDE_GFX_VERSION, a card the runtime cannot start, or "
+            "an amdgpu driver that is stuck (dmesg says so). A first import from a slow or "
+            "network disk can also take minutes.",
+            f"Run it yourself to see where it stops: {run_it}; look at "
+            "dmesg | grep -i -E 'amdgpu|kfd'; or give the check more time: --torch-timeout 300")
+    if torch.problem == "crashed":
+        return Finding(
+            "torch-probe-crashed", "error", f"Importing PyTorch crashed {python}",
+            f"{torch.error}. A crash on import is most often a ROCm library that does not fit "
+            "the card or the driver (or a wrong HSA_OVERRIDE_GFX_VERSION).",
+            f"Run it yourself to see the message: {run_it}; then rocmate explain "
+            "'<the message>'")
+    return Finding(
+        "torch-probe-failed", "error", f"rocmate could not read PyTorch's answer in {python}",
+        f"{torch.error}.", f"Run it yourself to see the message: {run_it}")
 
 
 def _not_rocm(ctx: Context, where: str) -> list[Finding]:
@@ -76,6 +122,7 @@ def _no_gpu(ctx: Context, findings: list[Finding], where: str) -> Finding:
         "torch-arch-missing": "the wheel has no code for this card",
     }
     found = [text for key, text in causes.items() if key in ids]
+    caused_by = tuple(key for key in causes if key in ids)
     if not found and ctx.facts.platform.wsl == 2:
         found.append(
             "on WSL the wheel's bundled libhsa-runtime64.so cannot talk to /dev/dxg; "
@@ -103,6 +150,7 @@ def _no_gpu(ctx: Context, findings: list[Finding], where: str) -> Finding:
         f"PyTorch {torch.version}{where} is a ROCm build but sees no GPU",
         "torch.cuda.is_available() is False because " + "; ".join(found) + ".",
         fix,
+        caused_by=caused_by,
     )
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from core.diagnose.context import Context, Support
 from core.diagnose.release_choice import serves, serving_releases, ubuntu_version
+from core.diagnose.rules_system import kernel as kernel_rule
 
 # what the helper accepts is the authority for what a plan names
 from core.install.helper.policy import AMDGPU_SOURCES, KEYRING, PIN, PURGEABLE, SOURCES, USER_NAME
@@ -752,6 +753,9 @@ def _preflight(ctx: Context, strategy: str, choices: Choices, venv: str) -> list
                 "" if loaded else "See the doctor's kfd-missing finding before installing.",
             )
         )
+        old = kernel_rule(ctx)  # the doctor's kernel-old, in the same words
+        if old:
+            checks.append(Preflight("kernel-old", False, old[0].title, old[0].fix))
         missing = driver.kernels_without_headers()
         checks.append(
             Preflight(

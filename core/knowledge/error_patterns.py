@@ -15,6 +15,10 @@ from core.knowledge.rows import (
     unique,
 )
 
+FAILURE_KINDS = ("no-binary-for-gpu", "oom", "no-gpu", "gpu-fault")
+"""The benchmark worker's error kinds that a text decides (core/bench/worker/errors.py), in the
+order a text is sorted by; gpu-fault is reported as "other" with advice about the override."""
+
 
 @dataclass(frozen=True)
 class ErrorPattern:
@@ -27,6 +31,8 @@ class ErrorPattern:
     fix: str
     source: str
     findings: tuple[str, ...] = ()
+    kind: str | None = None
+    """What a benchmark failure with this text is (:data:`FAILURE_KINDS`); None: not one."""
     regexes: tuple[re.Pattern[str], ...] = field(default=(), compare=False, repr=False)
 
     def matches(self, text: str) -> bool:
@@ -38,7 +44,10 @@ def parse_explain(data: Mapping[str, Any]) -> tuple[ErrorPattern, ...]:
     check_top_level(file, data, ["pattern"])
     patterns: list[ErrorPattern] = []
     for r in rows(file, data, "pattern"):
-        r.check_keys(["id", "match", "title", "cause", "fix", "source"], ["findings"])
+        r.check_keys(["id", "match", "title", "cause", "fix", "source"], ["findings", "kind"])
+        kind = r.opt_text("kind")
+        if kind is not None and kind not in FAILURE_KINDS:
+            raise r.fail(f"kind must be one of {', '.join(FAILURE_KINDS)}")
         pattern_id = r.text("id")
         if not re.match(r"^[a-z0-9]+(-[a-z0-9]+)*$", pattern_id):
             raise r.fail(f"id {pattern_id!r} must be lowercase-with-dashes")
@@ -59,6 +68,7 @@ def parse_explain(data: Mapping[str, Any]) -> tuple[ErrorPattern, ...]:
             fix=r.text("fix"),
             source=r.source(),
             findings=r.str_list("findings"),
+            kind=kind,
             regexes=tuple(regexes),
         ))
     unique(file, "pattern", (p.id for p in patterns), "id")

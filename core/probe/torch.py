@@ -17,8 +17,13 @@ from core.system import System
 
 DEFAULT_TIMEOUT = 90.0
 
+# The first line says "a Python runs this script"; a program that is not a Python (or is one too
+# old for it) never prints it. Everything after it is about PyTorch.
+STARTED = "rocmate-torch-probe: started"
+
 PROBE_SCRIPT = r"""
 import json, sys
+print("rocmate-torch-probe: started", flush=True)
 out = {"python": sys.executable, "version": None, "hip": None, "cuda": None,
        "available": False, "device_count": 0, "devices": [], "arch_list": [],
        "gcn_arch": [], "error": None}
@@ -60,6 +65,13 @@ class TorchFacts:
     arch_list: tuple[str, ...]
     error: str | None
     gcn_arch: tuple[str | None, ...] = field(default=())
+    problem: str | None = None
+    """Why there is no answer about PyTorch at all (not "PyTorch is not installed"):
+    ``python-missing`` (no program at that path), ``not-a-python`` (it ran, or could not be
+    started, but is no Python that runs the probe), ``timeout`` (importing torch did not finish
+    in time), ``crashed`` (the Python died, e.g. on a signal), ``failed`` (no answer otherwise).
+    None when PyTorch answered, or is simply not installed."""
+    timeout_s: float | None = None
 
     @property
     def installed(self) -> bool:
@@ -100,6 +112,7 @@ class TorchFacts:
             "devices": list(self.devices),
             "arch_list": list(self.arch_list),
             "error": self.error,
+            "problem": self.problem,
         }
 
 
@@ -130,7 +143,38 @@ def torch_facts_from_json(data: dict[str, Any] | None) -> TorchFacts | None:
         arch_list=strings("arch_list"),
         error=text("error"),
         gcn_arch=tuple(str(g) if g else None for g in gcn) if isinstance(gcn, list) else (),
+        problem=_problem(data),
+        timeout_s=_timeout(data),
     )
+
+
+_PROBLEMS = ("python-missing", "not-a-python", "timeout", "crashed", "failed")
+
+
+def _problem(data: dict[str, Any]) -> str | None:
+    """The answer's ``problem``; for an answer recorded before that key existed, read from its
+    error text (the probe's own words)."""
+    value = data.get("problem")
+    if value in _PROBLEMS:
+        return str(value)
+    if data.get("version") not in (None, ""):
+        return None
+    error = str(data.get("error") or "")
+    if error.startswith("Python not found"):
+        return "python-missing"
+    if error.startswith("the torch probe timed out"):
+        return "timeout"
+    if error.startswith("the torch probe failed"):
+        return "failed"
+    return None
+
+
+def _timeout(data: dict[str, Any]) -> float | None:
+    value = data.get("timeout_s")
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    found = re.search(r"timed out after ([0-9.]+) s", str(data.get("error") or ""))
+    return float(found.group(1)) if found else None
 
 
 def torch_answer(system: System, python: str | None, timeout: float) -> dict[str, Any] | None:
@@ -141,21 +185,38 @@ def torch_answer(system: System, python: str | None, timeout: float) -> dict[str
 
 
 def run_torch_probe(system: System, python: str | None, timeout: float) -> dict[str, Any]:
-    """Run the probe script in ``python``; the answer, or an answer that carries the error."""
+    """Run the probe script in ``python``; the answer, or an answer that carries the problem
+    (``problem``: see :attr:`TorchFacts.problem`) and the error in words."""
     exe = python or default_python(system)
     _, extra = applied_env(system, exe)  # as a run in that environment gets them
     result = system.run([exe, "-I", "-c", PROBE_SCRIPT], timeout=timeout, extra_env=extra)
     base: dict[str, Any] = {"python": exe, "version": None, "available": False}
+    output = result.output.strip()
+    started = STARTED in output
     if not result.found:
-        return {**base, "error": f"Python not found: {exe}"}
+        if not system.exists(exe):
+            return {**base, "problem": "python-missing", "error": f"Python not found: {exe}"}
+        why = output.splitlines()[-1][:200] if output else "not an executable program"
+        return {**base, "problem": "not-a-python",
+                "error": f"{exe} cannot be run ({why})"}
     if result.timed_out:
-        return {**base, "error": f"the torch probe timed out after {timeout:.0f} s"}
-    for line in reversed(result.output.strip().splitlines()):
+        stage = "importing torch" if started else "starting that Python"
+        return {**base, "problem": "timeout", "timeout_s": timeout,
+                "error": f"the torch probe timed out after {timeout:g} s ({stage} did not finish)"}
+    for line in reversed(output.splitlines()):
         if line.startswith("{"):
             try:
                 answer = json.loads(line)
             except ValueError:
                 break
-            return answer if isinstance(answer, dict) else {**base, "error": "odd answer"}
-    tail = result.output.strip().splitlines()[-1:] or ["no output"]
-    return {**base, "error": f"the torch probe failed: {tail[0][:300]}"}
+            return answer if isinstance(answer, dict) else {**base, "error": "odd answer",
+                                                             "problem": "failed"}
+    tail = output.splitlines()[-1:] or ["no output"]
+    if not started:
+        return {**base, "problem": "not-a-python",
+                "error": f"{exe} ran, but not as a Python ({tail[0][:300]})"}
+    if result.returncode is not None and result.returncode < 0:
+        return {**base, "problem": "crashed",
+                "error": f"the Python died on signal {-result.returncode} while importing torch "
+                         f"({tail[0][:200]})"}
+    return {**base, "problem": "failed", "error": f"the torch probe failed: {tail[0][:300]}"}

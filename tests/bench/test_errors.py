@@ -6,7 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from core.bench.failures import failure_patterns
 from core.bench.worker import errors
+
+# The error texts the host hands to the worker (resources/data/explain.toml rows with a kind).
+PATTERNS = failure_patterns()
 
 ERRORS = Path(__file__).resolve().parents[1] / "fixtures" / "errors"
 
@@ -31,7 +35,7 @@ def body(name: str) -> str:
     ],
 )
 def test_real_error_texts_are_classified(fixture: str, kind: str) -> None:
-    assert errors.classify_text(body(fixture)) == kind
+    assert errors.classify_text(body(fixture), PATTERNS) == kind
 
 
 @pytest.mark.parametrize(
@@ -46,7 +50,7 @@ def test_real_error_texts_are_classified(fixture: str, kind: str) -> None:
     ],
 )
 def test_out_of_memory_wordings(text: str) -> None:
-    assert errors.classify_text(text) == "oom"
+    assert errors.classify_text(text, PATTERNS) == "oom"
 
 
 def test_oom_advice_names_a_smaller_batch_and_the_allocator_setting() -> None:
@@ -66,26 +70,27 @@ def test_no_binary_advice_points_to_the_override_finding() -> None:
 
 def test_exceptions_are_classified() -> None:
     ctx = errors.Context(python="/venv/bin/python")
-    missing = errors.from_exception(ModuleNotFoundError("No module named 'diffusers'",
+    missing = from_exception(ModuleNotFoundError("No module named 'diffusers'",
                                                         name="diffusers"), ctx)
     assert missing.kind == "missing-package" and missing.package == "diffusers"
     assert "/venv/bin/python -m pip install diffusers" in missing.advice
-    assert errors.from_exception(MemoryError(), ctx).kind == "oom"
-    assert errors.from_exception(KeyboardInterrupt(), ctx).kind == "interrupted"
-    other = errors.from_exception(ValueError("bad thing\nmore about it"), ctx)
+    assert from_exception(MemoryError(), ctx).kind == "oom"
+    assert from_exception(KeyboardInterrupt(), ctx).kind == "interrupted"
+    other = from_exception(ValueError("bad thing\nmore about it"), ctx)
     assert other.kind == "other" and other.message == "ValueError: bad thing"
     assert "ValueError" in other.detail
 
 
 def test_a_gpu_fault_gets_override_advice() -> None:
     info = errors.from_output("Memory access fault by GPU node-1 (Agent handle: 0x5)",
-                              errors.Context(), message="killed")
+                              errors.Context(), message="killed", patterns=PATTERNS)
     assert info.kind == "other" and "override-wrong" in info.advice
 
 
 def test_a_rocblas_abort_on_a_dead_worker_gets_the_override_advice() -> None:
     info = errors.from_output(body("rocblas-tensile-illegal-seek-gfx900-torch-nightly-rocm72.txt"),
-                              errors.Context(arch="gfx900"), message="killed by SIGABRT")
+                              errors.Context(arch="gfx900"), message="killed by SIGABRT",
+                              patterns=PATTERNS)
     assert info.kind == "no-binary-for-gpu" and "HSA_OVERRIDE_GFX_VERSION" in info.advice
 
 
@@ -109,7 +114,7 @@ def test_a_rocblas_abort_on_a_dead_worker_gets_the_override_advice() -> None:
 )
 def test_the_message_is_the_line_that_says_what_failed(text: str, kind: str,
                                                        message: str) -> None:
-    info = errors.from_exception(RuntimeError(text), errors.Context())
+    info = from_exception(RuntimeError(text), errors.Context())
     assert (info.kind, info.message) == (kind, message)
 
 
@@ -119,9 +124,37 @@ def test_a_broken_package_is_told_apart_from_a_missing_one(monkeypatch: pytest.M
 
     monkeypatch.setitem(__import__("sys").modules, "fakepkg", types.ModuleType("fakepkg"))
     ctx = errors.Context(python="/venv/bin/python")
-    broken = errors.from_exception(ModuleNotFoundError("No module named 'fakepkg._C'",
+    broken = from_exception(ModuleNotFoundError("No module named 'fakepkg._C'",
                                                        name="fakepkg._C"), ctx)
     assert broken.kind == "missing-package" and "broken" in broken.message
     assert "--force-reinstall fakepkg" in broken.advice
-    pil = errors.from_exception(ModuleNotFoundError("No module named 'PIL'", name="PIL"), ctx)
+    pil = from_exception(ModuleNotFoundError("No module named 'PIL'", name="PIL"), ctx)
     assert pil.package == "Pillow" and "pip install Pillow" in pil.advice
+
+
+def from_exception(exc: BaseException, ctx: errors.Context) -> errors.ErrorInfo:
+    return errors.from_exception(exc, ctx, PATTERNS)
+
+
+def test_the_worker_reads_the_patterns_the_host_hands_it(tmp_path: Path) -> None:
+    from core.bench.failures import hand_to_worker
+
+    hand_to_worker(tmp_path)
+    assert errors.load_patterns(tmp_path) == PATTERNS
+    assert errors.load_patterns(tmp_path / "nowhere") == {}
+    assert errors.classify_text("HIP out of memory. Tried to allocate 2 GiB", {}) is None
+
+
+def test_explain_and_the_worker_share_one_set_of_texts() -> None:
+    """Every text the worker sorts by comes from a pattern `rocmate explain` matches too."""
+    from core.knowledge.loader import load_knowledge
+
+    kb = load_knowledge()
+    for kind, regexes in PATTERNS.items():
+        for regex in regexes:
+            owners = [p for p in kb.patterns if regex in p.match]
+            assert owners and all(p.kind == kind for p in owners), regex
+    fault = "Memory access fault by GPU node-1 (Agent handle: 0x55d0) on address 0x7f. Reason: " \
+            "Page not present or supervisor privilege."
+    assert [p.id for p in kb.match_errors(fault)][0] == "gpu-memory-access-fault"
+    assert errors.classify_text(fault, PATTERNS) == "gpu-fault"

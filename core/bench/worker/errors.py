@@ -5,50 +5,45 @@ Shared by the worker (exceptions) and the parent (a dead worker's stderr), so st
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 import traceback
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-# Patterns searched (case-insensitive) in an exception's text or a worker's stderr, in order.
-_PATTERNS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    (
-        "no-binary-for-gpu",
-        (
-            r"hipErrorNoBinaryForGpu",
-            r"Unable to find code object",
-            r"invalid device function",
-            r"hipErrorInvalidDeviceFunction",
-            r"no kernel image is available",
-            r"Cannot read \S*TensileLibrary\.dat",  # rocBLAS: no kernels for this gfx
-            r"TensileLibrary\S*:.*for GPU arch",
-        ),
-    ),
-    (
-        "oom",
-        (
-            r"out of memory",
-            r"OutOfMemoryError",
-            r"hipErrorOutOfMemory",
-            r"can't allocate memory",
-            r"\bMemoryError\b",
-            r"std::bad_alloc",
-        ),
-    ),
-    (
-        "no-gpu",
-        (
-            r"No HIP GPUs are available",
-            r"no CUDA GPUs are available",
-            r"Torch not compiled with CUDA enabled",
-            r"Found no NVIDIA driver",
-            r"hipErrorNoDevice",
-        ),
-    ),
-)
+PATTERNS_FILE = "error_patterns.json"
+"""Written beside this module in the worker's clean folder by the host
+(core/bench/failures.py): ``{"kind": [regex, ...], ...}`` in the order texts are sorted by,
+taken from the knowledge base's error patterns (resources/data/explain.toml, rows with a
+``kind``). That list is the one set of error texts for ``rocmate explain`` and the worker."""
 
-_GPU_FAULT = re.compile(r"Memory access fault by GPU|HSA_STATUS_ERROR|hipErrorIllegalAddress", re.I)
+Patterns = dict[str, list[str]]
+
+
+def load_patterns(folder: Path | None = None) -> Patterns:
+    """The patterns handed to this worker (empty when none were: no text is then sorted)."""
+    path = (folder or Path(__file__).resolve().parent) / PATTERNS_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {str(k): [str(r) for r in v] for k, v in data.items() if isinstance(v, list)}
+
+
+_HANDED: Patterns | None = None
+
+
+def _patterns(given: Patterns | None) -> Patterns:
+    global _HANDED
+    if given is not None:
+        return given
+    if _HANDED is None:
+        _HANDED = load_patterns()
+    return _HANDED
 
 
 @dataclass
@@ -84,21 +79,27 @@ class ErrorInfo:
         return fields
 
 
-def classify_text(text: str) -> str | None:
-    """The error kind a piece of output points to, or None."""
-    for kind, patterns in _PATTERNS:
-        for pat in patterns:
+def classify_text(text: str, patterns: Patterns | None = None) -> str | None:
+    """The kind a piece of output points to (a protocol error kind, or gpu-fault), or None."""
+    for kind, regexes in _patterns(patterns).items():
+        for pat in regexes:
             if re.search(pat, text, re.I):
                 return kind
     return None
+
+
+def _kind(found: str | None) -> str:
+    """The protocol's kind for what :func:`classify_text` found (a GPU fault is "other")."""
+    return "other" if found in (None, "gpu-fault") else str(found)
 
 
 def _alloc_var(backend: str | None) -> str:
     return "PYTORCH_CUDA_ALLOC_CONF" if backend == "cuda" else "PYTORCH_HIP_ALLOC_CONF"
 
 
-def advice_for(kind: str, ctx: Context, *, package: str | None = None, text: str = "") -> str:
-    """Plain advice for an error kind."""
+def advice_for(kind: str, ctx: Context, *, package: str | None = None, text: str = "",
+               patterns: Patterns | None = None) -> str:
+    """Plain advice for an error kind (for "other", from what the text shows)."""
     py = ctx.python or "python"
     if kind == "oom":
         if ctx.backend == "cpu":
@@ -142,7 +143,7 @@ def advice_for(kind: str, ctx: Context, *, package: str | None = None, text: str
         )
     if kind == "interrupted":
         return "The run was stopped before it finished; nothing after the stop was measured."
-    if _GPU_FAULT.search(text):
+    if text and classify_text(text, patterns) == "gpu-fault":
         return (
             "The GPU faulted. A common cause is HSA_OVERRIDE_GFX_VERSION set to a value that does "
             "not fit the card: run `rocmate doctor` (override-wrong). Otherwise try a smaller "
@@ -164,12 +165,12 @@ _BOILERPLATE = re.compile(
 )
 
 
-def _message_line(text: str, kind: str | None) -> str:
+def _message_line(text: str, kind: str | None, patterns: Patterns | None = None) -> str:
     """The line of an error text that says what went wrong: the one the classifier matched,
     else the first line that is not torch's boilerplate."""
     lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
     if kind is not None:
-        for pattern in dict(_PATTERNS).get(kind, ()):
+        for pattern in _patterns(patterns).get(kind, ()):
             hit = next((ln for ln in lines if re.search(pattern, ln, re.I)), None)
             if hit:
                 return hit
@@ -182,8 +183,9 @@ _PIP_NAMES = {"PIL": "Pillow", "yaml": "PyYAML", "cv2": "opencv-python",
               "sklearn": "scikit-learn", "google": "protobuf"}
 
 
-def from_exception(exc: BaseException, ctx: Context) -> ErrorInfo:
-    """Classify an exception raised in the worker."""
+def from_exception(exc: BaseException, ctx: Context,
+                   patterns: Patterns | None = None) -> ErrorInfo:
+    """Classify an exception raised in the worker (``patterns``: default, those handed to it)."""
     detail = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-4000:]
     text = f"{type(exc).__name__}: {exc}"
     if isinstance(exc, KeyboardInterrupt):
@@ -213,18 +215,19 @@ def from_exception(exc: BaseException, ctx: Context) -> ErrorInfo:
         kind = "oom"
         message = "out of memory (MemoryError)"
     else:
-        found = classify_text(text)
-        kind = found or "other"
-        message = _message_line(str(exc), found) or type(exc).__name__
+        found = classify_text(text, patterns)
+        kind = _kind(found)
+        message = _message_line(str(exc), found, patterns) or type(exc).__name__
         if kind == "other":
             message = f"{type(exc).__name__}: {message}"
-    return ErrorInfo(kind=kind, message=message[:500], advice=advice_for(kind, ctx, text=text),
-                     detail=detail)
+    return ErrorInfo(kind=kind, message=message[:500],
+                     advice=advice_for(kind, ctx, text=text, patterns=patterns), detail=detail)
 
 
-def from_output(text: str, ctx: Context, *, message: str) -> ErrorInfo:
+def from_output(text: str, ctx: Context, *, message: str,
+                patterns: Patterns | None = None) -> ErrorInfo:
     """Classify a worker that died without an ``error`` event, from its stderr."""
-    kind = classify_text(text) or "other"
-    return ErrorInfo(
-        kind=kind, message=message, advice=advice_for(kind, ctx, text=text), detail=text[-4000:]
-    )
+    kind = _kind(classify_text(text, patterns))
+    return ErrorInfo(kind=kind, message=message,
+                     advice=advice_for(kind, ctx, text=text, patterns=patterns),
+                     detail=text[-4000:])
