@@ -156,5 +156,5 @@ def test_explain_and_the_worker_share_one_set_of_texts() -> None:
             assert owners and all(p.kind == kind for p in owners), regex
     fault = "Memory access fault by GPU node-1 (Agent handle: 0x55d0) on address 0x7f. Reason: " \
             "Page not present or supervisor privilege."
-    assert [p.id for p in kb.match_errors(fault)][0] == "gpu-memory-access-fault"
+    assert next(p.id for p in kb.match_errors(fault)) == "gpu-memory-access-fault"
     assert errors.classify_text(fault, PATTERNS) == "gpu-fault"
