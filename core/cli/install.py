@@ -15,7 +15,13 @@ from core.install.plan import Plan
 from core.install.plan_text import render_plan
 from core.install.planner import STRATEGIES, Choices
 from core.install.runner import Runner
-from core.operations.setup import plan_setup, prepare_setup, run_setup, variable_lines
+from core.operations.setup import (
+    card_variables,
+    plan_setup,
+    prepare_setup,
+    run_setup,
+    variable_lines,
+)
 from core.termstyle import Style, wants_colour
 
 
@@ -131,7 +137,11 @@ def _print_event(event: dict[str, Any]) -> None:
 
 @says_errors
 def run_env(args: argparse.Namespace) -> int:
-    plan = _plan(args)
-    for line in variable_lines(plan, args.shell):
+    """The card's variables as shell lines (for eval); why there are none on stderr. Exit 0,
+    or 1 when no set-up fits the machine."""
+    variables = card_variables(args.root)
+    for line in variable_lines(variables, args.shell):
         print(line)
-    return 0
+    if variables.why_nothing:
+        print(f"rocmate env: nothing to set. {variables.why_nothing}", file=sys.stderr)
+    return 0 if variables.usable else 1

@@ -3,11 +3,12 @@ out (the user's steps as the user, the root block through the helper), resumable
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from core.diagnose.doctor import run_doctor
+from core.diagnose.doctor import DoctorReport, run_doctor
 from core.install.plan import Plan
 from core.install.planner import Choices, PlanError, make_plan
 from core.install.privilege import helper_route
@@ -20,18 +21,61 @@ from core.operations.machine import open_machine
 def plan_setup(root: str | Path | None = None, choices: Choices | None = None) -> Plan:
     """The set-up plan for the machine (a plan with ``blocked`` set where none is possible).
     A choice that cannot be honoured here (``--rocm`` it does not serve, ...) is an error."""
-    report = run_doctor(open_machine(root), probe_torch=False)
+    return _plan(run_doctor(open_machine(root), probe_torch=False), choices)
+
+
+def _plan(report: DoctorReport, choices: Choices | None) -> Plan:
     try:
         return make_plan(report.facts, load_knowledge(), choices or Choices())
     except PlanError as exc:
         raise OperationError(str(exc), status=2) from exc
 
 
-def variable_lines(plan: Plan, shell: Literal["sh", "fish"] = "sh") -> list[str]:
-    """The lines that set the plan's variables in ``shell`` (``rocmate env``)."""
+# A variable the doctor finds wrong, by the finding that says so.
+_WRONG_WHEN = {"override-wrong": re.compile(r"^HSA_OVERRIDE_GFX_VERSION(_[0-9]+)?$"),
+               "hip-visible-devices-hides": re.compile(r"^(HIP|ROCR|CUDA)_VISIBLE_DEVICES$")}
+
+
+@dataclass(frozen=True)
+class CardVariables:
+    """What ``rocmate env`` puts into a shell: the variables the card needs, the wrong ones the
+    shell has now (to unset), and, where there is nothing to do, why."""
+
+    set: dict[str, str]
+    unset: tuple[str, ...]
+    why_nothing: str | None = None
+    """Why nothing is set (the card needs no variable, or no set-up fits this machine)."""
+    usable: bool = True
+    """False when no set-up fits the machine (no supported AMD GPU, WSL 1, ...)."""
+
+
+def card_variables(root: str | Path | None = None, choices: Choices | None = None
+                   ) -> CardVariables:
+    """The card's variables for a shell, from the plan, and the exported values the doctor
+    finds wrong (``override-wrong``, ``hip-visible-devices-hides``) that the plan does not set."""
+    report = run_doctor(open_machine(root), probe_torch=False)
+    plan = _plan(report, choices)
+    exported = report.facts.environment.values
+    flagged = {f.id for f in report.findings}
+    unset = tuple(sorted(
+        name for name in exported if name not in plan.env and any(
+            rule.match(name) and finding in flagged for finding, rule in _WRONG_WHEN.items())))
+    if plan.blocked:
+        return CardVariables({}, unset, f"No set-up fits this machine: {plan.blocked}", False)
+    why = None if plan.env or unset else "This card needs no variables."
+    return CardVariables(dict(plan.env), unset, why)
+
+
+def variable_lines(variables: CardVariables | Plan, shell: Literal["sh", "fish"] = "sh"
+                   ) -> list[str]:
+    """The lines that unset the wrong variables and set the card's, in ``shell``."""
+    if isinstance(variables, Plan):
+        variables = CardVariables(dict(variables.env), ())
     if shell == "fish":
-        return [f"set -gx {key} {value}" for key, value in sorted(plan.env.items())]
-    return [f'export {key}="{value}"' for key, value in sorted(plan.env.items())]
+        return ([f"set -e {name}" for name in variables.unset]
+                + [f"set -gx {k} {v}" for k, v in sorted(variables.set.items())])
+    return ([f"unset {name}" for name in variables.unset]
+            + [f'export {k}="{v}"' for k, v in sorted(variables.set.items())])
 
 
 @dataclass(frozen=True)

@@ -130,3 +130,24 @@ def test_a_multi_line_fix_keeps_its_indent() -> None:
     two = DoctorReport(report.facts, report.supports, report.primary_index, (finding,),
                        report.verdict, 0.0)
     assert "    Fix: first line\n         second line\n" in render_text(two, Style(False))
+
+
+def test_env_undoes_a_wrong_value_and_says_why_when_there_is_nothing_to_set() -> None:
+    def env(machine: str, shell: str = "sh") -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "core.cli", "env", "--root",
+                               str(MACHINES / machine), "--shell", shell], cwd=ROOT,
+                              capture_output=True, text=True, timeout=120, check=False)
+
+    wrong = env("rx7900xtx-override-wrong-bashrc")
+    assert wrong.returncode == 0 and wrong.stdout.startswith("unset HSA_OVERRIDE_GFX_VERSION\n")
+    fish = env("rx7900xtx-override-wrong-bashrc", "fish")
+    assert fish.stdout.startswith("set -e HSA_OVERRIDE_GFX_VERSION\n")
+    for machine, words in [("nvidia-only-desktop", "There is no AMD GPU"),
+                           ("rx580-polaris-ubuntu2004", "is supported by ROCm, with or without"),
+                           ("wsl1-ubuntu1604", "WSL 1"), ("no-gpu-aspeed-server", "no AMD GPU")]:
+        out = env(machine)
+        assert out.returncode == 1 and out.stdout == "", machine
+        assert out.stderr.startswith("rocmate env: nothing to set. No set-up fits") \
+            and words in out.stderr, out.stderr
+    ready = env("popos2204-rx6800-ready")
+    assert ready.returncode == 0 and "HSA_OVERRIDE_GFX_VERSION" not in ready.stdout
