@@ -21,6 +21,7 @@ from core.probe.driver import (
     version_text,
 )
 from core.report.model import (
+    MAX_NUMBER,
     DeviceInfo,
     Driver,
     Energy,
@@ -118,6 +119,9 @@ def suite_run(out: RunOutcome, kb: Knowledge | None = None, home: str | None = N
                     or {k: v for k, v in vars(out.options).items() if v is not None})
     if settings.get("model"):
         settings["model"] = Path(str(settings["model"])).name  # which weights, not where
+    for key, value in settings.items():
+        if type(value) is int and abs(value) > MAX_NUMBER:  # a 64-bit seed: kept exactly, as text
+            settings[key] = str(value)
     run = SuiteRun(
         suite=out.suite, status=out.status, started=out.started, duration_s=out.duration_s,
         settings=settings, device=_device(out),

@@ -160,7 +160,11 @@ def run(args: argparse.Namespace) -> int:
     if bench_run.variables:  # e.g. HSA_OVERRIDE_GFX_VERSION from rocmate install
         shown = " ".join(f"{k}={v}" for k, v in sorted(bench_run.variables.items()))
         print(f"rocmate: with {shown} (from {bench_run.variables_file})", file=sys.stderr)
-    result = run_to_end(bench_run)
+    try:
+        result = run_to_end(bench_run)
+    except OperationError as exc:
+        print(f"rocmate bench: {exc}", file=sys.stderr)
+        return 1
     if result.out_error:
         print(f"rocmate: {result.out_error}", file=sys.stderr)
     if result.history_error:

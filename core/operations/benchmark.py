@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import signal
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +22,7 @@ from core.operations.errors import OperationError
 from core.probe.environment import applied_env
 from core.probe.managed_env import default_python
 from core.report.history import History, HistoryError, default_path
-from core.report.model import Report, to_json
+from core.report.model import Report, ReportError, to_json
 from core.report.privacy import scrub_report
 from core.system import LiveSystem, System
 
@@ -44,6 +45,18 @@ class BenchmarkRequest:
     history: bool = True
     history_path: Path | None = None
     """The history database (default: $XDG_DATA_HOME/rocmate/history.sqlite)."""
+
+    def problems(self) -> list[str]:
+        """What keeps this run from starting, in words: the options' problems and the host's."""
+        found = self.options.problems()
+        for flag, value in (("--watchdog", self.watchdog_s),
+                            ("--startup-timeout", self.startup_timeout_s)):
+            if not math.isfinite(value) or value <= 0:
+                found.append(f"{flag} must be a positive number of seconds (not {value})")
+        model = self.options.model
+        if model is not None and not Path(model).exists():
+            found.append(f"--model {model}: no such file or folder")
+        return found
 
 
 @dataclass
@@ -71,7 +84,7 @@ class BenchmarkRun:
 
     def __init__(self, request: BenchmarkRequest, on_event: EventCallback | None = None,
                  system: System | None = None) -> None:
-        problems = request.options.problems()
+        problems = request.problems()
         if problems:
             raise OperationError("; ".join(problems), status=2)
         self.request = request
@@ -98,9 +111,15 @@ class BenchmarkRun:
 
     def keep(self, outcome: RunOutcome) -> BenchmarkResult:
         """The report of ``outcome``, scrubbed before it is written anywhere (no user, host or
-        home path leaves the machine), to the request's file and the history."""
-        report = scrub_report(build_report([outcome], self.system))
-        text = to_json(report)
+        home path leaves the machine), to the request's file and the history. A report that
+        cannot be made is an error with the run file named: every event is in it."""
+        try:
+            report = scrub_report(build_report([outcome], self.system))
+            text = to_json(report)
+        except ReportError as exc:
+            raise OperationError(
+                f"the run ended ({outcome.status}) but its report could not be made: {exc}; "
+                f"every event is in the run file {self.run_file}") from exc
         result = BenchmarkResult(outcome, report, text, self.run_file)
         request = self.request
         if request.out is not None:

@@ -65,7 +65,11 @@ def test_bad_options_are_refused_before_a_worker_starts(
     """A value no run can use is a usage error: no worker, no run file, no history row."""
     run_file = tmp_path / "run.jsonl"
     for words in (["--steps", "0"], ["--seconds", "nan"], ["--seconds", "-1"],
-                  ["--batch-size", "10000000000000000"], ["--seed", str(2**64)]):
+                  ["--seconds", "inf"], ["--seconds", "0"], ["--batch-size", "0"],
+                  ["--batch-size", "-1"], ["--seq-len", "0"], ["--inference-steps", "0"],
+                  ["--batch-size", "10000000000000000"], ["--seed", str(2**64)],
+                  ["--device", "gpu"], ["--model", str(tmp_path / "nonexistent")],
+                  ["--watchdog", "nan"], ["--startup-timeout", "0"]):
         rc = bench("gemm", "--python", PYTHON, "--device", "cpu", "--size", "tiny",
                    "--run-file", str(run_file), *words)
         err = capsys.readouterr().err
@@ -111,3 +115,15 @@ def test_progress_shows_the_preparation_before_the_first_phase(tty: bool) -> Non
         assert "\rprepared (libraries, model, data) in 4.5 s" in text.split("\n")[1]
     else:
         assert text.splitlines()[1:] == ["preparing (libraries, model, data) ...", "warmup ..."]
+
+
+def test_a_64_bit_seed_is_measured_and_kept(xdg: Path, tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """Stable Diffusion front ends use 64-bit seeds: the run is stored with it, exactly."""
+    out = tmp_path / "r.json"
+    rc = bench("gemm", "--python", PYTHON, "--device", "cpu", "--size", "tiny", "--steps", "1",
+               "--warmup-steps", "0", "--seed", "18446744073709551615", "--out", str(out))
+    assert rc == 0, capsys.readouterr().err
+    assert json.loads(out.read_text())["runs"][0]["settings"]["seed"] == "18446744073709551615"
+    with History(xdg / "rocmate" / "history.sqlite") as h:
+        assert [r.status for r in h.list()] == ["ok"]

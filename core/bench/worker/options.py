@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any
@@ -131,10 +132,15 @@ def _info(name: str) -> OptionInfo:
     return info
 
 
+_DEVICE = re.compile(r"cpu|cuda(:[0-9]{1,3})?")
+
+
 def _problem(name: str, value: Any) -> str | None:
     info = _info(name)
     if value is None or info.flag:
         return None
+    if name == "device" and not _DEVICE.fullmatch(str(value)):
+        return f"--device must be cpu, cuda or cuda:N (not {value!r})"
     flag = flag_of(name) if name != "suite" else "the suite"
     if info.choices is not None and value not in info.choices:
         return f"{flag} must be one of {', '.join(info.choices)} (not {value!r})"
