@@ -221,6 +221,51 @@ class RecordingSystem:
             _write_json(self.out / "disk.json", self.disk)
         for name, answer in self.answers.items():
             _write_json(self.out / f"{name}.json", answer)
+        publish_user(self.out, user.name, user.home)
+
+
+NEUTRAL_USER = "user"
+NEUTRAL_HOME = "/home/user"
+
+
+def publish_user(out: Path, name: str, home: str) -> None:
+    """Replace the user's login name and home folder in a written snapshot with a neutral user
+    (``user``, ``/home/user``), the same way everywhere, so the folder names nobody and still
+    replays: user.json, env.json, disk.json, the probes' answers, command outputs, the contents
+    of recorded files, and the folder that holds the user's own files."""
+    home = os.path.normpath(home) if home else ""
+    if not home or home == "/":
+        return
+    at_home = re.compile(rf"{re.escape(home)}(?=/|$|[\s'\":;,)\]}}])")
+
+    def public(text: str) -> str:
+        return at_home.sub(NEUTRAL_HOME, text)
+
+    files = out / "files"
+    mine = files / home.lstrip("/")
+    if mine.is_dir() and not mine.is_symlink() and home != NEUTRAL_HOME:
+        target = files / NEUTRAL_HOME.lstrip("/")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if not target.exists():
+            mine.rename(target)
+    for path in sorted(out.rglob("*")):
+        if path.is_symlink() or not path.is_file():
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        if path == out / "user.json":
+            data = json.loads(text)
+            data["name"] = NEUTRAL_USER
+            data["home"] = NEUTRAL_HOME
+            for key in ("groups", "configured_groups"):
+                data[key] = [NEUTRAL_USER if g == name else g for g in data.get(key) or []]
+            _write_json(path, data)
+            continue
+        changed = public(text)
+        if changed != text:
+            path.write_text(changed, encoding="utf-8")
 
 
 def write_snapshot(

@@ -35,8 +35,15 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     exp.set_defaults(func=run_explain)
 
 
+def _replay_notes(args: argparse.Namespace) -> None:
+    if args.root and args.python:
+        print("rocmate: a replayed machine answers with the PyTorch it recorded; --python is not "
+              "used", file=sys.stderr)
+
+
 @says_errors
 def run_doctor(args: argparse.Namespace) -> int:
+    _replay_notes(args)
     report = check_machine(args.root, python=args.python, probe_torch=not args.no_torch,
                            torch_timeout=args.torch_timeout)
     if args.json:

@@ -72,11 +72,11 @@ class Snapshot:
     path: Path
     seconds: float
     python: str | None
+    """The Python whose PyTorch was recorded (a replay answers with that recording)."""
 
     @property
     def replay_command(self) -> str:
-        python = f" --python {shlex.quote(self.python)}" if self.python else ""
-        return f"rocmate doctor --root {shlex.quote(str(self.path))}{python}"
+        return f"rocmate doctor --root {shlex.quote(str(self.path))}"
 
 
 def take_snapshot(out: str | Path, *, python: str | None = None,

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
 from core.diagnose.doctor import run_doctor
 from core.operations.machine import take_snapshot
-from core.snapshot import anonymise_file, anonymise_text
-from core.system import LiveSystem, SnapshotSystem
+from core.snapshot import RecordingSystem, anonymise_file, anonymise_text
+from core.system import LiveSystem, SnapshotSystem, UserInfo
 
 
 def _comparable(answer: dict) -> dict:
@@ -19,12 +20,22 @@ def _comparable(answer: dict) -> dict:
     return answer
 
 
+def _as_published(answer: dict) -> dict:
+    """The live answer with this user's name and home as a snapshot publishes them."""
+    user = LiveSystem().user()
+    text = re.sub(rf"{re.escape(user.home)}(?=/|\")", "/home/user", json.dumps(answer))
+    data = json.loads(text)
+    perms = data["permissions"]
+    perms["groups"] = ["user" if g == user.name else g for g in perms["groups"]]
+    return data
+
+
 def test_record_and_replay_give_the_same_answer(tmp_path: Path) -> None:
     out = tmp_path / "snap"
     take_snapshot(out, python=sys.executable)
     live = run_doctor(LiveSystem(), python=sys.executable).to_json()
     replayed = run_doctor(SnapshotSystem(out)).to_json()
-    assert _comparable(replayed) == _comparable(live)
+    assert _comparable(replayed) == _as_published(_comparable(live))
     assert json.loads((out / "torch.json").read_text())["version"]
     assert (out / "user.json").is_file() and (out / "env.json").is_file()
     assert (out / "files/etc/os-release").is_file()
@@ -83,3 +94,38 @@ def test_modules_dep_keeps_only_amdgpus_line() -> None:
             "kernel/drivers/net/foo.ko: kernel/drivers/gpu/drm/amd/amdgpu/amdgpu.ko\n")
     kept = anonymise_file("/lib/modules/6.8.0-45-generic/modules.dep", text.encode()).decode()
     assert kept == "updates/dkms/amdgpu.ko: updates/dkms/amdxcp.ko updates/dkms/amdttm.ko\n"
+
+
+class _Ana(LiveSystem):
+    """This machine, as the user 'ana' whose home is a folder of the test's."""
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+
+    def user(self) -> UserInfo:
+        return UserInfo(name="ana", uid=1000, home=str(self.home), groups=("ana", "video"),
+                        configured_groups=("ana", "render", "video"))
+
+    def env(self) -> dict[str, str]:
+        return {"HOME": str(self.home), "XDG_DATA_HOME": f"{self.home}/.local/share",
+                "HSA_OVERRIDE_GFX_VERSION": "10.3.0"}
+
+
+def test_a_snapshot_names_a_neutral_user_and_still_replays(tmp_path: Path) -> None:
+    home = tmp_path / "home" / "ana"
+    home.mkdir(parents=True)
+    (home / ".bashrc").write_text("export HSA_OVERRIDE_GFX_VERSION=10.3.0\n")
+    out = tmp_path / "snap"
+    recorder = RecordingSystem(out, live=_Ana(home))
+    run_doctor(recorder, probe_torch=False)
+    recorder.finish()
+    user = json.loads((out / "user.json").read_text())
+    assert (user["name"], user["home"]) == ("user", "/home/user")
+    assert user["groups"] == ["user", "video"] and "ana" not in user["configured_groups"]
+    assert json.loads((out / "env.json").read_text())["HOME"] == "/home/user"
+    everything = "".join(p.read_text(errors="replace") for p in out.rglob("*")
+                         if p.is_file() and not p.is_symlink())
+    assert str(home) not in everything and "/ana" not in everything
+    assert (out / "files/home/user/.bashrc").is_file()
+    replayed = run_doctor(SnapshotSystem(out), probe_torch=False).to_json()
+    assert replayed["environment"]["settings"][0]["path"] == "/home/user/.bashrc"
