@@ -44,6 +44,7 @@ class HistoryAccess:
     def __init__(self, path: str | Path | None = None,
                  on_notice: Callable[[str], None] | None = None) -> None:
         self.path = Path(path) if path else default_path(os.environ)
+        self.own_file = not path  # a file the user named is never set aside
         self.notices: list[str] = []
         self._on_notice = on_notice
         self._history: History | None = None
@@ -64,7 +65,8 @@ class HistoryAccess:
         if self._history is None:
             if not create and not self.path.exists():
                 return None
-            self._history = History(self.path, on_notice=self._notice, repair=writes)
+            self._history = History(self.path, on_notice=self._notice, repair=writes,
+                                    own_file=self.own_file)
             self._writable = writes
         return self._history
 

@@ -138,6 +138,9 @@ def _now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
 
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+
 class History:
     """Insert, list, read, delete runs. Use as a context manager or call :meth:`close`.
 
@@ -149,7 +152,10 @@ class History:
 
     def __init__(self, path: Path | str, *, timeout: float = 10.0,
                  on_notice: Callable[[str], None] | None = None,
-                 identity: Identity | None = None, repair: bool = True) -> None:
+                 identity: Identity | None = None, repair: bool = True,
+                 own_file: bool = True) -> None:
+        """``own_file``: the file is rocmate's own (its default place). A file the user named
+        (``--db``) is never set aside: when it is not an SQLite database it is refused."""
         self.path = Path(path)
         self.timeout = timeout
         self.notices: list[str] = []
@@ -157,6 +163,8 @@ class History:
         self._identity = identity
         self._repair = repair
         self._empty = False  # opened to read a file with no tables yet: an empty history
+        if not own_file:
+            self._refuse_a_stranger()
         if repair:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -170,6 +178,20 @@ class History:
             self._db = self._recover(str(exc))
 
     # --- opening --------------------------------------------------------------------------------
+
+    def _refuse_a_stranger(self) -> None:
+        """A named file that exists, holds something and does not begin as an SQLite database
+        does: not a rocmate history, and not rocmate's to set aside."""
+        try:
+            with open(self.path, "rb") as handle:
+                head = handle.read(len(_SQLITE_HEADER))
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise HistoryError(f"{self.path} cannot be read: {exc.strerror or exc}") from None
+        if head and head != _SQLITE_HEADER:
+            raise HistoryError(f"{self.path} is not a rocmate history (not an SQLite database); "
+                               "it was left as it is: name a new file or a history with --db")
 
     def _open(self) -> sqlite3.Connection:
         """Connect, switch to WAL, check, migrate. Some of these steps get SQLITE_BUSY at once,

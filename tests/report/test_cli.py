@@ -252,3 +252,15 @@ def test_no_traceback_from_a_real_process(tmp_path: Path) -> None:
         assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
         assert proc.stdout == ""
     assert not (tmp_path / "xdg" / "rocmate" / "history.sqlite").exists()  # reading made nothing
+
+
+def test_a_named_file_that_is_not_a_history_is_refused_and_left_alone(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    mine = tmp_path / "mine.json"
+    mine.write_text('{"my": "notes"}\n')
+    for args in (["import", str(CPU)], ["list"], ["delete", "1"]):
+        code, out, err = _run(capsys, "--db", str(mine), *args)
+        assert code == 1 and out == "" and err.count("\n") == 1, (args, err)
+        assert "is not a rocmate history (not an SQLite database)" in err
+    assert mine.read_text() == '{"my": "notes"}\n'
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.json"]
