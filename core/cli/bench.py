@@ -7,17 +7,17 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from core.bench.worker.options import BenchOptions, add_arguments
 from core.bench.worker.protocol import SUITES
-from core.operations.benchmark import BenchmarkRequest, BenchmarkRun, run_to_end
 from core.operations.errors import OperationError
-from core.report.model import Report
-from core.report.text import run_text
+
+if TYPE_CHECKING:  # the benchmark operation loads when the command runs
+    from core.report.model import Report
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     """Add ``bench`` with all its options; sets ``func=run``."""
     p = subparsers.add_parser(
         "bench", help="benchmark the GPU (ResNet-50, SD 1.5, LLM training, GEMM, bandwidth)",
@@ -138,6 +138,8 @@ def _num(v: float | None, digits: int = 4) -> str:
 
 def summary(report: Report) -> str:
     """The summary table of a report's runs."""
+    from core.report.text import run_text
+
     lines: list[str] = []
     for run in report.runs:
         lines += run_text(run)  # the same table `rocmate report show` prints
@@ -146,6 +148,8 @@ def summary(report: Report) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Run the suite; exit 0 when it measured, 1 on error, 130 when cancelled."""
+    from core.operations.benchmark import BenchmarkRequest, BenchmarkRun, run_to_end
+
     options = options_from_args(args)
     request = BenchmarkRequest(
         options, python=args.python, watchdog_s=args.watchdog,

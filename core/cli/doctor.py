@@ -28,8 +28,14 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     snap.add_argument("--no-torch", action="store_true")
     snap.set_defaults(func=run_snapshot)
 
-    exp = sub.add_parser("explain", help="explain an error message for this machine")
-    exp.add_argument("text", nargs="?", default="-", help="the error text, or - to read stdin")
+    exp = sub.add_parser(
+        "explain", help="explain an error message for this machine",
+        description="Explain a pasted error for this machine. On this machine the check behind "
+                    "it skips PyTorch unless --python names the Python to check (importing "
+                    "torch takes seconds); a replayed machine (--root) answers with its "
+                    "recorded PyTorch.")
+    exp.add_argument("text", nargs="?", default="-",
+                     help="the error text, or - to read it from stdin (paste it, then Ctrl-D)")
     machine_options(exp)
     exp.add_argument("--json", action="store_true")
     exp.set_defaults(func=run_explain)
@@ -64,12 +70,21 @@ def run_snapshot(args: argparse.Namespace) -> int:
 
 @says_errors
 def run_explain(args: argparse.Namespace) -> int:
-    text = sys.stdin.read() if args.text == "-" else args.text
+    text = _read_error() if args.text == "-" else args.text
     explained = explain_error(text, args.root, python=args.python,
-                              probe_torch=not args.no_torch, torch_timeout=args.torch_timeout)
+                              # a replay's PyTorch answer is recorded: free to read
+                              probe_torch=bool(args.python or args.root) and not args.no_torch,
+                              torch_timeout=args.torch_timeout)
     if args.json:
         print(json.dumps(explained.to_json(), indent=2))
     else:
         sys.stdout.write(render_explanations(text, list(explained.explanations),
                                              explained.report))
     return 0 if explained.explanations else 1
+
+
+def _read_error() -> str:
+    """The error text from stdin; on a terminal, after saying how to end it."""
+    if sys.stdin.isatty():
+        print("Paste the error message, then press Enter and Ctrl-D:", file=sys.stderr)
+    return sys.stdin.read()

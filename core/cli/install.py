@@ -8,20 +8,14 @@ import contextlib
 import json
 import signal
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.cli.options import says_errors
-from core.install.plan import Plan
-from core.install.plan_text import render_plan
-from core.install.planner import STRATEGIES, Choices
-from core.install.runner import Runner
-from core.operations.setup import (
-    card_variables,
-    plan_setup,
-    prepare_setup,
-    run_setup,
-    variable_lines,
-)
+from core.install.plan import STRATEGIES
+
+if TYPE_CHECKING:  # the operations load when a command runs: `rocmate --help` stays quick
+    from core.install.plan import Plan
+    from core.install.runner import Runner
 from core.termstyle import Style, wants_colour
 
 
@@ -45,6 +39,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 
 def _plan(args: argparse.Namespace) -> Plan:
+    from core.install.planner import Choices
+    from core.operations.setup import plan_setup
+
     choices = Choices(
         strategy=getattr(args, "strategy", None),
         rocm=getattr(args, "rocm", None),
@@ -57,6 +54,8 @@ def _plan(args: argparse.Namespace) -> Plan:
 
 @says_errors
 def run_install(args: argparse.Namespace) -> int:
+    from core.install.plan_text import render_plan
+
     plan = _plan(args)
     if args.json:
         print(json.dumps(plan.to_json(), indent=2))
@@ -82,6 +81,8 @@ def _confirm() -> bool:
 
 
 def _carry_out(plan: Plan, resume: bool) -> int:
+    from core.operations.setup import prepare_setup
+
     # sudo from /usr/bin or /bin, and only for a root-owned installation; directly when root
     # already. $APPIMAGE is never read (privilege.py says why).
     runner = prepare_setup(plan, _print_event, via="sudo", resume=resume)
@@ -98,6 +99,8 @@ async def _run_cancellable(runner: Runner) -> bool:
     """The run, with Ctrl-C as its cancel (the runner then reads the helper's output to the end
     and says how it ended); a second Ctrl-C leaves at once."""
     loop = asyncio.get_running_loop()
+    from core.operations.setup import run_setup
+
     task = asyncio.ensure_future(run_setup(runner))
     presses = 0
 
@@ -139,6 +142,8 @@ def _print_event(event: dict[str, Any]) -> None:
 def run_env(args: argparse.Namespace) -> int:
     """The card's variables as shell lines (for eval); why there are none on stderr. Exit 0,
     or 1 when no set-up fits the machine."""
+    from core.operations.setup import card_variables, variable_lines
+
     variables = card_variables(args.root)
     for line in variable_lines(variables, args.shell):
         print(line)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import math
 import sys
 from collections.abc import Callable
 
@@ -38,7 +39,19 @@ def machine_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--no-torch", action="store_true", help="skip the PyTorch probe")
     parser.add_argument(
-        "--torch-timeout", type=float, default=DEFAULT_TIMEOUT, metavar="S",
-        help="PyTorch probe time limit"
+        "--torch-timeout", type=seconds, default=DEFAULT_TIMEOUT, metavar="S",
+        help="PyTorch probe time limit (seconds, up to a day)"
     )
+
+
+def seconds(text: str) -> float:
+    """A time limit: a finite positive number of seconds, at most a day (argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0 or value > 86400:
+        raise argparse.ArgumentTypeError(
+            f"{text} is not a time limit: give seconds above 0 and at most 86400 (a day)")
+    return value
 

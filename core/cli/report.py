@@ -24,12 +24,12 @@ from collections.abc import Callable
 from core.operations import reports as ops
 from core.report import formatting as fmt
 from core.report.model import ReportError
-from core.report.writers import format_for, load_report_file, write_text
+from core.report.writers import format_for, load_scrubbed_report, write_text
 
 PROG = "rocmate report"
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     """Add ``report`` and its commands; sets ``func=run``."""
     p = subparsers.add_parser(
         "report", help="list, show, export, compare and import benchmark reports",
@@ -212,7 +212,7 @@ def _delete(args: argparse.Namespace, access: ops.HistoryAccess) -> int:
 
 
 def _render(args: argparse.Namespace, access: ops.HistoryAccess) -> int:
-    report = load_report_file(args.file)
+    report = load_scrubbed_report(args.file)
     kind = format_for(args.out, args.format) if args.out else (args.format or "html")
     if args.out:
         written = ops.export_report(report, args.out, kind, references=args.references,

@@ -7,6 +7,9 @@ from typing import Any
 
 from core.install.helper.policy import SCHEMA
 
+STRATEGIES = ("pip-only", "rocm-apt", "wsl", "therock")
+"""The set-up routes a plan can take (docs/contracts.md, ``strategy``)."""
+
 
 @dataclass(frozen=True)
 class FileSpec:

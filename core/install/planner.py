@@ -24,7 +24,7 @@ from core.diagnose.rules_system import kernel as kernel_rule
 
 # what the helper accepts is the authority for what a plan names
 from core.install.helper.policy import AMDGPU_SOURCES, KEYRING, PIN, PURGEABLE, SOURCES, USER_NAME
-from core.install.plan import FileSpec, Plan, Preflight, Step
+from core.install.plan import STRATEGIES, FileSpec, Plan, Preflight, Step
 from core.knowledge.loader import Knowledge
 from core.knowledge.releases import RocmRelease
 from core.knowledge.wheels import TorchIndex
@@ -34,7 +34,6 @@ from core.probe.managed_env import managed_venv
 from core.probe.parse.kfd import override_to_gfx
 from core.probe.platform import PlatformFacts
 
-STRATEGIES = ("pip-only", "rocm-apt", "wsl", "therock")
 MAX_PACKAGES_PER_STEP = 32
 _PACKAGE_RELEASE = re.compile(r"\.(\d{1,2})(\d\d)(\d\d)-")
 PIN_CONTENT = "Package: *\nPin: release o=repo.radeon.com\nPin-Priority: 600\n"

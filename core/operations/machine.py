@@ -88,5 +88,11 @@ def take_snapshot(out: str | Path, *, python: str | None = None,
     if folder.exists() and any(folder.iterdir()):
         raise OperationError(f"{folder} is not empty; choose a new folder", status=2)
     start = time.perf_counter()
-    write_snapshot(folder, run_doctor, python=python, probe_torch=probe_torch)
+    try:
+        write_snapshot(folder, run_doctor, python=python, probe_torch=probe_torch)
+    except OSError as exc:
+        where = exc.filename or folder
+        raise OperationError(f"the snapshot cannot be written to {where}: "
+                             f"{exc.strerror or exc}; choose a folder you can write to",
+                             status=2) from exc
     return Snapshot(folder, time.perf_counter() - start, python)

@@ -18,11 +18,17 @@ from pathlib import Path
 from core.report import formatting as fmt
 from core.report.compare import compare
 from core.report.history import History, HistoryEntry, HistoryError, default_path
-from core.report.model import Report, ReportError, to_dict
-from core.report.privacy import learn, scrub_report, scrub_text
+from core.report.model import Report, ReportError
+from core.report.privacy import Identity, scrub_text
 from core.report.references import ReferencesError, cards_like_mine
 from core.report.text import comparison_text, history_text, references_text, report_text
-from core.report.writers import ExportError, format_for, load_report_file, render, write_text
+from core.report.writers import (
+    ExportError,
+    format_for,
+    load_scrubbed_report,
+    render,
+    write_text,
+)
 
 
 class ReportRefError(ValueError):
@@ -115,9 +121,10 @@ def load_report(ref: str, access: HistoryAccess) -> LoadedReport:
         label = (f"run {entry_id} ({entry.suite} on {entry.device or 'no device'}, "
                  f"{fmt.when(entry.created)}{', imported' if entry.imported else ''})")
         return LoadedReport(report, label)
-    raw = load_report_file(ref)
-    identity = learn(to_dict(raw))  # the label must not say what the report gave away
-    return LoadedReport(scrub_report(raw, identity), scrub_text(Path(ref).name, identity))
+    report = load_scrubbed_report(ref)
+    identity = report.scrubbed_for  # the label must not say what the report gave away
+    assert isinstance(identity, Identity)
+    return LoadedReport(report, scrub_text(Path(ref).name, identity))
 
 
 def show_text(report: Report, *, references: bool = False, all_cards: bool = False) -> str:
@@ -186,12 +193,12 @@ class Imported:
 
 def import_report(file: str | Path, access: HistoryAccess) -> Imported:
     """Add someone else's report file to the history, for comparison."""
-    report = load_report_file(file)
+    report = load_scrubbed_report(file, Identity.current())
     history = access.history(create=True)
     assert history is not None
     ids, new = history.import_report(report, origin=Path(file).name)
     name = history.entry(ids[0]).origin or Path(file).name  # as stored: scrubbed
-    return Imported(str(file), name, tuple(ids), new, summary(scrub_report(report)))
+    return Imported(str(file), name, tuple(ids), new, summary(report))
 
 
 def delete_run(ref: str, access: HistoryAccess) -> int:

@@ -37,8 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.report.model import Report, ReportError, SuiteRun, from_json, to_dict, to_json
-from core.report.privacy import Identity, learn, scrub_report, scrub_text
+from core.report.model import Report, ReportError, SuiteRun, from_json, to_json
+from core.report.privacy import Identity, scrub_report, scrub_text
 
 log = logging.getLogger(__name__)
 
@@ -361,8 +361,9 @@ class History:
 
     def _prepare(self, report: Report, origin: str | None) -> tuple[Report, str, str | None]:
         """The report as stored: scrubbed of the current user's and its own author's names."""
-        identity = self.identity.merged(learn(to_dict(report)))
-        report = scrub_report(report, identity)
+        report = scrub_report(report, self.identity)
+        identity = report.scrubbed_for if isinstance(report.scrubbed_for, Identity) \
+            else self.identity
         return report, to_json(report, indent=None), (scrub_text(origin, identity)
                                                       if origin else None)
 

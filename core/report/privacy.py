@@ -175,6 +175,11 @@ class Identity:
         return Identity(self.users | other.users, self.hosts | other.hosts,
                         self.homes | other.homes)
 
+    def covers(self, other: Identity) -> bool:
+        """Whether every name of ``other`` is one of these."""
+        return (other.users <= self.users and other.hosts <= self.hosts
+                and other.homes <= self.homes)
+
 
 @dataclass
 class _Scrubber:
@@ -235,64 +240,146 @@ def _should_drop(key: str) -> bool:
 
 def learn(data: Any) -> Identity:
     """User and host names a report (as JSON data) gives away about its author."""
+    return _survey(data).identity
+
+
+@dataclass
+class _Survey:
+    """One look at JSON data: the names it gives away, its distinct keys, and its distinct
+    strings with what decides how each is scrubbed (the field's name, inside ``packages``)."""
+
+    identity: Identity
+    keys: set[str]
+    texts: set[tuple[str, str, bool]]
+
+
+def _survey(data: Any) -> _Survey:
+    """Each distinct string is scanned once (a report repeats its keys and phase names a
+    hundred thousand times); numbers are passed over without a call."""
     users: set[str] = set()
     hosts: set[str] = set()
     homes: set[str] = set()
+    scanned: set[str] = set()
+    texts: set[tuple[str, str, bool]] = set()
 
-    def visit(node: Any, key: str | None) -> None:
+    def scan(text: str) -> None:
+        if text in scanned:
+            return
+        scanned.add(text)
+        for pattern in _HOME_PATTERNS:
+            users.update(m.group(1) for m in pattern.finditer(text))
+        for m in _PROMPT.finditer(text):
+            users.add(m.group(1))
+            hosts.update({m.group(2), m.group(2).split(".")[0]})
+
+    def keyed(text: str, key: str, packages: bool) -> None:
+        texts.add((text, key, packages))
+        k = key.lower()
+        if k in _USER_KEYS and text.strip():
+            users.add(text.strip())
+        elif k in _HOST_KEYS and text.strip():
+            hosts.update({text.strip(), text.strip().split(".")[0]})
+        elif k == "home" and text.strip():
+            homes.add(text.strip())
+        scan(text)
+
+    def visit(node: Any, key: str, packages: bool) -> None:
         if isinstance(node, dict):
             for k, v in node.items():
-                visit(k, None)
-                visit(v, str(k))
+                name = str(k)
+                scan(name)
+                if type(v) is str:
+                    keyed(v, name, packages)
+                elif isinstance(v, (dict, list)):
+                    visit(v, name, packages or name == "packages")
         elif isinstance(node, list):
             for v in node:
-                visit(v, key)
+                if type(v) is str:
+                    keyed(v, key, packages)
+                elif isinstance(v, (dict, list)):
+                    visit(v, key, packages)
         elif isinstance(node, str):
-            k = (key or "").lower()
-            if k in _USER_KEYS and node.strip():
-                users.add(node.strip())
-            elif k in _HOST_KEYS and node.strip():
-                hosts.update({node.strip(), node.strip().split(".")[0]})
-            elif k == "home" and node.strip():
-                homes.add(node.strip())
-            for pattern in _HOME_PATTERNS:
-                users.update(m.group(1) for m in pattern.finditer(node))
-            for m in _PROMPT.finditer(node):
-                users.add(m.group(1))
-                hosts.update({m.group(2), m.group(2).split(".")[0]})
+            keyed(node, key, packages)
 
-    visit(data, None)
-    return Identity(frozenset(users), frozenset(hosts), frozenset(homes))
+    visit(data, "", False)
+    return _Survey(Identity(frozenset(users), frozenset(hosts), frozenset(homes)), scanned,
+                   texts)
 
 
 # --- scrubbing ------------------------------------------------------------------------------------
 
 
-def scrub_data(data: Any, identity: Identity | None = None) -> Any:
-    """A scrubbed copy of JSON data (a report's dict, or any part of one)."""
-    scrubber = _Scrubber((identity or Identity()).merged(learn(data)))
-    return _scrub(data, scrubber, ())
+def scrub_data(data: Any, identity: Identity | None = None, *, learned: bool = False) -> Any:
+    """A scrubbed copy of JSON data (a report's dict, or any part of one). ``learned``: the
+    identity already holds what :func:`learn` finds in ``data`` (do not scan it twice)."""
+    found = identity or Identity()
+    scrubber = _Scrubber(found if learned else found.merged(learn(data)))
+    return _Walk(scrubber).node(data, ())
 
 
-def _scrub(node: Any, s: _Scrubber, path: tuple[str, ...]) -> Any:
-    if isinstance(node, dict):
-        out: dict[str, Any] = {}
-        for k, v in node.items():
-            key = str(k)
-            if _should_drop(key):
-                continue
-            mine = key in _STRUCTURAL_KEYS
-            out[key if mine else s.text(key)] = _scrub(v, s, (*path, key))
-        return out
-    if isinstance(node, list):
-        return [_scrub(v, s, path) for v in node]
-    if isinstance(node, str):
-        field_name = path[-1] if path else ""
-        vocabulary = field_name in _VOCABULARY_FIELDS
-        # a version (``cudnn 9.1.0.70``) is not an address
-        versions = vocabulary or "version" in field_name.lower() or "packages" in path
-        return s.text(node, words=not vocabulary, ips=not versions)
-    return node
+def _scrubbed(data: Any, identity: Identity) -> tuple[Any, Identity]:
+    """``data`` scrubbed of ``identity`` and what it gives away itself; data with nothing to
+    remove (a report rocmate wrote is) comes back as it is, without a second walk."""
+    survey = _survey(data)
+    wanted = identity.merged(survey.identity)
+    walk = _Walk(_Scrubber(wanted))
+    clean = all(walk.key(k) == k for k in survey.keys) and all(
+        walk.text(text, *_flags(key, packages)) == text
+        for text, key, packages in survey.texts)
+    return (data if clean else walk.node(data, ())), wanted
+
+
+def _flags(field_name: str, packages: bool) -> tuple[bool, bool]:
+    """How a string in ``field_name`` is scrubbed: (names as words?, addresses?)."""
+    vocabulary = field_name in _VOCABULARY_FIELDS
+    # a version (``cudnn 9.1.0.70``) is not an address
+    versions = vocabulary or "version" in field_name.lower() or packages
+    return not vocabulary, not versions
+
+
+class _Walk:
+    """One scrubbing pass; each distinct key and string is judged once."""
+
+    def __init__(self, scrubber: _Scrubber) -> None:
+        self.s = scrubber
+        self.keys: dict[str, str | None] = {}  # key -> the key to write, None: dropped
+        self.texts: dict[tuple[str, bool, bool], str] = {}
+
+    def key(self, key: str) -> str | None:
+        known = self.keys.get(key, "")
+        if known != "":
+            return known
+        kept = None if _should_drop(key) else (key if key in _STRUCTURAL_KEYS
+                                               else self.s.text(key))
+        self.keys[key] = kept
+        return kept
+
+    def text(self, value: str, words: bool, ips: bool) -> str:
+        memo = (value, words, ips)
+        done = self.texts.get(memo)
+        if done is None:
+            done = self.texts[memo] = self.s.text(value, words=words, ips=ips)
+        return done
+
+    def node(self, node: Any, path: tuple[str, ...]) -> Any:
+        if isinstance(node, dict):
+            out: dict[str, Any] = {}
+            for k, v in node.items():
+                key = str(k)
+                kept = self.key(key)
+                if kept is None:
+                    continue
+                if type(v) in (int, float, bool) or v is None:
+                    out[kept] = v
+                else:
+                    out[kept] = self.node(v, (*path, key))
+            return out
+        if isinstance(node, list):
+            return [v if type(v) in (int, float, bool) or v is None else self.node(v, path)
+                    for v in node]
+        if isinstance(node, str):
+            return self.text(node, *_flags(path[-1] if path else "", "packages" in path))
+        return node
 
 
 def scrub_text(text: str, identity: Identity | None = None) -> str:
@@ -302,8 +389,31 @@ def scrub_text(text: str, identity: Identity | None = None) -> str:
 
 
 def scrub_report(report: Report, identity: Identity | None = None) -> Report:
-    """A scrubbed copy of a report; the original is left as it was."""
-    return from_dict(scrub_data(to_dict(report), identity))
+    """A scrubbed copy of a report; the original is left as it was. A report this module
+    scrubbed already, for these names or more, is returned as it is (scrubbing is idempotent:
+    a 20 MB report is not walked again)."""
+    done = report.scrubbed_for
+    if isinstance(done, Identity) and done.covers(identity or Identity()):
+        return report
+    data, wanted = _scrubbed(to_dict(report), identity or Identity())
+    clean = from_dict(data)
+    clean.scrubbed_for = wanted
+    return clean
+
+
+def learned(report: Report) -> Identity:
+    """What :func:`learn` finds in a report (remembered on a report scrubbed here)."""
+    done = report.scrubbed_for
+    return done if isinstance(done, Identity) else learn(to_dict(report))
+
+
+def scrubbed_from_data(data: Any, identity: Identity | None = None) -> tuple[Report, Identity]:
+    """A report from checked JSON data, scrubbed before it is built (one pass, not three), and
+    the names it was scrubbed of (``identity`` and what the data itself gives away)."""
+    data, wanted = _scrubbed(data, identity or Identity())
+    report = from_dict(data)
+    report.scrubbed_for = wanted
+    return report, wanted
 
 
 def leaks(text: str, secrets: Iterable[str]) -> list[str]:

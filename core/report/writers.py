@@ -11,8 +11,14 @@ from pathlib import Path
 from core.report.compare import compare
 from core.report.html import render_html
 from core.report.markdown import render_markdown
-from core.report.model import Report, ReportError, from_json, to_dict, to_json
-from core.report.privacy import Identity, learn, scrub_report, scrub_text
+from core.report.model import Report, ReportError, from_dict, parse_json, to_json
+from core.report.privacy import (
+    Identity,
+    learned,
+    scrub_report,
+    scrub_text,
+    scrubbed_from_data,
+)
 from core.report.references import ReferenceRow, cards_like_mine
 
 FORMATS = ("json", "html", "md")
@@ -42,6 +48,25 @@ def format_for(path: str | Path | None, explicit: str | None = None) -> str:
 
 def load_report_file(path: str | Path) -> Report:
     """Read and validate a report file; ReportError says what is wrong, naming the file."""
+    data = _report_data(path)
+    try:
+        return from_dict(data)
+    except ReportError as exc:
+        raise ReportError(f"{Path(path).name}: {exc}") from None
+
+
+def load_scrubbed_report(path: str | Path, identity: Identity | None = None) -> Report:
+    """A report file read, validated and scrubbed of ``identity`` and the names it gives away
+    about its author, in one pass (the way to read a report from someone else)."""
+    data = _report_data(path)
+    try:
+        return scrubbed_from_data(data, identity)[0]
+    except ReportError as exc:
+        raise ReportError(f"{Path(path).name}: {exc}") from None
+
+
+def _report_data(path: str | Path) -> object:
+    """A report file's JSON data, parsed strictly; ReportError names the file."""
     p = Path(path)
     name = p.name
     try:
@@ -64,7 +89,7 @@ def load_report_file(path: str | Path) -> Report:
     except UnicodeDecodeError:
         raise ReportError(f"{name}: not a rocmate report (not UTF-8 text)") from None
     try:
-        return from_json(text)
+        return parse_json(text)
     except ReportError as exc:
         raise ReportError(f"{name}: {exc}") from None
 
@@ -79,9 +104,9 @@ def render(report: Report, fmt: str, *, baseline: Report | None = None,
     if fmt not in FORMATS:
         raise ExportError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
     # what either report gives away about its author is removed from both, and from the labels
-    identity = (identity or Identity()).merged(learn(to_dict(report)))
+    identity = (identity or Identity()).merged(learned(report))
     if baseline is not None:
-        identity = identity.merged(learn(to_dict(baseline)))
+        identity = identity.merged(learned(baseline))
     report = scrub_report(report, identity)
     if fmt == "json":
         return to_json(report) + "\n"

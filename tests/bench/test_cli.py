@@ -18,7 +18,7 @@ from tests.bench.helpers import PYTHON
 
 def bench(*words: str) -> int:
     parser = argparse.ArgumentParser(prog="rocmate")
-    cli.add_parser(parser.add_subparsers(dest="command"))
+    cli.add_parsers(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["bench", *words])
     assert args.func is cli.run
     return int(args.func(args))

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from core.cli import main as rocmate
-from core.cli.report import add_parser, run
+from core.cli.report import add_parsers, run
 from core.report.history import SCHEMA_VERSION
 from core.report.model import from_json
 from tests.report.support import CPU, FAILED, GEMM, H200, ROOT
@@ -45,7 +45,7 @@ def filled(db: str, capsys: pytest.CaptureFixture[str]) -> str:
 def test_wired_like_core_cli(db: str, capsys: pytest.CaptureFixture[str]) -> None:
     parser = argparse.ArgumentParser(prog="rocmate")
     sub = parser.add_subparsers(dest="command")
-    add_parser(sub)
+    add_parsers(sub)
     args = parser.parse_args(["report", "--db", db, "list"])
     assert args.func is run and args.func(args) == 0
     assert "no runs in the history yet" in capsys.readouterr().out
