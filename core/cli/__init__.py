@@ -7,6 +7,7 @@ what its operation returns. Without a sub-command rocmate runs the doctor in the
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import sys
 
@@ -19,14 +20,40 @@ MODULES = {"doctor": "doctor", "snapshot": "doctor", "explain": "doctor", "bench
 COMMANDS = tuple(MODULES)
 
 
+# Options of the doctor (what plain `rocmate` runs) that take a value: their value is never a
+# command (`rocmate --root report` replays the folder "report").
+_VALUE_OPTIONS = ("--root", "--python", "--torch-timeout", "--color")
+
+
+def command_word(words: list[str]) -> tuple[int, str] | None:
+    """The first word that is neither an option nor an option's value, and where it is."""
+    skip = False
+    for i, word in enumerate(words):
+        if skip:
+            skip = False
+        elif word.startswith("-"):
+            skip = word in _VALUE_OPTIONS
+        else:
+            return i, word
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
-    if not any(w in COMMANDS for w in words) and not {"-h", "--help", "--version"} & set(words):
-        words = ["doctor", *words]  # plain `rocmate` checks the machine
+    found = command_word(words)
+    command = found[1] if found else None
+    if command is not None and command not in COMMANDS:
+        close = difflib.get_close_matches(command, COMMANDS, n=1, cutoff=0.7)
+        hint = f"; did you mean '{close[0]}'?" if close else f" (commands: {', '.join(COMMANDS)})"
+        print(f"rocmate: unknown command '{command}'{hint}", file=sys.stderr)
+        return 2
+    if command is None and not {"-h", "--help", "--version"} & set(words):
+        words, command = ["doctor", *words], "doctor"  # plain `rocmate` checks the machine
+    elif found and found[0] > 0:  # options written before the command: theirs
+        words = [command or "doctor", *words[:found[0]], *words[found[0] + 1:]]
     try:
         from core.knowledge.rows import KnowledgeError
 
-        command = next((w for w in words if w in COMMANDS), None)
         args = build_parser(command).parse_args(words)
     except KeyboardInterrupt:  # Ctrl-C while the command is still loading
         print("rocmate: interrupted", file=sys.stderr)

@@ -12,6 +12,7 @@ from typing import IO, TYPE_CHECKING, Any
 from core.bench.worker.options import BenchOptions, add_arguments
 from core.bench.worker.protocol import SUITES
 from core.operations.errors import OperationError
+from core.report.formatting import settings_flags
 
 if TYPE_CHECKING:  # the benchmark operation loads when the command runs
     from core.report.model import Report
@@ -77,10 +78,9 @@ class Progress:
         kind = ev.get("event")
         if kind == "hello":
             dev = f"{ev.get('device_name')} ({ev.get('backend')}, {ev.get('arch')})"
-            s = ev.get("settings") or {}
-            self._line(f"{ev.get('suite')} on {dev}, torch {ev.get('torch')}, "
-                       f"{s.get('precision') or 'all dtypes'}, batch {s.get('batch_size')}",
-                       final=True)
+            flags = settings_flags(ev.get("settings") or {})
+            self._line(f"{ev.get('suite')} on {dev}, torch {ev.get('torch')}"
+                       + "".join(f", {flag}" for flag in flags), final=True)
             self.hello_t = float(ev.get("rx_t") or 0.0)
             self._line("preparing (libraries, model, data) ...", final=not self.tty)
         elif kind == "telemetry" and self.tty and self.hello_t is not None and not self.phase:

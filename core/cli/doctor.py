@@ -9,13 +9,18 @@ import sys
 
 from core.cli.options import machine_options, says_errors
 from core.diagnose.doctor_text import render_text
+from core.diagnose.engine import NOT_SUPPORTED, READY, READY_AFTER_FIXES
 from core.diagnose.explain import render_explanations
 from core.operations.machine import check_machine, explain_error, take_snapshot
 from core.termstyle import Style, wants_colour
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
-    doctor = sub.add_parser("doctor", help="check this machine for ROCm and PyTorch")
+    doctor = sub.add_parser(
+        "doctor", help="check this machine for ROCm and PyTorch",
+        epilog="Exit status: 0 Ready, 1 Ready after these fixes, 4 Not supported (the same with "
+               "--json); 2 a usage error, 3 rocmate's knowledge base is broken, 130 "
+               "interrupted.")
     machine_options(doctor)
     doctor.add_argument("--json", action="store_true", help="print rocmate.doctor/1 JSON")
     doctor.add_argument("-v", "--verbose", action="store_true", help="show every check")
@@ -57,7 +62,11 @@ def run_doctor(args: argparse.Namespace) -> int:
     else:
         style = Style(wants_colour(sys.stdout, args.color))
         sys.stdout.write(render_text(report, style, verbose=args.verbose))
-    return 0
+    return EXIT_STATUS[report.verdict]
+
+
+EXIT_STATUS = {READY: 0, READY_AFTER_FIXES: 1, NOT_SUPPORTED: 4}
+"""The doctor's exit status for each verdict, for scripts (``rocmate doctor || ...``)."""
 
 
 @says_errors

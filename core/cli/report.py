@@ -107,6 +107,9 @@ def run(args: argparse.Namespace) -> int:
         _say("choose a command: list, show, export, compare, import, delete or render "
              "(rocmate report --help)")
         return 2
+    if getattr(args, "all_cards", False) and not getattr(args, "references", False):
+        _say("--all-cards goes with --references (every card's results beside this run's)")
+        return 2
     access = ops.HistoryAccess(getattr(args, "db", None), on_notice=_say)
     try:
         status = _COMMANDS[command](args, access)
@@ -140,11 +143,12 @@ def _out(text: str, end: str = "\n") -> None:
 
 
 def _list(args: argparse.Namespace, access: ops.HistoryAccess) -> int:
-    entries = ops.list_runs(access, suite=args.suite, status=args.status, limit=args.limit)
+    runs = ops.list_runs(access, suite=args.suite, status=args.status, limit=args.limit)
     if args.json:
-        _out(json.dumps([dataclasses.asdict(e) for e in entries], indent=2, ensure_ascii=False))
+        _out(json.dumps([dataclasses.asdict(e) for e in runs.entries], indent=2,
+                        ensure_ascii=False))
     else:
-        _out(ops.runs_text(entries))
+        _out(runs.text())
     return 0
 
 

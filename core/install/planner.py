@@ -258,9 +258,12 @@ def _check_strategy(ctx: Context, strategy: str) -> None:
             f"AMD's apt repository serves Ubuntu and its derivatives, not {platform.distro_name}"
         )
     if strategy == "therock" and ctx.primary is not None:
-        gfx = ctx.primary[0].gfx
-        if not gfx or ctx.kb.therock_for(gfx) is None:
-            raise PlanError(f"TheRock has no index for {gfx}")
+        gpu = ctx.primary[0]
+        if not gpu.gfx:
+            raise PlanError(f"TheRock's indexes are per gfx target, and the target of {gpu.name} "
+                            "is not known (no driver reports it, and rocmate's table lacks it)")
+        if ctx.kb.therock_for(gpu.gfx) is None:
+            raise PlanError(f"TheRock has no index for {gpu.gfx} ({gpu.name})")
 
 
 def _code_target(gpu: Gpu, support: Support) -> str | None:

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import shlex
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from core.diagnose.doctor import DoctorReport, run_doctor
 from core.diagnose.explain import Explanation, explain
+from core.diagnose.finding import Finding
 from core.knowledge.loader import load_knowledge
 from core.operations.errors import OperationError
 from core.probe.torch import DEFAULT_TIMEOUT
@@ -32,9 +33,23 @@ def check_machine(
     probe_torch: bool = True,
     torch_timeout: float = DEFAULT_TIMEOUT,
 ) -> DoctorReport:
-    """The doctor's answer for the machine: facts, findings and the verdict."""
-    return run_doctor(open_machine(root), python=python, probe_torch=probe_torch,
-                      torch_timeout=torch_timeout)
+    """The doctor's answer for the machine: facts, findings and the verdict. A snapshot folder
+    that records nothing gets a ``snapshot-empty`` finding first (the answer is an empty
+    machine's, which is rarely what was meant)."""
+    report = run_doctor(open_machine(root), python=python, probe_torch=probe_torch,
+                        torch_timeout=torch_timeout)
+    if root is not None and not any((Path(root) / name).exists() for name in _RECORDED):
+        empty = Finding(
+            "snapshot-empty", "warning", f"{root} holds no recorded machine",
+            "A snapshot folder has files/, commands/, env.json, user.json or devices.json "
+            "(rocmate snapshot writes them); this one has none, so the answer below is for a "
+            "machine with nothing in it.",
+            "Replay the folder rocmate snapshot wrote, or leave --root out to check this machine.")
+        report = replace(report, findings=(empty, *report.findings))
+    return report
+
+
+_RECORDED = ("files", "commands", "env.json", "user.json", "devices.json", "torch.json")
 
 
 @dataclass(frozen=True)

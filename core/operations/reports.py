@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -87,13 +87,36 @@ class HistoryAccess:
             self._history = None
 
 
+@dataclass(frozen=True)
+class RunList:
+    entries: list[HistoryEntry]
+    total: int
+    """Runs in the whole history, whatever the filters."""
+    filtered: str
+    """The filters that were asked for, in words ("" for none)."""
+
+    def text(self) -> str:
+        """The table; when it is empty, whether the history is empty or nothing matched."""
+        if self.entries:
+            return history_text(self.entries)
+        if not self.total:
+            return "no runs in the history yet"
+        runs = "run" if self.total == 1 else "runs"
+        return f"no runs match {self.filtered} (the history has {self.total} {runs})"
+
+
 def list_runs(access: HistoryAccess, *, suite: str | None = None, status: str | None = None,
-              limit: int = 50) -> list[HistoryEntry]:
+              limit: int = 50) -> RunList:
     """The newest ``limit`` runs in the history (none when there is no history yet)."""
+    if limit < 1:
+        raise ReportRefError(f"--limit must be at least 1 (not {limit})")
+    asked = " and ".join(f"{flag} {value}" for flag, value in (("--suite", suite),
+                                                               ("--status", status)) if value)
     history = access.history()
     if history is None:
-        return []
-    return history.list(suite=suite, status=status, limit=limit)
+        return RunList([], 0, asked)
+    return RunList(history.list(suite=suite, status=status, limit=limit), history.count(),
+                   asked)
 
 
 @dataclass(frozen=True)
@@ -118,7 +141,7 @@ def load_report(ref: str, access: HistoryAccess) -> LoadedReport:
         except KeyError:
             raise ReportRefError(
                 f"no run #{entry_id} in the history (see rocmate report list)") from None
-        label = (f"run {entry_id} ({entry.suite} on {entry.device or 'no device'}, "
+        label = (f"run {entry_id} ({entry.suite} on {entry.device or fmt.UNKNOWN_DEVICE}, "
                  f"{fmt.when(entry.created)}{', imported' if entry.imported else ''})")
         return LoadedReport(report, label)
     report = load_scrubbed_report(ref)
@@ -219,10 +242,8 @@ def delete_run(ref: str, access: HistoryAccess) -> int:
 
 def summary(report: Report) -> str:
     """Each run's suite, device and headline figure, on one line."""
-    return "; ".join(f"{r.suite} on {r.device.name if r.device else 'no device'}, "
+    return "; ".join(f"{r.suite} on {r.device.name if r.device else fmt.UNKNOWN_DEVICE}, "
                      f"{fmt.headline(r)}" for r in report.runs)
 
 
-def runs_text(entries: Sequence[HistoryEntry]) -> str:
-    """The history as a table (``rocmate report list``)."""
-    return history_text(entries)
+

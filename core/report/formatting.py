@@ -127,10 +127,17 @@ def figure_label(name: str) -> str:
     return name.replace("_", " ")
 
 
+UNKNOWN_DEVICE = "device unknown"
+"""What a run that failed before its worker said hello ran on, in words."""
+
+# Suites that measure without a batch (matrix products and copies of a fixed size).
+_NO_BATCH = frozenset({"gemm", "bandwidth"})
+
+
 def device_label(run: SuiteRun) -> str:
     d = run.device
     if d is None:
-        return "no device"
+        return UNKNOWN_DEVICE
     arch = f", {d.arch}" if d.arch else ""
     return f"{d.name} ({d.backend}{arch})"
 
@@ -143,7 +150,9 @@ def settings_flags(settings: Mapping[str, Any]) -> list[str]:
         flags.append("tiny shapes")
     if s.get("precision"):
         flags.append(str(s["precision"]))
-    if s.get("batch_size"):
+    elif s.get("suite") == "gemm":
+        flags.append("each dtype")
+    if s.get("batch_size") and s.get("suite") not in _NO_BATCH:
         flags.append(f"batch {s['batch_size']}")
     if s.get("channels_last"):
         flags.append("channels_last")

@@ -181,7 +181,7 @@ def render_html(report: Report, *, comparison: Comparison | None = None,
 def page_title(report: Report) -> str:
     if len(report.runs) == 1:
         run = report.runs[0]
-        where = run.device.name if run.device else "no device"
+        where = run.device.name if run.device else fmt.UNKNOWN_DEVICE
         return f"{fmt.suite_title(run.suite)} on {where}"
     suites = ", ".join(dict.fromkeys(r.suite for r in report.runs))
     return f"{len(report.runs)} runs: {suites}"

@@ -19,6 +19,7 @@ from typing import Any
 
 import tomllib
 
+from core.report.formatting import UNKNOWN_DEVICE
 from core.report.model import Report, SuiteRun
 
 KINDS = ("measured", "published", "community", "crowd", "blog-claim")
@@ -316,7 +317,7 @@ def cards_like_mine(report: Report, run_index: int = 0, *,
     run = report.runs[run_index]
     rows = load_references() if rows is None else rows
     names, arch = _names_and_arch(report, run)
-    device = names[0] if names else "no device"
+    device = names[0] if names else UNKNOWN_DEVICE
     out = CardsLikeMine(suite=run.suite, device=device, arch=arch, matches=[])
     if run.settings.get("size") == "tiny":
         out.warnings.append("This run used tiny shapes (a smoke test): its figures are not "

@@ -124,10 +124,12 @@ def render(report: Report, fmt: str, *, baseline: Report | None = None,
 
 
 def write_text(text: str, path: str | Path) -> Path:
-    """Write atomically (a reader never sees half a file); ExportError on failure."""
+    """Write atomically (a reader never sees half a file) into a folder that exists (a typo in
+    a folder name is said, not made into new folders); ExportError on failure."""
     p = Path(path)
+    if not p.parent.is_dir():
+        raise ExportError(f"cannot write {path}: the folder {p.parent} does not exist")
     try:
-        p.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", dir=p.parent)
         os.fchmod(fd, 0o644)
         try:

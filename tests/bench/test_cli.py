@@ -127,3 +127,23 @@ def test_a_64_bit_seed_is_measured_and_kept(xdg: Path, tmp_path: Path,
     assert json.loads(out.read_text())["runs"][0]["settings"]["seed"] == "18446744073709551615"
     with History(xdg / "rocmate" / "history.sqlite") as h:
         assert [r.status for r in h.list()] == ["ok"]
+
+
+def test_the_system_python_is_told_to_use_a_virtual_environment(
+        xdg: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A real run in Debian's own python3 (PEP 668, no torch): the advice is a venv, not pip."""
+    import glob
+    import subprocess
+
+    system = "/usr/bin/python3"
+    probe = subprocess.run([system, "-c", "import sysconfig; print(sysconfig.get_path("
+                            "'stdlib'))"], capture_output=True, text=True, check=False)
+    if not glob.glob(probe.stdout.strip() + "/EXTERNALLY-MANAGED"):
+        pytest.skip("this machine's python3 is not externally managed")
+    has_torch = subprocess.run([system, "-c", "import torch"], capture_output=True, check=False)
+    if has_torch.returncode == 0:
+        pytest.skip("this machine's python3 has torch")
+    rc = bench("gemm", "--python", system, "--device", "cpu", "--size", "tiny", "--no-history")
+    out = capsys.readouterr().out
+    assert rc == 1 and "missing-package" in out
+    assert "virtual environment" in out and f"{system} -m pip install" not in out

@@ -158,3 +158,12 @@ def test_explain_and_the_worker_share_one_set_of_texts() -> None:
             "Page not present or supervisor privilege."
     assert next(p.id for p in kb.match_errors(fault)) == "gpu-memory-access-fault"
     assert errors.classify_text(fault, PATTERNS) == "gpu-fault"
+
+
+def test_a_system_python_is_not_told_to_pip_install() -> None:
+    """Debian's python3 refuses pip (PEP 668): the advice is a virtual environment."""
+    ctx = errors.Context(python="/usr/bin/python3", externally_managed=True)
+    info = from_exception(ModuleNotFoundError("No module named 'torch'", name="torch"), ctx)
+    assert "virtual environment" in info.advice and "python3 -m venv" in info.advice
+    assert "/usr/bin/python3 -m pip install" not in info.advice
+    assert errors.externally_managed() is False  # the tests' own Python is a venv

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROCMATE = [sys.executable, "-m", "core.cli"]
 
 
@@ -18,9 +20,37 @@ def _run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[st
 
 def test_plain_rocmate_runs_the_doctor() -> None:
     out = _run("--no-torch")
-    assert out.returncode == 0, out.stderr
-    assert "Verdict:" in out.stdout
+    verdict = out.stdout.rsplit("Verdict: ", 1)[1].split(" (")[0].strip()
+    assert out.returncode == {"Ready": 0, "Ready after these fixes": 1,
+                              "Not supported": 4}[verdict], out.stderr
     assert "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize(("machine", "status"), [
+    ("popos2204-rx6800-ready", 0), ("rx6700xt-ubuntu2204-needs-override", 1),
+    ("nvidia-only-desktop", 4), ("rx580-polaris-ubuntu2004", 4)])
+def test_the_exit_status_says_the_verdict(machine: str, status: int) -> None:
+    root = f"tests/fixtures/machines/{machine}"
+    for extra in ((), ("--json",)):
+        out = _run("doctor", "--root", root, *extra)
+        assert out.returncode == status, (machine, extra, out.stderr)
+
+
+def test_a_mistyped_command_is_named_with_the_one_meant() -> None:
+    out = _run("docter")
+    assert out.returncode == 2
+    assert out.stderr == "rocmate: unknown command 'docter'; did you mean 'doctor'?\n"
+
+
+def test_a_folder_named_like_a_command_is_still_a_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "report"
+    folder.mkdir()
+    out = subprocess.run([*ROCMATE, "--root", "report", "--json"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120, check=False,
+                         env={**__import__("os").environ,
+                              "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    data = json.loads(out.stdout)
+    assert data["findings"][0]["id"] == "snapshot-empty", out.stderr
 
 
 def test_doctor_json_on_this_machine() -> None:

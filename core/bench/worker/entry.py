@@ -60,7 +60,8 @@ def _given(args: argparse.Namespace) -> BenchOptions:
 
 
 def run(argv: list[str] | None, emitter: Emitter) -> int:
-    ctx = errors.Context(python=sys.executable)
+    ctx = errors.Context(python=sys.executable,
+                         externally_managed=errors.externally_managed())
     try:
         args = build_parser().parse_args(argv)
         given = _given(args)

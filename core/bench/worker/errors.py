@@ -6,8 +6,10 @@ Shared by the worker (exceptions) and the parent (a dead worker's stderr), so st
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
+import sysconfig
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,6 +57,17 @@ class Context:
     arch: str | None = None
     batch_size: int | None = None
     python: str | None = None
+    externally_managed: bool = False
+    """The Python is a distribution's own, which pip may not change (PEP 668)."""
+
+
+def externally_managed() -> bool:
+    """Whether this Python refuses ``pip install`` (PEP 668: Debian's and Ubuntu's system
+    Python); a virtual environment made from it never does."""
+    if sys.prefix != sys.base_prefix:
+        return False
+    stdlib = sysconfig.get_path("stdlib")
+    return bool(stdlib) and os.path.isfile(os.path.join(stdlib, "EXTERNALLY-MANAGED"))
 
 
 @dataclass
@@ -135,6 +148,14 @@ def advice_for(kind: str, ctx: Context, *, package: str | None = None, text: str
         )
     if kind == "missing-package":
         name = package or "the missing package"
+        if ctx.externally_managed:
+            return (
+                f"The target Python ({py}) lacks {name}, and it is the system's own Python, "
+                "which pip may not change (externally managed, PEP 668). Make a virtual "
+                "environment for PyTorch and run the benchmark there: `rocmate install` makes "
+                "one, or python3 -m venv ~/venvs/torch && ~/venvs/torch/bin/pip install "
+                f"{name}, then --python ~/venvs/torch/bin/python."
+            )
         return (
             f"The target Python lacks {name}. Install it into that environment: "
             f"{py} -m pip install {name}"
