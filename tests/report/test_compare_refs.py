@@ -122,7 +122,7 @@ def test_the_seed_tables_are_there_as_blog_claims() -> None:
     for rid, (figure, value, unit) in SEED_CLAIMS.items():
         r = rows[rid]
         assert (r.figure, r.value, r.unit) == (figure, value, unit)
-        assert r.kind == "blog-claim" and r.method is None and "seed" in r.source
+        assert r.kind == "blog-claim" and r.method is None and "blog post" in r.source
         assert r.card == "Radeon RX 7900 XTX" and r.arch == "gfx1100"
     step = rows["seed001-rx7900xtx-resnet50-step"].conditions
     assert (step.precision, step.batch) == ("amp-fp16", 64)
@@ -190,7 +190,7 @@ def test_an_h200_run_finds_its_card_first_closest_conditions_first() -> None:
     assert {m.match for m in refs.matches} == {"same card", "same chip"}  # H100s share sm_90
     assert all(m.row.suite == "resnet50-train" for m in refs.matches)
     text = references_text(refs)
-    assert "source: anchors-performance.md section 7" in text and "conditions:" in text
+    assert "source: the rocmate project's own measurement" in text and "conditions:" in text
 
 
 def _as_7900xtx(report: Report, precision: str = "fp32", batch: int = 64) -> Report:

@@ -254,7 +254,7 @@ def test_a_comparison_and_references_are_added_only_when_asked() -> None:
     both = render(h200, "html", baseline=load(CPU), baseline_label="cpu run", label="h200 run",
                   references=True)
     assert 'id="comparison"' in both and 'id="references"' in both
-    assert "cpu run" in both and "anchors-performance.md section 7" in both
+    assert "cpu run" in both and "the rocmate project&#x27;s own measurement" in both
     md = render(h200, "md", baseline=load(CPU), references=True)
     assert "**Compared with**" in md and "**Cards like mine**" in md
     assert json.loads(render(h200, "json", baseline=load(CPU), references=True))["runs"]
@@ -274,6 +274,10 @@ def test_format_from_suffix_or_flag() -> None:
 
 
 def test_write_is_atomic_and_readable(tmp_path: Path) -> None:
+    with pytest.raises(ExportError, match="the folder .*deep does not exist"):
+        write_text("hello", tmp_path / "deep" / "r.html")  # a typo is not made into folders
+    assert not (tmp_path / "deep").exists()
+    (tmp_path / "deep").mkdir()
     out = write_text("hello", tmp_path / "deep" / "r.html")
     assert out.read_text() == "hello" and (out.stat().st_mode & 0o777) == 0o644
     assert [p.name for p in out.parent.iterdir()] == ["r.html"]
