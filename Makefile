@@ -8,19 +8,19 @@ STAMP_TEST := $(VENV)/.stamp-test
 # torch for the benchmark tests: pinned to what the build machines hold (never newer than 2.14.1).
 TORCH_PINS := torch==2.14.1 torchvision==0.29.1
 
-.PHONY: run test lint venv clean screenshots bench-doctor
+.PHONY: run test lint venv clean screenshots bench-doctor bench-gui
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(STAMP_APP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[telemetry]'
+	$(BIN)/python -m pip install --quiet -e '.[gui,telemetry]'
 	touch $@
 
 $(STAMP_TEST): pyproject.toml $(STAMP_APP)
 	$(BIN)/python -m pip install --quiet $(TORCH_PINS)
-	$(BIN)/python -m pip install --quiet -e '.[telemetry,test,bench]' $(TORCH_PINS)
+	$(BIN)/python -m pip install --quiet -e '.[gui,telemetry,test,bench]' $(TORCH_PINS)
 	touch $@
 
 venv: $(STAMP_APP)
@@ -43,6 +43,19 @@ lint: $(STAMP_TEST)
 	$(BIN)/ruff format --check . || true
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+
+## Render every page of the app for three recorded machines into docs/screenshots/.
+SCREENSHOT_MACHINES := rx6700xt-ubuntu2204-needs-override wsl2-ubuntu2204-rx7900xtx-ready \
+	popos2204-rx6800-ready
+screenshots: $(STAMP_APP)
+	for m in $(SCREENSHOT_MACHINES); do \
+		rm -rf docs/screenshots/app-$$m; \
+		QT_QPA_PLATFORM=offscreen $(BIN)/rocmate gui --root tests/fixtures/machines/$$m \
+			--lang en --screenshot-dir docs/screenshots/app-$$m || exit 1; \
+	done
+
+bench-gui: $(STAMP_APP)
+	$(BIN)/python benchmarks/gui_start.py
 
 bench-doctor: $(STAMP_APP)
 	$(BIN)/python benchmarks/doctor_speed.py

@@ -134,3 +134,16 @@ def test_the_root_helper_imports_only_the_stdlib_and_the_knowledge_loader(
 
 def test_the_allow_list_check_catches_a_stray_import(graph: grimp.ImportGraph) -> None:
     assert _imports_outside(graph, "core.bench.worker", {"torch", "core"}) != []
+
+
+def test_the_gui_reads_no_machine_files_and_starts_nothing() -> None:
+    """gui/ shows what core returns: no /sys, /proc or /dev paths, no os.system, os.popen,
+    os.exec* or os.spawn* (subprocess itself is an import-linter contract)."""
+    import re
+    from pathlib import Path
+
+    gui = Path(__file__).resolve().parents[1] / "gui"
+    banned = re.compile(r"[\"'](/sys/|/proc/|/dev/)|\bos\.(system|popen|exec\w*|spawn\w*)\b")
+    found = [f"{p.name}:{n}" for p in gui.rglob("*.py")
+             for n, line in enumerate(p.read_text().splitlines(), 1) if banned.search(line)]
+    assert found == []

@@ -10,13 +10,16 @@ from pathlib import Path
 from typing import Any
 
 from core.diagnose.doctor import DoctorReport, run_doctor
+from core.diagnose.doctor_text import render_text
 from core.diagnose.explain import Explanation, explain
 from core.diagnose.finding import Finding
 from core.knowledge.loader import load_knowledge
 from core.operations.errors import OperationError
 from core.probe.torch import DEFAULT_TIMEOUT
+from core.report.privacy import Identity, scrub_text
 from core.snapshot import write_snapshot
 from core.system import System, open_system
+from core.termstyle import Style
 
 
 def open_machine(root: str | Path | None) -> System:
@@ -50,6 +53,13 @@ def check_machine(
 
 
 _RECORDED = ("files", "commands", "env.json", "user.json", "devices.json", "torch.json")
+
+
+def forum_post(report: DoctorReport) -> str:
+    """The doctor's answer as Markdown for a forum post: the terminal text in a code block,
+    with this user's and host's names and home folder taken out."""
+    text = render_text(report, Style(False), verbose=True)
+    return "rocmate doctor:\n\n```\n" + scrub_text(text, Identity.current()) + "```\n"
 
 
 @dataclass(frozen=True)

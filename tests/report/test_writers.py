@@ -274,7 +274,7 @@ def test_format_from_suffix_or_flag() -> None:
 
 
 def test_write_is_atomic_and_readable(tmp_path: Path) -> None:
-    with pytest.raises(ExportError, match="the folder .*deep does not exist"):
+    with pytest.raises(ExportError, match=r"the folder .*deep does not exist"):
         write_text("hello", tmp_path / "deep" / "r.html")  # a typo is not made into folders
     assert not (tmp_path / "deep").exists()
     (tmp_path / "deep").mkdir()

@@ -1,0 +1,105 @@
+"""Starting the desktop app: the Qt application, its settings and log file, an excepthook that
+shows a readable error with "Copy details" instead of dying silently, and the qasync loop the
+bridge's tasks run on. ``rocmate gui`` calls :func:`run`."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import sys
+import time
+import traceback
+from pathlib import Path
+from types import TracebackType
+
+from PySide6.QtCore import QCoreApplication
+from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
+
+import gui.qt  # noqa: F401  (the binding, before qasync looks for one)
+from core import __version__
+from gui.session import Session
+
+log = logging.getLogger("rocmate.gui")
+
+
+def log_file() -> Path:
+    """A log file for this start of the app, under the XDG state folder."""
+    state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"),
+                                                            ".local", "state")
+    folder = Path(state) / "rocmate" / "logs"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / time.strftime("gui-%Y%m%d-%H%M%S.log")
+
+
+def application() -> QApplication:
+    app = QApplication.instance()
+    if not isinstance(app, QApplication):
+        app = QApplication(sys.argv[:1])
+    QCoreApplication.setOrganizationName("rocmate")
+    QCoreApplication.setApplicationName("rocmate")
+    QCoreApplication.setApplicationVersion(__version__)
+    return app
+
+
+def show_error(parent: QWidget | None, message: str, details: str) -> None:
+    """A readable error with the details folded away and a button that copies them."""
+    box = QMessageBox(parent)
+    box.setIcon(QMessageBox.Icon.Critical)
+    box.setWindowTitle(QCoreApplication.translate("App", "rocmate hit a problem"))
+    box.setText(message)
+    box.setInformativeText(QCoreApplication.translate(
+        "App", "Your work so far is kept. Copy the details into a bug report."))
+    box.setDetailedText(details)
+    copy = box.addButton(QCoreApplication.translate("App", "Copy details"),
+                         QMessageBox.ButtonRole.ActionRole)
+    box.addButton(QMessageBox.StandardButton.Close)
+    box.exec()
+    if box.clickedButton() is copy:
+        QApplication.clipboard().setText(f"{message}\n\n{details}")
+
+
+def install_excepthook(parent: QWidget | None) -> None:
+    def hook(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
+        details = "".join(traceback.format_exception(kind, exc, tb))
+        log.error("unexpected error\n%s", details)
+        show_error(parent, f"{kind.__name__}: {exc}", details)
+
+    sys.excepthook = hook
+
+
+def run(session: Session, screenshot_dir: str | None = None) -> int:
+    """Open the wizard (or, with ``screenshot_dir``, render every page there and exit)."""
+    logging.basicConfig(filename=str(log_file()), level=logging.INFO,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    log.info("rocmate %s gui, root=%s", __version__, session.root)
+    app = application()
+    if screenshot_dir:
+        from gui.screenshots import render_pages
+
+        return render_pages(app, session, Path(screenshot_dir))
+    import qasync
+
+    from gui.wizard import RocWizard
+
+    async def main() -> None:
+        closed = asyncio.Event()
+        wizard = RocWizard(session)
+        install_excepthook(wizard)
+        wizard.closed.connect(closed.set)
+        app.aboutToQuit.connect(closed.set)
+        wizard.show()
+        await closed.wait()
+        await wizard.bridge.cancel_all()
+        wizard.bridge.shutdown()
+
+    with contextlib.suppress(asyncio.CancelledError):
+        qasync.run(main())
+    return 0
+
+
+def can_open_a_window() -> bool:
+    """Whether a desktop is there to open the window on (X11 or Wayland)."""
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+

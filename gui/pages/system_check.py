@@ -1,0 +1,229 @@
+"""System check: the doctor's verdict as a banner, the GPUs with their gfx target and support,
+and every finding with its fix; re-check, check another Python, copy for a forum post, save a
+snapshot for a bug report."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QFrame,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QScrollArea,
+    QStyle,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+)
+
+from core.diagnose.doctor import DoctorReport
+from core.diagnose.engine import NOT_SUPPORTED, READY
+from core.operations.machine import Snapshot, check_machine, forum_post, take_snapshot
+from core.operations.setup import plan_setup
+from gui.bridge import Bridge
+from gui.pages.base import PageId, RocPage
+from gui.session import Session
+from gui.widgets.findings import FindingsView
+
+GIB = 1 << 30
+
+
+class SystemCheckPage(RocPage):
+    PAGE_ID = PageId.SYSTEM_CHECK
+
+    def __init__(self, session: Session, bridge: Bridge) -> None:
+        super().__init__(session, bridge)
+        self.setTitle(self.tr("System check"))
+        self.setSubTitle(self.tr("What this computer has, and what stands between it and "
+                                 "PyTorch on the GPU."))
+        self.banner = QFrame()
+        self.banner.setObjectName("verdict")
+        self.banner.setFrameShape(QFrame.Shape.StyledPanel)
+        banner_row = QHBoxLayout(self.banner)
+        self.banner_icon = QLabel()
+        self.verdict = QLabel(self.tr("Checking this computer…"))
+        font = self.verdict.font()
+        font.setPointSizeF(font.pointSizeF() * 1.3)
+        font.setBold(True)
+        self.verdict.setFont(font)
+        self.verdict.setWordWrap(True)
+        banner_row.addWidget(self.banner_icon)
+        banner_row.addWidget(self.verdict, 1)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 0)  # a check has no percent: busy until it answers
+        self.progress.setTextVisible(False)
+        self.machine = QLabel()
+        self.machine.setWordWrap(True)
+        self.machine.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.gpus = QTableWidget(0, 4)
+        self.gpus.setHorizontalHeaderLabels([self.tr("Graphics card"), self.tr("Target"),
+                                             self.tr("Memory"), self.tr("ROCm support")])
+        self.gpus.verticalHeader().setVisible(False)
+        self.gpus.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.gpus.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.gpus.setSelectionMode(QTableWidget.SelectionMode.NoSelection)
+        self.gpus.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # read-only facts, also in the text
+        self.gpus.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.findings = FindingsView()
+        findings_area = QScrollArea()
+        findings_area.setWidgetResizable(True)
+        findings_area.setWidget(self.findings)
+        findings_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        self.recheck = QPushButton(self.tr("&Re-check"))
+        self.other_python = QPushButton(self.tr("Check another &Python…"))
+        self.copy_post = QPushButton(self.tr("&Copy for a forum post"))
+        self.save_snapshot = QPushButton(self.tr("&Save snapshot…"))
+        self.recheck.clicked.connect(self.start_check)
+        self.other_python.clicked.connect(self.choose_python)
+        self.copy_post.clicked.connect(self.copy_for_forum)
+        self.save_snapshot.clicked.connect(self.choose_snapshot_folder)
+        buttons = QHBoxLayout()
+        for button in (self.recheck, self.other_python, self.copy_post, self.save_snapshot):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.banner)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.machine)
+        layout.addWidget(self.gpus)
+        layout.addWidget(findings_area, 1)
+        layout.addWidget(self.message)
+        layout.addLayout(buttons)
+        bridge.finished.connect(self._finished)
+        bridge.failed.connect(self._failed)
+
+    # -- running the check ---------------------------------------------------------------------
+
+    def initializePage(self) -> None:
+        if self.session.report is None and not self.busy:
+            self.start_check()
+        elif self.session.report is not None:
+            self.show_report(self.session.report)
+
+    def start_check(self) -> None:
+        self.set_busy(True)
+        self.progress.show()
+        self.message.clear()
+        self.verdict.setText(self.tr("Checking this computer…"))
+        self.bridge.start("check", check_machine, self.session.root,
+                          python=self.session.python)
+
+    def _finished(self, key: str, result: object) -> None:
+        if key == "check" and isinstance(result, DoctorReport):
+            self.session.report = result
+            self.session.plan = None
+            self.show_report(result)
+            self.set_busy(False)
+        elif key == "snapshot" and isinstance(result, Snapshot):
+            self.message.setText(self.tr("Snapshot saved in %1. Attach the folder (zipped) to "
+                                         "a bug report.").replace("%1", str(result.path)))
+
+    def _failed(self, key: str, message: str, details: str) -> None:
+        if key not in ("check", "snapshot"):
+            return
+        self.progress.hide()
+        self.message.setText(message)
+        if key == "check":
+            self.verdict.setText(self.tr("The check could not finish"))
+            self.set_busy(False)
+
+    # -- showing it ------------------------------------------------------------------------------
+
+    def show_report(self, report: DoctorReport) -> None:
+        self.progress.hide()
+        style = self.style()
+        if report.verdict == READY:
+            icon, words = QStyle.StandardPixmap.SP_DialogApplyButton, self.tr(
+                "Ready: PyTorch can use this card.")
+        elif report.verdict == NOT_SUPPORTED:
+            icon, words = QStyle.StandardPixmap.SP_MessageBoxCritical, self.tr(
+                "Not supported: see the problems below.")
+        else:
+            count = sum(1 for f in report.findings if f.needs_action)
+            icon = QStyle.StandardPixmap.SP_MessageBoxWarning
+            words = self.tr("Ready after these fixes (%n to fix).", "", count)
+        size = style.pixelMetric(QStyle.PixelMetric.PM_LargeIconSize)
+        self.banner_icon.setPixmap(style.standardIcon(icon).pixmap(size))
+        self.verdict.setText(words)
+        self.verdict.setAccessibleName(report.verdict)
+        facts = report.facts
+        p = facts.platform
+        system = f"{p.distro_name} {p.distro_version}".strip() or self.tr("unknown system")
+        wsl = self.tr(", WSL %1").replace("%1", str(p.wsl)) if p.wsl else ""
+        torch = facts.torch
+        if not facts.torch_probed:
+            torch_text = self.tr("not checked")
+        elif torch is None or not torch.installed:
+            torch_text = self.tr("not installed") if not (torch and torch.problem) else \
+                self.tr("not checked (see below)")
+        else:
+            torch_text = f"{torch.version} ({torch.python})"
+        self.machine.setText(self.tr("System: %1%2, kernel %3\nPyTorch: %4")
+                             .replace("%1", system).replace("%2", wsl)
+                             .replace("%3", p.kernel or "?").replace("%4", torch_text))
+        gpus = facts.gpus.gpus
+        self.gpus.setRowCount(len(gpus))
+        for row, (gpu, support) in enumerate(zip(gpus, report.supports, strict=True)):
+            memory = f"{gpu.vram_bytes / GIB:.0f} GiB" if gpu.vram_bytes else "-"
+            status = {"official": self.tr("official"),
+                      "override": self.tr("works with override %1").replace(
+                          "%1", support.override or "?"),
+                      "unsupported": self.tr("not supported"),
+                      "not-amd": self.tr("not an AMD card")}.get(support.status, support.status)
+            for column, text in enumerate((gpu.name, gpu.gfx or "-", memory, status)):
+                self.gpus.setItem(row, column, QTableWidgetItem(text))
+        self.gpus.setVisible(bool(gpus))
+        self.gpus.resizeColumnsToContents()
+        self.gpus.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        rows = sum(self.gpus.rowHeight(r) for r in range(self.gpus.rowCount()))
+        self.gpus.setFixedHeight(self.gpus.horizontalHeader().height() + rows
+                                 + 2 * self.gpus.frameWidth())
+        self.findings.show_findings(report.findings)
+        self.copy_post.setEnabled(True)
+
+    # -- the buttons -----------------------------------------------------------------------------
+
+    def choose_python(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, self.tr("The Python that holds PyTorch"))
+        if path:
+            self.session.python = path
+            self.start_check()
+
+    def copy_for_forum(self) -> None:
+        if self.session.report is not None:
+            QGuiApplication.clipboard().setText(forum_post(self.session.report))
+            self.message.setText(self.tr("Copied: the check as Markdown, without your user "
+                                         "name, host name or home folder."))
+
+    def choose_snapshot_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, self.tr("An empty folder for the "
+                                                                "snapshot"))
+        if folder:
+            self.save_to(folder)
+
+    def save_to(self, folder: str) -> None:
+        self.message.setText(self.tr("Recording this computer…"))
+        self.bridge.start("snapshot", take_snapshot, folder, python=self.session.python)
+
+    def nextId(self) -> int:
+        report = self.session.report
+        if report is None or report.verdict in (NOT_SUPPORTED, READY):
+            return -1  # nothing to set up (or nothing possible): the check is the last page
+        return int(PageId.SETUP_PLAN)
+
+    def validatePage(self) -> bool:
+        if self.session.report is not None and self.session.plan is None:
+            try:
+                self.session.plan = plan_setup(self.session.root)
+                self.session.plan_error = None
+            except Exception as exc:  # an OperationError: one line on the next page
+                self.session.plan_error = str(exc)
+        return True
+

@@ -1,0 +1,28 @@
+"""What the wizard knows so far: which machine (a replayed folder or this one), which Python,
+the doctor's answer and the set-up plan. Pages read it and fill it in."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.diagnose.doctor import DoctorReport
+from core.install.plan import Plan
+
+
+@dataclass
+class Session:
+    root: str | None = None
+    """A snapshot folder to replay, or None for this machine."""
+    python: str | None = None
+    """The Python whose PyTorch the doctor checks (None: rocmate's environment, else python3)."""
+    report: DoctorReport | None = None
+    plan: Plan | None = None
+    plan_error: str | None = None
+
+    @property
+    def is_wsl2(self) -> bool:
+        return self.report is not None and self.report.facts.platform.wsl == 2
+
+    @property
+    def ready(self) -> bool:
+        return self.report is not None and self.report.verdict == "Ready"

@@ -1,0 +1,109 @@
+"""The doctor's findings as cards: an icon and a word for the severity (never colour alone), the
+title, the detail, what causes it, and the fix (selectable, to copy a command)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QSizePolicy,
+    QStyle,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.diagnose.finding import Finding
+
+_WORDS = {
+    "error": QT_TRANSLATE_NOOP("Findings", "Problem"),
+    "warning": QT_TRANSLATE_NOOP("Findings", "Warning"),
+    "info": QT_TRANSLATE_NOOP("Findings", "Note"),
+    "ok": QT_TRANSLATE_NOOP("Findings", "OK"),
+}
+
+
+def severity_word(severity: str) -> str:
+    """The severity in words (translated when shown, not when imported)."""
+    return QCoreApplication.translate("Findings", str(_WORDS[severity]))
+
+
+SEVERITY_ICONS = {
+    "error": QStyle.StandardPixmap.SP_MessageBoxCritical,
+    "warning": QStyle.StandardPixmap.SP_MessageBoxWarning,
+    "info": QStyle.StandardPixmap.SP_MessageBoxInformation,
+    "ok": QStyle.StandardPixmap.SP_DialogApplyButton,
+}
+
+
+def selectable_label(text: str, *, bold: bool = False, mono: bool = False) -> QLabel:
+    """Plain text that wraps and can be selected and copied (by mouse and keyboard)."""
+    label = QLabel(text)
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
+                                  | Qt.TextInteractionFlag.TextSelectableByKeyboard)
+    label.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+    font = label.font()
+    font.setBold(bold)
+    if mono:
+        font.setFamily("monospace")
+        font.setStyleHint(font.StyleHint.Monospace)
+    label.setFont(font)
+    return label
+
+
+class FindingCard(QFrame):
+    """One finding. ``finding_id`` is kept for tests and for translating core texts later."""
+
+    def __init__(self, finding: Finding, causes: list[str], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.finding_id = finding.id
+        self.setObjectName(f"finding-{finding.id}")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        row = QHBoxLayout(self)
+        icon = QLabel()
+        metric = (QStyle.PixelMetric.PM_LargeIconSize if finding.needs_action
+                  else QStyle.PixelMetric.PM_SmallIconSize)
+        size = self.style().pixelMetric(metric)
+        icon.setPixmap(self.style().standardIcon(SEVERITY_ICONS[finding.severity]).pixmap(size))
+        icon.setAlignment(Qt.AlignmentFlag.AlignTop)
+        icon.setAccessibleName(severity_word(finding.severity))
+        row.addWidget(icon)
+        body = QVBoxLayout()
+        heading = f"{severity_word(finding.severity)}: {finding.title}"
+        body.addWidget(selectable_label(heading, bold=True))
+        if finding.detail and finding.severity != "ok":
+            body.addWidget(selectable_label(finding.detail))
+        if causes:
+            body.addWidget(selectable_label(QCoreApplication.translate("Findings", "Caused by: %1")
+                                 .replace("%1", "; ".join(causes))))
+        if finding.fix and finding.needs_action:
+            fix_heading = QCoreApplication.translate("Findings", "How to fix it:")
+            body.addWidget(selectable_label(fix_heading))
+            body.addWidget(selectable_label(finding.fix, mono=True))
+        row.addLayout(body, 1)
+
+
+class FindingsView(QWidget):
+    """Every finding of a report, the ones to act on first (the doctor's order)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.column = QVBoxLayout(self)
+        self.column.setContentsMargins(0, 0, 0, 0)
+        self.column.addStretch(1)  # cards keep their own height; the space stays below them
+        self.cards: list[FindingCard] = []
+
+    def show_findings(self, findings: tuple[Finding, ...]) -> None:
+        for card in self.cards:
+            self.column.removeWidget(card)
+            card.deleteLater()
+        self.cards = []
+        titles = {f.id: f.title for f in findings}
+        for finding in findings:
+            causes = [titles[c] for c in finding.caused_by if c in titles]
+            card = FindingCard(finding, causes, self)
+            self.column.insertWidget(self.column.count() - 1, card)
+            self.cards.append(card)

@@ -1,0 +1,51 @@
+"""A set-up plan's steps as cards: the number and title, who runs it (you or root, in words and
+with a mark), why, and the exact command or file content."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QCoreApplication
+from PySide6.QtWidgets import QFrame, QVBoxLayout, QWidget
+
+from core.install.plan import Plan, Step
+from gui.widgets.findings import selectable_label
+
+
+class StepCard(QFrame):
+    def __init__(self, number: int, step: Step, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.step_id = step.id
+        self.setObjectName(f"step-{step.id}")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        column = QVBoxLayout(self)
+        who = (QCoreApplication.translate("Steps", "as root (asks for the password)")
+               if step.privileged else QCoreApplication.translate("Steps", "as you"))
+        column.addWidget(selectable_label(f"{number}. {step.title} — {who}", bold=True))
+        if step.explain:
+            column.addWidget(selectable_label(step.explain))
+        if step.argv:
+            column.addWidget(selectable_label("$ " + " ".join(step.argv), mono=True))
+        elif step.file is not None:
+            column.addWidget(selectable_label("→ " + step.file.path, mono=True))
+            if step.file.content:
+                column.addWidget(selectable_label(step.file.content.rstrip("\n"), mono=True))
+
+
+class StepsView(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.column = QVBoxLayout(self)
+        self.column.setContentsMargins(0, 0, 0, 0)
+        self.column.addStretch(1)  # cards keep their own height; the space stays below them
+        self.cards: list[StepCard] = []
+
+    def show_steps(self, plan: Plan | None) -> None:
+        for card in self.cards:
+            self.column.removeWidget(card)
+            card.deleteLater()
+        self.cards = []
+        if plan is None or plan.blocked:
+            return
+        for number, step in enumerate(plan.steps, start=1):
+            card = StepCard(number, step, self)
+            self.column.insertWidget(self.column.count() - 1, card)
+            self.cards.append(card)

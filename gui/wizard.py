@@ -1,0 +1,48 @@
+"""The wizard: its pages by id, and which page comes next for this machine."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSettings, Signal
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import QWizard, QWizardPage
+
+from gui.bridge import Bridge
+from gui.pages.base import PageId
+from gui.pages.setup_plan import SetupPlanPage
+from gui.pages.system_check import SystemCheckPage
+from gui.pages.welcome import WelcomePage
+from gui.session import Session
+
+
+class RocWizard(QWizard):
+    closed = Signal()
+
+    def __init__(self, session: Session, bridge: Bridge | None = None) -> None:
+        super().__init__()
+        self.session = session
+        self.bridge = bridge or Bridge(self)
+        self.setObjectName("rocmate-wizard")
+        self.setWindowTitle(self.tr("rocmate"))
+        self.setWizardStyle(QWizard.WizardStyle.ModernStyle)
+        self.setOption(QWizard.WizardOption.NoBackButtonOnStartPage, True)
+        self.pages: dict[PageId, QWizardPage] = {}
+        for page_class in (WelcomePage, SystemCheckPage, SetupPlanPage):
+            page = page_class(session, self.bridge)
+            self.setPage(int(page.PAGE_ID), page)
+            self.pages[page.PAGE_ID] = page
+        self.setStartId(int(PageId.WELCOME))
+        self.resize(900, 720)
+        geometry = QSettings().value("wizard/geometry")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        QSettings().setValue("wizard/geometry", self.saveGeometry())
+        self.closed.emit()  # the app then cancels what the bridge still runs
+        self.bridge.shutdown()
+        super().closeEvent(event)
+
+    def done(self, result: int) -> None:
+        QSettings().setValue("wizard/geometry", self.saveGeometry())
+        self.closed.emit()
+        super().done(result)

@@ -1,0 +1,42 @@
+"""The desktop app's tests: real widgets (offscreen), a qasync loop the bridge's tasks run on,
+and errors in those tasks collected and failed."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import gui.qt  # noqa: F401  (the binding first)
+
+pytest.importorskip("PySide6")
+qasync = pytest.importorskip("qasync")
+
+
+@pytest.fixture
+def aloop(qapp: Any) -> Iterator[asyncio.AbstractEventLoop]:
+    """An asyncio loop on Qt's (pytest-qt runs Qt's); a task's error fails the test."""
+    loop = qasync.QEventLoop(qapp, already_running=True)
+    errors: list[dict[str, Any]] = []
+    loop.set_exception_handler(lambda _loop, context: errors.append(context))
+    asyncio.set_event_loop(loop)
+    yield loop
+    asyncio.set_event_loop(None)
+    assert errors == []
+
+
+@pytest.fixture(autouse=True)
+def _settings(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Settings and logs of the app go to the test's own folder, not the user's."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    from PySide6.QtCore import QSettings
+
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope,
+                      str(tmp_path / "config"))

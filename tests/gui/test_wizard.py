@@ -1,0 +1,139 @@
+"""The wizard on replayed machines: which pages a machine gets, every finding on screen, the
+plan's steps on screen equal to ``rocmate install --dry-run``; the check runs off the GUI
+thread through the bridge; the screenshot command renders every page."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtWidgets import QLabel
+
+from core.install.planner import Choices
+from core.operations.machine import check_machine
+from core.operations.setup import plan_setup
+from gui.pages.base import PageId
+from gui.session import Session
+from gui.wizard import RocWizard
+
+ROOT = Path(__file__).resolve().parents[2]
+MACHINES = ROOT / "tests" / "fixtures" / "machines"
+
+
+def _wizard(qtbot: Any, machine: str, *, checked: bool = True) -> RocWizard:
+    root = str(MACHINES / machine)
+    session = Session(root=root)
+    if checked:
+        session.report = check_machine(root)
+    wizard = RocWizard(session)
+    qtbot.addWidget(wizard)
+    wizard.show()
+    qtbot.waitExposed(wizard)
+    return wizard
+
+
+def _pages(wizard: RocWizard) -> list[PageId]:
+    """Walk Next as a user would, and name the pages shown."""
+    shown = [PageId(wizard.currentId())]
+    while wizard.currentPage().nextId() != -1:
+        wizard.next()
+        shown.append(PageId(wizard.currentId()))
+    return shown
+
+
+@pytest.mark.parametrize(("machine", "pages"), [
+    ("rx6700xt-ubuntu2204-needs-override",
+     [PageId.WELCOME, PageId.SYSTEM_CHECK, PageId.SETUP_PLAN]),
+    ("not-in-render-group-ubuntu2204",
+     [PageId.WELCOME, PageId.SYSTEM_CHECK, PageId.SETUP_PLAN]),
+    ("wsl2-ubuntu2204-rx7900xtx-ready", None),
+    ("popos2204-rx6800-ready", [PageId.WELCOME, PageId.SYSTEM_CHECK]),
+    ("nvidia-only-desktop", [PageId.WELCOME, PageId.SYSTEM_CHECK]),
+    ("no-gpu-aspeed-server", [PageId.WELCOME, PageId.SYSTEM_CHECK]),
+])
+def test_each_machine_gets_the_pages_it_needs(qtbot: Any, machine: str,
+                                              pages: list[PageId] | None) -> None:
+    wizard = _wizard(qtbot, machine)
+    shown = _pages(wizard)
+    report = wizard.session.report
+    assert report is not None
+    expected = pages or ([PageId.WELCOME, PageId.SYSTEM_CHECK] if report.verdict in (
+        "Ready", "Not supported") else [PageId.WELCOME, PageId.SYSTEM_CHECK, PageId.SETUP_PLAN])
+    assert shown == expected
+
+
+@pytest.mark.parametrize("machine", ["rx6700xt-ubuntu2204-needs-override",
+                                     "nvidia-only-desktop", "wsl2-ubuntu2204-rx7900xtx-ready",
+                                     "ubuntu2004-kernel54-rx7900xtx"])
+def test_every_finding_is_on_screen_in_the_doctors_order(qtbot: Any, machine: str) -> None:
+    wizard = _wizard(qtbot, machine)
+    wizard.next()
+    page = wizard.pages[PageId.SYSTEM_CHECK]
+    report = wizard.session.report
+    assert report is not None
+    assert [c.finding_id for c in page.findings.cards] == [f.id for f in report.findings]
+    assert page.verdict.accessibleName() == report.verdict
+    assert page.gpus.rowCount() == len(report.facts.gpus.gpus)
+
+
+@pytest.mark.parametrize("machine", ["rx6700xt-ubuntu2204-needs-override",
+                                     "not-in-render-group-ubuntu2204",
+                                     "wsl2-ubuntu2404-rx7900xt-nightly-no-hip-gpus"])
+def test_the_plans_steps_on_screen_are_install_dry_run(qtbot: Any, machine: str) -> None:
+    wizard = _wizard(qtbot, machine)
+    while wizard.currentId() != PageId.SETUP_PLAN:
+        wizard.next()
+    page = wizard.pages[PageId.SETUP_PLAN]
+    dry_run = subprocess.run([sys.executable, "-m", "core.cli", "install", "--dry-run", "--json",
+                              "--root", str(MACHINES / machine)], cwd=ROOT, capture_output=True,
+                             text=True, timeout=120, check=True)
+    plan = json.loads(dry_run.stdout)
+    assert [c.step_id for c in page.steps.cards] == [s["id"] for s in plan["steps"]]
+    assert page.strategy.currentData() == plan["strategy"]
+
+
+def test_a_strategy_chosen_on_the_page_replans(qtbot: Any) -> None:
+    machine = "rx6700xt-ubuntu2204-needs-override"
+    wizard = _wizard(qtbot, machine)
+    while wizard.currentId() != PageId.SETUP_PLAN:
+        wizard.next()
+    page = wizard.pages[PageId.SETUP_PLAN]
+    page.strategy.setCurrentIndex(page.strategy.findData("rocm-apt"))
+    expected = plan_setup(str(MACHINES / machine), Choices(strategy="rocm-apt"))
+    assert [c.step_id for c in page.steps.cards] == [s.id for s in expected.steps]
+    root_steps = [s.id for s in expected.steps if s.privileged]
+    assert root_steps
+    for card in page.steps.cards:
+        heading = card.findChildren(QLabel)[0].text()
+        assert ("as root" in heading) == (card.step_id in root_steps), heading
+
+
+def test_the_check_runs_through_the_bridge_and_the_page_waits_for_it(
+        qtbot: Any, aloop: Any) -> None:
+    wizard = _wizard(qtbot, "rx6700xt-ubuntu2204-needs-override", checked=False)
+    page = wizard.pages[PageId.SYSTEM_CHECK]
+    with qtbot.waitSignal(wizard.bridge.finished, timeout=30_000):
+        wizard.next()
+        assert page.busy and not page.isComplete()  # Next is greyed while it runs
+    qtbot.waitUntil(lambda: page.isComplete())
+    assert wizard.session.report is not None
+    assert page.findings.cards and "fix" in page.verdict.text()
+
+
+def test_the_screenshot_command_renders_every_page(tmp_path: Path) -> None:
+    out = tmp_path / "shots"
+    done = subprocess.run(
+        [sys.executable, "-c", "from gui.launcher import main; raise SystemExit(main())", "gui",
+         "--root", str(MACHINES / "rx6700xt-ubuntu2204-needs-override"),
+         "--screenshot-dir", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
+        env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen",
+             "XDG_STATE_HOME": str(tmp_path / "state")})
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in out.iterdir()) == [
+        "01-welcome.png", "02-system-check.png", "03-setup-plan.png"]
+    assert all(p.stat().st_size > 10_000 for p in out.iterdir())
