@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication
 
 from core.operations.errors import OperationError
 from core.operations.machine import check_machine
-from core.operations.setup import plan_setup
+from core.operations.setup import plan_setup, verify_pytorch
 from gui.pages.base import PageId
 from gui.session import Session
 
@@ -27,6 +27,7 @@ def render_pages(app: QApplication, session: Session, out: Path) -> int:
         session.plan = plan_setup(session.root)
     except OperationError as exc:
         session.plan_error = str(exc)
+    session.check = verify_pytorch(session.root, session.python)
     wizard = RocWizard(session)
     wizard.resize(900, 720)
     wizard.show()

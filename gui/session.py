@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from core.diagnose.doctor import DoctorReport
 from core.install.plan import Plan
+from core.probe.torch_check import TorchCheck
 
 
 @dataclass
@@ -18,6 +19,8 @@ class Session:
     report: DoctorReport | None = None
     plan: Plan | None = None
     plan_error: str | None = None
+    check: TorchCheck | None = None
+    """The last verification of PyTorch on the card."""
 
     @property
     def is_wsl2(self) -> bool:

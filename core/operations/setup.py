@@ -16,6 +16,7 @@ from core.install.runner import Emit, Runner, state_dir
 from core.knowledge.loader import load_knowledge
 from core.operations.errors import OperationError
 from core.operations.machine import open_machine
+from core.probe.torch_check import TorchCheck, torch_check
 
 
 def plan_setup(root: str | Path | None = None, choices: Choices | None = None) -> Plan:
@@ -100,3 +101,11 @@ async def run_setup(runner: Runner) -> SetupResult:
     """Carry the plan out; how it ended (the events said what happened step by step)."""
     ok = bool(await runner.run())
     return SetupResult(ok, runner.log_path)
+
+
+def verify_pytorch(root: str | Path | None = None, python: str | None = None,
+                   timeout: float = 120.0) -> TorchCheck:
+    """The seeds' verification in the chosen Python, line by line (green, red with the fix, or
+    not checked): torch and HIP versions, the GPU seen, its name, a matrix product on the GPU
+    compared with the CPU."""
+    return torch_check(open_machine(root), python, timeout)

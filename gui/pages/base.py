@@ -15,6 +15,7 @@ class PageId(IntEnum):
     WELCOME = 0
     SYSTEM_CHECK = 1
     SETUP_PLAN = 2
+    VERIFY = 3
 
 
 class RocPage(QWizardPage):

@@ -136,7 +136,8 @@ class SetupPlanPage(RocPage):
         self.steps.show_steps(plan)
         self.message.setText(self.tr(
             "To carry it out now, run  rocmate install  in a terminal (it shows this plan, asks "
-            "once, and can resume). Or copy it as a shell script."))
+            "once, and can resume), or copy it as a shell script; then press Next to check "
+            "PyTorch."))
 
     def copy_as_script(self) -> None:
         if self.session.plan is not None:
@@ -144,4 +145,4 @@ class SetupPlanPage(RocPage):
             self.message.setText(self.tr("Copied the plan as a shell script."))
 
     def nextId(self) -> int:
-        return -1
+        return int(PageId.VERIFY)

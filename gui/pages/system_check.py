@@ -214,8 +214,10 @@ class SystemCheckPage(RocPage):
 
     def nextId(self) -> int:
         report = self.session.report
-        if report is None or report.verdict in (NOT_SUPPORTED, READY):
-            return -1  # nothing to set up (or nothing possible): the check is the last page
+        if report is None or report.verdict == NOT_SUPPORTED:
+            return -1  # nothing is possible: the check is the last page
+        if report.verdict == READY:
+            return int(PageId.VERIFY)  # nothing to set up: see PyTorch work
         return int(PageId.SETUP_PLAN)
 
     def validatePage(self) -> bool:

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QLabel
 
 from core.install.planner import Choices
 from core.operations.machine import check_machine
-from core.operations.setup import plan_setup
+from core.operations.setup import plan_setup, verify_pytorch
 from gui.pages.base import PageId
 from gui.session import Session
 from gui.wizard import RocWizard
@@ -29,6 +29,7 @@ def _wizard(qtbot: Any, machine: str, *, checked: bool = True) -> RocWizard:
     session = Session(root=root)
     if checked:
         session.report = check_machine(root)
+        session.check = verify_pytorch(root)
     wizard = RocWizard(session)
     qtbot.addWidget(wizard)
     wizard.show()
@@ -47,23 +48,18 @@ def _pages(wizard: RocWizard) -> list[PageId]:
 
 @pytest.mark.parametrize(("machine", "pages"), [
     ("rx6700xt-ubuntu2204-needs-override",
-     [PageId.WELCOME, PageId.SYSTEM_CHECK, PageId.SETUP_PLAN]),
+     [PageId.WELCOME, PageId.SYSTEM_CHECK, PageId.SETUP_PLAN, PageId.VERIFY]),
     ("not-in-render-group-ubuntu2204",
-     [PageId.WELCOME, PageId.SYSTEM_CHECK, PageId.SETUP_PLAN]),
-    ("wsl2-ubuntu2204-rx7900xtx-ready", None),
-    ("popos2204-rx6800-ready", [PageId.WELCOME, PageId.SYSTEM_CHECK]),
+     [PageId.WELCOME, PageId.SYSTEM_CHECK, PageId.SETUP_PLAN, PageId.VERIFY]),
+    ("wsl2-ubuntu2204-rx7900xtx-ready", [PageId.WELCOME, PageId.SYSTEM_CHECK, PageId.VERIFY]),
+    ("popos2204-rx6800-ready", [PageId.WELCOME, PageId.SYSTEM_CHECK, PageId.VERIFY]),
     ("nvidia-only-desktop", [PageId.WELCOME, PageId.SYSTEM_CHECK]),
     ("no-gpu-aspeed-server", [PageId.WELCOME, PageId.SYSTEM_CHECK]),
 ])
 def test_each_machine_gets_the_pages_it_needs(qtbot: Any, machine: str,
-                                              pages: list[PageId] | None) -> None:
+                                              pages: list[PageId]) -> None:
     wizard = _wizard(qtbot, machine)
-    shown = _pages(wizard)
-    report = wizard.session.report
-    assert report is not None
-    expected = pages or ([PageId.WELCOME, PageId.SYSTEM_CHECK] if report.verdict in (
-        "Ready", "Not supported") else [PageId.WELCOME, PageId.SYSTEM_CHECK, PageId.SETUP_PLAN])
-    assert shown == expected
+    assert _pages(wizard) == pages
 
 
 @pytest.mark.parametrize("machine", ["rx6700xt-ubuntu2204-needs-override",
@@ -135,5 +131,35 @@ def test_the_screenshot_command_renders_every_page(tmp_path: Path) -> None:
              "XDG_STATE_HOME": str(tmp_path / "state")})
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in out.iterdir()) == [
-        "01-welcome.png", "02-system-check.png", "03-setup-plan.png"]
+        "01-welcome.png", "02-system-check.png", "03-setup-plan.png", "04-verify.png"]
     assert all(p.stat().st_size > 10_000 for p in out.iterdir())
+
+
+def test_verify_shows_what_a_replayed_machine_recorded(qtbot: Any) -> None:
+    wizard = _wizard(qtbot, "popos2204-rx6800-ready")
+    while wizard.currentId() != PageId.VERIFY:
+        wizard.next()
+    page = wizard.pages[PageId.VERIFY]
+    check = wizard.session.check
+    assert check is not None and check.replayed
+    assert len(page.rows) == len(check.lines)
+    assert [line.ok for line in check.lines][-1] is None  # no GPU computation is replayed
+    assert "PyTorch works on the card" in page.summary.text()
+
+
+def test_verify_runs_pytorch_for_real_in_another_python(qtbot: Any, aloop: Any) -> None:
+    """This machine's test Python (torch, no GPU): green version, red 'no GPU' with a fix."""
+    wizard = _wizard(qtbot, "popos2204-rx6800-ready")
+    wizard.session.root = None
+    wizard.session.python = sys.executable
+    wizard.session.check = None
+    while wizard.currentId() != PageId.VERIFY:
+        wizard.next()
+    page = wizard.pages[PageId.VERIFY]
+    qtbot.waitUntil(lambda: page.isComplete(), timeout=120_000)
+    check = wizard.session.check
+    assert check is not None and not check.replayed and not check.ok
+    names = {line.name: line for line in check.lines}
+    assert names["PyTorch"].ok and names["GPU visible (torch.cuda.is_available())"].ok is False
+    assert "system check" in names["GPU visible (torch.cuda.is_available())"].fix
+    assert "Not yet" in page.summary.text()
