@@ -12,6 +12,7 @@ from gui.pages.setup_plan import SetupPlanPage
 from gui.pages.system_check import SystemCheckPage
 from gui.pages.verify import VerifyPage
 from gui.pages.welcome import WelcomePage
+from gui.pages.windows_side import WindowsSidePage
 from gui.session import Session
 
 
@@ -27,7 +28,8 @@ class RocWizard(QWizard):
         self.setWizardStyle(QWizard.WizardStyle.ModernStyle)
         self.setOption(QWizard.WizardOption.NoBackButtonOnStartPage, True)
         self.pages: dict[PageId, QWizardPage] = {}
-        for page_class in (WelcomePage, SystemCheckPage, SetupPlanPage, VerifyPage):
+        for page_class in (WelcomePage, SystemCheckPage, WindowsSidePage, SetupPlanPage,
+                           VerifyPage):
             page = page_class(session, self.bridge)
             self.setPage(int(page.PAGE_ID), page)
             self.pages[page.PAGE_ID] = page

@@ -16,6 +16,7 @@ class PageId(IntEnum):
     SYSTEM_CHECK = 1
     SETUP_PLAN = 2
     VERIFY = 3
+    WINDOWS_SIDE = 4
 
 
 class RocPage(QWizardPage):

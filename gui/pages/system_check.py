@@ -10,13 +10,11 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QFrame,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QProgressBar,
     QPushButton,
     QScrollArea,
     QStyle,
-    QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
 )
@@ -29,6 +27,7 @@ from gui.bridge import Bridge
 from gui.pages.base import PageId, RocPage
 from gui.session import Session
 from gui.widgets.findings import FindingsView
+from gui.widgets.tables import facts_table, fit_rows
 
 GIB = 1 << 30
 
@@ -60,15 +59,8 @@ class SystemCheckPage(RocPage):
         self.machine = QLabel()
         self.machine.setWordWrap(True)
         self.machine.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.gpus = QTableWidget(0, 4)
-        self.gpus.setHorizontalHeaderLabels([self.tr("Graphics card"), self.tr("Target"),
-                                             self.tr("Memory"), self.tr("ROCm support")])
-        self.gpus.verticalHeader().setVisible(False)
-        self.gpus.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.gpus.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        self.gpus.setSelectionMode(QTableWidget.SelectionMode.NoSelection)
-        self.gpus.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # read-only facts, also in the text
-        self.gpus.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.gpus = facts_table([self.tr("Graphics card"), self.tr("Target"), self.tr("Memory"),
+                                 self.tr("ROCm support")])
         self.findings = FindingsView()
         findings_area = QScrollArea()
         findings_area.setWidgetResizable(True)
@@ -180,11 +172,7 @@ class SystemCheckPage(RocPage):
             for column, text in enumerate((gpu.name, gpu.gfx or "-", memory, status)):
                 self.gpus.setItem(row, column, QTableWidgetItem(text))
         self.gpus.setVisible(bool(gpus))
-        self.gpus.resizeColumnsToContents()
-        self.gpus.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        rows = sum(self.gpus.rowHeight(r) for r in range(self.gpus.rowCount()))
-        self.gpus.setFixedHeight(self.gpus.horizontalHeader().height() + rows
-                                 + 2 * self.gpus.frameWidth())
+        fit_rows(self.gpus)
         self.findings.show_findings(report.findings)
         self.copy_post.setEnabled(True)
 
@@ -216,6 +204,8 @@ class SystemCheckPage(RocPage):
         report = self.session.report
         if report is None or report.verdict == NOT_SUPPORTED:
             return -1  # nothing is possible: the check is the last page
+        if self.session.is_wsl2:
+            return int(PageId.WINDOWS_SIDE)
         if report.verdict == READY:
             return int(PageId.VERIFY)  # nothing to set up: see PyTorch work
         return int(PageId.SETUP_PLAN)

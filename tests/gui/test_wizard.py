@@ -51,7 +51,11 @@ def _pages(wizard: RocWizard) -> list[PageId]:
      [PageId.WELCOME, PageId.SYSTEM_CHECK, PageId.SETUP_PLAN, PageId.VERIFY]),
     ("not-in-render-group-ubuntu2204",
      [PageId.WELCOME, PageId.SYSTEM_CHECK, PageId.SETUP_PLAN, PageId.VERIFY]),
-    ("wsl2-ubuntu2204-rx7900xtx-ready", [PageId.WELCOME, PageId.SYSTEM_CHECK, PageId.VERIFY]),
+    ("wsl2-ubuntu2204-rx7900xtx-ready",
+     [PageId.WELCOME, PageId.SYSTEM_CHECK, PageId.WINDOWS_SIDE, PageId.VERIFY]),
+    ("wsl2-ubuntu2404-rx7900xt-nightly-no-hip-gpus",
+     [PageId.WELCOME, PageId.SYSTEM_CHECK, PageId.WINDOWS_SIDE, PageId.SETUP_PLAN,
+      PageId.VERIFY]),
     ("popos2204-rx6800-ready", [PageId.WELCOME, PageId.SYSTEM_CHECK, PageId.VERIFY]),
     ("nvidia-only-desktop", [PageId.WELCOME, PageId.SYSTEM_CHECK]),
     ("no-gpu-aspeed-server", [PageId.WELCOME, PageId.SYSTEM_CHECK]),
@@ -163,3 +167,16 @@ def test_verify_runs_pytorch_for_real_in_another_python(qtbot: Any, aloop: Any) 
     assert names["PyTorch"].ok and names["GPU visible (torch.cuda.is_available())"].ok is False
     assert "system check" in names["GPU visible (torch.cuda.is_available())"].fix
     assert "Not yet" in page.summary.text()
+
+
+def test_the_windows_side_shows_what_windows_has(qtbot: Any) -> None:
+    wizard = _wizard(qtbot, "wsl2-ubuntu2204-rx7900xtx-ready")
+    while wizard.currentId() != PageId.WINDOWS_SIDE:
+        wizard.next()
+    page = wizard.pages[PageId.WINDOWS_SIDE]
+    report = wizard.session.report
+    assert report is not None and report.facts.windows is not None
+    shown = [page.gpus.item(r, 0).text() for r in range(page.gpus.rowCount())]
+    assert shown == [g.name for g in report.facts.windows.gpus]
+    assert "wsl-windows-driver" in [c.finding_id for c in page.findings.cards]
+    assert "wsl --shutdown" in page.steps.text()

@@ -1,0 +1,98 @@
+"""Windows side (WSL 2 only): what can only be fixed on Windows — the AMD driver Windows has, the
+WSL version, WSLg for this window — and exactly what to do there; re-check afterwards."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QTableWidgetItem,
+    QVBoxLayout,
+)
+
+from core.diagnose.doctor import DoctorReport
+from core.operations.machine import check_machine
+from gui.bridge import Bridge
+from gui.pages.base import PageId, RocPage
+from gui.session import Session
+from gui.widgets.findings import FindingsView, selectable_label
+from gui.widgets.tables import facts_table, fit_rows
+
+WINDOWS_STEPS = (
+    "On Windows, install AMD Software: Adrenalin Edition with WSL support (AMD's ROCm-on-WSL "
+    "page names the version for each ROCm release), then restart Windows.\n"
+    "In PowerShell: wsl --update, then wsl --shutdown, and open this distribution again.\n"
+    "Check again here."
+)
+
+
+class WindowsSidePage(RocPage):
+    PAGE_ID = PageId.WINDOWS_SIDE
+
+    def __init__(self, session: Session, bridge: Bridge) -> None:
+        super().__init__(session, bridge)
+        self.setTitle(self.tr("The Windows side"))
+        self.setSubTitle(self.tr("In WSL 2 the GPU belongs to Windows: its AMD driver must "
+                                 "support WSL."))
+        self.wsl = QLabel()
+        self.wsl.setWordWrap(True)
+        self.gpus = facts_table([self.tr("Windows sees"), self.tr("Driver")])
+        self.findings = FindingsView()
+        self.steps = selectable_label(self.tr(WINDOWS_STEPS))
+        self.recheck = QPushButton(self.tr("&Re-check"))
+        self.recheck.clicked.connect(self.start_check)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.recheck)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.wsl)
+        layout.addWidget(self.gpus)
+        layout.addWidget(self.findings)
+        layout.addWidget(QLabel(self.tr("What to do on Windows when something above is not "
+                                        "right:")))
+        layout.addWidget(self.steps)
+        layout.addStretch(1)
+        layout.addLayout(buttons)
+        bridge.finished.connect(self._finished)
+
+    def initializePage(self) -> None:
+        if self.session.report is not None:
+            self.show_report(self.session.report)
+
+    def start_check(self) -> None:
+        self.set_busy(True)
+        self.bridge.start("windows-check", check_machine, self.session.root,
+                          python=self.session.python)
+
+    def _finished(self, key: str, result: object) -> None:
+        if key == "windows-check" and isinstance(result, DoctorReport):
+            self.session.report = result
+            self.session.plan = None
+            self.show_report(result)
+            self.set_busy(False)
+
+    def show_report(self, report: DoctorReport) -> None:
+        facts = report.facts
+        windows = facts.windows
+        text = self.tr("WSL %1, kernel %2.").replace("%1", str(facts.platform.wsl or "?")) \
+            .replace("%2", facts.platform.kernel or "?")
+        if windows is not None and not windows.checked:
+            text += " " + self.tr("Windows could not be asked: %1").replace(
+                "%1", windows.problem or "")
+        self.wsl.setText(text)
+        gpus = windows.gpus if windows is not None else ()
+        self.gpus.setRowCount(len(gpus))
+        for row, gpu in enumerate(gpus):
+            self.gpus.setItem(row, 0, QTableWidgetItem(gpu.name))
+            self.gpus.setItem(row, 1, QTableWidgetItem(gpu.driver_version or "?"))
+        self.gpus.setVisible(bool(gpus))
+        fit_rows(self.gpus)
+        self.findings.show_findings(tuple(
+            f for f in report.findings if f.id.startswith(("wsl", "kfd-missing"))))
+
+    def nextId(self) -> int:
+        report = self.session.report
+        if report is not None and report.verdict == "Ready":
+            return int(PageId.VERIFY)
+        return int(PageId.SETUP_PLAN)
