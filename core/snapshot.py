@@ -155,7 +155,7 @@ class RecordingSystem:
         return self.live.resolve(path)
 
     def run(self, argv: Sequence[str], timeout: float = DEFAULT_TIMEOUT,
-            extra_env: Mapping[str, str] | None = None) -> CommandResult:
+            extra_env: Mapping[str, str | None] | None = None) -> CommandResult:
         result = self.live.run(argv, timeout, extra_env)
         stem = self.out / "commands" / command_name(argv)
         if result.found:

@@ -108,7 +108,7 @@ class System(Protocol):
         """``path`` with every symbolic link followed, as a path on that machine."""
 
     def run(self, argv: Sequence[str], timeout: float = DEFAULT_TIMEOUT,
-            extra_env: Mapping[str, str] | None = None) -> CommandResult:
+            extra_env: Mapping[str, str | None] | None = None) -> CommandResult:
         """Run a command (argv list, never a shell) and collect stdout and stderr together;
         ``extra_env`` adds variables to the clean environment it gets."""
 
@@ -136,8 +136,9 @@ def command_name(argv: Sequence[str]) -> str:
     return "_".join(argv).replace("/", "_")
 
 
-def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment to hand to a subprocess.
+def clean_env(extra: Mapping[str, str | None] | None = None) -> dict[str, str]:
+    """The environment to hand to a subprocess; in ``extra`` a value of None removes the
+    variable (a trial without HSA_OVERRIDE_GFX_VERSION where the user's shell exports one).
 
     When rocmate runs frozen (PyInstaller, AppImage) the bootloader points LD_LIBRARY_PATH at the
     bundle; a child program must get the user's original value back, or none at all.
@@ -150,8 +151,11 @@ def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
         else:
             env.pop("LD_LIBRARY_PATH", None)
     env.setdefault("LC_ALL", "C.UTF-8")
-    if extra:
-        env.update(extra)
+    for key, value in (extra or {}).items():
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = value
     return env
 
 
@@ -204,7 +208,7 @@ class LiveSystem:
         return shutil.which(name, path=path)
 
     def run(self, argv: Sequence[str], timeout: float = DEFAULT_TIMEOUT,
-            extra_env: Mapping[str, str] | None = None) -> CommandResult:
+            extra_env: Mapping[str, str | None] | None = None) -> CommandResult:
         args = tuple(argv)
         exe = self.which(args[0]) if args else None
         if exe is None:
@@ -392,7 +396,7 @@ class SnapshotSystem:
 
     # -- commands ----------------------------------------------------------------------------
     def run(self, argv: Sequence[str], timeout: float = DEFAULT_TIMEOUT,
-            extra_env: Mapping[str, str] | None = None) -> CommandResult:
+            extra_env: Mapping[str, str | None] | None = None) -> CommandResult:
         args = tuple(argv)
         stem = self.root / "commands" / command_name(args)
         text_path = stem.with_name(stem.name + ".txt")

@@ -25,6 +25,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     doctor.add_argument("--json", action="store_true", help="print rocmate.doctor/1 JSON")
     doctor.add_argument("-v", "--verbose", action="store_true", help="show every check")
     doctor.add_argument("--color", choices=["auto", "always", "never"], default="auto")
+    doctor.add_argument("--try-overrides", action="store_true",
+                        help="try the card's HSA_OVERRIDE_GFX_VERSION values for real, one "
+                             "throwaway process at a time (the known value, the one set now, "
+                             "none), and say which works")
     doctor.set_defaults(func=run_doctor)
 
     snap = sub.add_parser("snapshot", help="record this machine (anonymised) into a folder")
@@ -54,6 +58,8 @@ def _replay_notes(args: argparse.Namespace) -> None:
 
 @says_errors
 def run_doctor(args: argparse.Namespace) -> int:
+    if args.try_overrides:
+        return run_override_trials(args)
     _replay_notes(args)
     report = check_machine(args.root, python=args.python, probe_torch=not args.no_torch,
                            torch_timeout=args.torch_timeout)
@@ -97,3 +103,31 @@ def _read_error() -> str:
     if sys.stdin.isatty():
         print("Paste the error message, then press Enter and Ctrl-D:", file=sys.stderr)
     return sys.stdin.read()
+
+
+def run_override_trials(args: argparse.Namespace) -> int:
+    """``doctor --try-overrides``: exit 0 when a value works, 1 when none does."""
+    from core.operations.setup import WARNING, try_overrides
+    from core.probe.override_trial import Trial
+
+    print(f"rocmate: {WARNING}", file=sys.stderr)
+
+    def said(trial: Trial) -> None:
+        value = trial.value or "(none)"
+        print(f"  HSA_OVERRIDE_GFX_VERSION={value:<8} {trial.outcome:<8} {trial.detail}",
+              flush=True)
+
+    print("Trying HSA_OVERRIDE_GFX_VERSION values, one at a time:")
+    trials = try_overrides(args.root, args.python, timeout=min(args.torch_timeout, 120.0),
+                           on_trial=said)
+    best = trials.best
+    card = f" on {trials.card} ({trials.gfx})" if trials.card else ""
+    if best is None:
+        print(f"No value made PyTorch work{card}; run `rocmate doctor` for the cause.")
+        return 1
+    if best.value is None:
+        print(f"PyTorch works{card} without an override: leave HSA_OVERRIDE_GFX_VERSION unset.")
+    else:
+        print(f"Keep HSA_OVERRIDE_GFX_VERSION={best.value}{card}: rocmate install writes it "
+              "into the managed environment, or export it in the shell that runs PyTorch.")
+    return 0

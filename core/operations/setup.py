@@ -4,6 +4,7 @@ out (the user's steps as the user, the root block through the helper), resumable
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -16,6 +17,8 @@ from core.install.runner import Emit, Runner, state_dir
 from core.knowledge.loader import load_knowledge
 from core.operations.errors import OperationError
 from core.operations.machine import open_machine
+from core.probe.managed_env import default_python
+from core.probe.override_trial import OVERRIDE, Trial, run_trial
 from core.probe.torch_check import TorchCheck, torch_check
 
 
@@ -109,3 +112,62 @@ def verify_pytorch(root: str | Path | None = None, python: str | None = None,
     not checked): torch and HIP versions, the GPU seen, its name, a matrix product on the GPU
     compared with the CPU."""
     return torch_check(open_machine(root), python, timeout)
+
+
+@dataclass(frozen=True)
+class OverrideTrials:
+    """How each HSA_OVERRIDE_GFX_VERSION value did on the card, in the order tried."""
+
+    card: str | None
+    gfx: str | None
+    python: str
+    trials: tuple[Trial, ...]
+
+    @property
+    def best(self) -> Trial | None:
+        """The first value that works (the knowledge base's preferred one is tried first)."""
+        return next((t for t in self.trials if t.works), None)
+
+
+WARNING = ("Each value runs alone in a throwaway process with a time limit. A wrong value can "
+           "compute wrong numbers, crash that process or, rarely, hang the graphics driver "
+           "until a reboot: save your work in other programs first.")
+
+
+def override_candidates(report: DoctorReport) -> list[str | None]:
+    """The values to try for the card to train on: the knowledge base's (preferred first), the
+    one set now, and none."""
+    kb = load_knowledge()
+    found: list[str | None] = []
+    if report.primary_index is not None:
+        gpu = report.facts.gpus.gpus[report.primary_index]
+        support = report.supports[report.primary_index]
+        rule = kb.override_rule(gpu.gfx) if gpu.gfx else None
+        found += [support.override, rule.override if rule else None]
+    found.append(report.facts.environment.get(OVERRIDE))
+    values = [v for v in dict.fromkeys(found) if v]
+    return [*values, None]
+
+
+def try_overrides(root: str | Path | None = None, python: str | None = None, *,
+                  values: list[str | None] | None = None, timeout: float = 60.0,
+                  on_trial: Callable[[Trial], None] | None = None) -> OverrideTrials:
+    """Try each value (default: :func:`override_candidates`) in a throwaway process, one at a
+    time, on this machine; ``on_trial`` hears each outcome as it comes."""
+    if root is not None:
+        raise OperationError("a replayed machine runs nothing: try overrides on the machine "
+                             "itself", status=2)
+    system = open_machine(None)
+    report = run_doctor(system, probe_torch=False)
+    exe = python or default_python(system)
+    chosen = override_candidates(report) if values is None else values
+    trials: list[Trial] = []
+    for value in chosen:
+        trial = run_trial(system, exe, value, timeout)
+        trials.append(trial)
+        if on_trial is not None:
+            on_trial(trial)
+    gpu = (report.facts.gpus.gpus[report.primary_index]
+           if report.primary_index is not None else None)
+    return OverrideTrials(gpu.name if gpu else None, gpu.gfx if gpu else None, exe,
+                          tuple(trials))

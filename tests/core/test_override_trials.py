@@ -1,0 +1,66 @@
+"""The override tester: each value in its own real process, one at a time, and the outcome named
+(works, wrong numbers, crashed, hung, no GPU); the first value that works is kept."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from core.operations.errors import OperationError
+from core.operations.machine import check_machine
+from core.operations.setup import override_candidates, try_overrides
+from core.probe.override_trial import Trial, run_trial
+from core.system import LiveSystem
+
+ROOT = Path(__file__).resolve().parents[2]
+STANDIN = str(ROOT / "tests" / "fixtures" / "standin" / "override-python")
+MACHINES = ROOT / "tests" / "fixtures" / "machines"
+
+
+def test_each_outcome_is_told_apart() -> None:
+    system = LiveSystem()
+    outcomes = {value: run_trial(system, STANDIN, value, timeout=3).outcome
+                for value in ("10.3.0", "11.0.0", "9.0.0", "10.1.0", None)}
+    assert outcomes == {"10.3.0": "works", "11.0.0": "wrong", "9.0.0": "crashed",
+                        "10.1.0": "hung", None: "no-gpu"}
+
+
+def test_the_first_working_value_is_kept_and_values_run_one_at_a_time() -> None:
+    heard: list[tuple[str | None, float]] = []
+    start = time.monotonic()
+
+    def on_trial(trial: Trial) -> None:
+        heard.append((trial.value, time.monotonic() - start))
+
+    trials = try_overrides(None, STANDIN, values=["11.0.0", "9.0.0", "10.3.0", None],
+                           timeout=3, on_trial=on_trial)
+    assert [t.outcome for t in trials.trials] == ["wrong", "crashed", "works", "no-gpu"]
+    assert trials.best is not None and trials.best.value == "10.3.0"
+    assert [v for v, _ in heard] == ["11.0.0", "9.0.0", "10.3.0", None]
+    assert "SIGSEGV" in trials.trials[1].detail
+
+
+def test_the_knowledge_bases_value_comes_first_then_the_current_then_none() -> None:
+    report = check_machine(MACHINES / "rx7900xtx-override-wrong-bashrc", probe_torch=False)
+    assert override_candidates(report) == ["10.3.0", None]  # gfx1100 needs none; 10.3.0 is set
+    report = check_machine(MACHINES / "rx6700xt-ubuntu2204-needs-override", probe_torch=False)
+    assert override_candidates(report)[0] == "10.3.0" and override_candidates(report)[-1] is None
+
+
+def test_a_replayed_machine_runs_nothing() -> None:
+    with pytest.raises(OperationError, match="replayed machine runs nothing"):
+        try_overrides(MACHINES / "rx6700xt-ubuntu2204-needs-override", STANDIN)
+
+
+def test_the_command_warns_first_and_names_the_value_to_keep() -> None:
+    out = subprocess.run([sys.executable, "-m", "core.cli", "doctor", "--try-overrides",
+                          "--python", STANDIN], cwd=ROOT, capture_output=True, text=True,
+                         timeout=120, check=False)
+    assert "throwaway process" in out.stderr and "save your work" in out.stderr
+    # this machine has no AMD card: only "none" is tried, and the stand-in sees no GPU then
+    assert "(none)" in out.stdout and "no-gpu" in out.stdout
+    assert out.returncode == 1 and "No value made PyTorch work" in out.stdout
