@@ -22,6 +22,7 @@ from core.operations.errors import OperationError
 
 class Bridge(QObject):
     started = Signal(str)
+    progress = Signal(str, object)  # key, a step of the work (emitted from the worker thread)
     finished = Signal(str, object)
     failed = Signal(str, str, str)  # key, one line for the user, details to copy
 

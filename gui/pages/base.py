@@ -17,6 +17,7 @@ class PageId(IntEnum):
     SETUP_PLAN = 2
     VERIFY = 3
     WINDOWS_SIDE = 4
+    OVERRIDE_TESTER = 5
 
 
 class RocPage(QWizardPage):

@@ -145,4 +145,8 @@ class SetupPlanPage(RocPage):
             self.message.setText(self.tr("Copied the plan as a shell script."))
 
     def nextId(self) -> int:
+        report = self.session.report
+        if report is not None and report.primary_index is not None and \
+                report.supports[report.primary_index].status == "override":
+            return int(PageId.OVERRIDE_TESTER)
         return int(PageId.VERIFY)

@@ -48,7 +48,8 @@ def _pages(wizard: RocWizard) -> list[PageId]:
 
 @pytest.mark.parametrize(("machine", "pages"), [
     ("rx6700xt-ubuntu2204-needs-override",
-     [PageId.WELCOME, PageId.SYSTEM_CHECK, PageId.SETUP_PLAN, PageId.VERIFY]),
+     [PageId.WELCOME, PageId.SYSTEM_CHECK, PageId.SETUP_PLAN, PageId.OVERRIDE_TESTER,
+      PageId.VERIFY]),
     ("not-in-render-group-ubuntu2204",
      [PageId.WELCOME, PageId.SYSTEM_CHECK, PageId.SETUP_PLAN, PageId.VERIFY]),
     ("wsl2-ubuntu2204-rx7900xtx-ready",
@@ -135,7 +136,8 @@ def test_the_screenshot_command_renders_every_page(tmp_path: Path) -> None:
              "XDG_STATE_HOME": str(tmp_path / "state")})
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in out.iterdir()) == [
-        "01-welcome.png", "02-system-check.png", "03-setup-plan.png", "04-verify.png"]
+        "01-welcome.png", "02-system-check.png", "03-setup-plan.png", "04-override-tester.png",
+        "05-verify.png"]
     assert all(p.stat().st_size > 10_000 for p in out.iterdir())
 
 
@@ -180,3 +182,23 @@ def test_the_windows_side_shows_what_windows_has(qtbot: Any) -> None:
     assert shown == [g.name for g in report.facts.windows.gpus]
     assert "wsl-windows-driver" in [c.finding_id for c in page.findings.cards]
     assert "wsl --shutdown" in page.steps.text()
+
+
+STANDIN = str(ROOT / "tests" / "fixtures" / "standin" / "override-python")
+
+
+def test_the_override_tester_tries_each_value_in_a_real_process(qtbot: Any, aloop: Any) -> None:
+    """An RX 6700 XT's values (10.3.0, then none) through the stand-in Python: 10.3.0 works."""
+    wizard = _wizard(qtbot, "rx6700xt-ubuntu2204-needs-override")
+    while wizard.currentId() != PageId.OVERRIDE_TESTER:
+        wizard.next()
+    page = wizard.pages[PageId.OVERRIDE_TESTER]
+    assert not page.start_button.isEnabled()  # a replay runs nothing
+    wizard.session.root, wizard.session.python = None, STANDIN  # as on the machine itself
+    with qtbot.waitSignal(wizard.bridge.finished, timeout=60_000):
+        page.start()
+        assert not page.isComplete()
+    assert [(t.value, t.outcome) for t in page.trials] == [("10.3.0", "works"), (None, "no-gpu")]
+    assert len(page.row_widgets) == 2
+    assert page.result.text() == "Keep HSA_OVERRIDE_GFX_VERSION=10.3.0."
+    assert page.isComplete()

@@ -1,0 +1,117 @@
+"""Override tester (only where the card needs HSA_OVERRIDE_GFX_VERSION): each candidate value
+tried for real, one throwaway process at a time, with what happened — works, wrong numbers,
+crashed, hung, no GPU — and the value to keep. It starts only when asked: a bad value can hang
+a desktop, and the page says so first."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QStyle, QVBoxLayout, QWidget
+
+from core.operations.setup import WARNING, OverrideTrials, override_candidates, try_overrides
+from core.probe.override_trial import Trial
+from gui.bridge import Bridge
+from gui.pages.base import PageId, RocPage
+from gui.session import Session
+from gui.widgets.findings import selectable_label
+
+OUTCOME_ICONS = {"works": QStyle.StandardPixmap.SP_DialogApplyButton}
+
+
+class OverrideTesterPage(RocPage):
+    PAGE_ID = PageId.OVERRIDE_TESTER
+
+    def __init__(self, session: Session, bridge: Bridge) -> None:
+        super().__init__(session, bridge)
+        self.setTitle(self.tr("Try the override"))
+        self.setSubTitle(self.tr("Your card runs PyTorch by posing as a close relative "
+                                 "(HSA_OVERRIDE_GFX_VERSION). Try the values for real."))
+        self.warning = selectable_label(self.tr(WARNING))
+        self.values = QLabel()
+        self.values.setWordWrap(True)
+        self.start_button = QPushButton(self.tr("&Try the values"))
+        self.start_button.clicked.connect(self.start)
+        self.rows = QVBoxLayout()
+        self.result = QLabel()
+        self.result.setWordWrap(True)
+        font = self.result.font()
+        font.setBold(True)
+        self.result.setFont(font)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.start_button)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.warning)
+        layout.addWidget(self.values)
+        layout.addLayout(buttons)
+        layout.addLayout(self.rows)
+        layout.addWidget(self.result)
+        layout.addStretch(1)
+        self.trials: list[Trial] = []
+        self.row_widgets: list[QWidget] = []
+        bridge.progress.connect(self._progress)
+        bridge.finished.connect(self._finished)
+        bridge.failed.connect(self._failed)
+
+    def candidates(self) -> list[str | None]:
+        report = self.session.report
+        return override_candidates(report) if report is not None else [None]
+
+    def initializePage(self) -> None:
+        shown = ", ".join(v or self.tr("none") for v in self.candidates())
+        self.values.setText(self.tr("Values to try, in this order: %1").replace("%1", shown))
+        replay = self.session.root is not None
+        self.start_button.setEnabled(not replay)
+        if replay:
+            self.result.setText(self.tr("A replayed machine runs nothing: try the values on "
+                                        "the computer itself."))
+
+    def start(self) -> None:
+        for row in self.row_widgets:
+            self.rows.removeWidget(row)
+            row.deleteLater()
+        self.row_widgets, self.trials = [], []
+        self.set_busy(True)
+        self.start_button.setEnabled(False)
+        self.result.setText(self.tr("Trying, one value at a time…"))
+        self.bridge.start("overrides", try_overrides, None, self.session.python,
+                          values=self.candidates(),
+                          on_trial=lambda trial: self.bridge.progress.emit("overrides", trial))
+
+    def _progress(self, key: str, trial: object) -> None:
+        if key != "overrides" or not isinstance(trial, Trial):
+            return
+        self.trials.append(trial)
+        row = QWidget()
+        layout = QHBoxLayout(row)
+        icon = QLabel()
+        kind = OUTCOME_ICONS.get(trial.outcome, QStyle.StandardPixmap.SP_MessageBoxCritical)
+        size = self.style().pixelMetric(QStyle.PixelMetric.PM_SmallIconSize)
+        icon.setPixmap(self.style().standardIcon(kind).pixmap(size))
+        layout.addWidget(icon)
+        value = trial.value or self.tr("no override")
+        layout.addWidget(selectable_label(f"{value}: {trial.outcome} — {trial.detail}"), 1)
+        self.rows.addWidget(row)
+        self.row_widgets.append(row)
+
+    def _finished(self, key: str, result: object) -> None:
+        if key != "overrides" or not isinstance(result, OverrideTrials):
+            return
+        best = result.best
+        if best is None:
+            text = self.tr("No value made PyTorch work: see the system check for the cause.")
+        elif best.value is None:
+            text = self.tr("PyTorch works without an override: leave it unset.")
+        else:
+            text = self.tr("Keep HSA_OVERRIDE_GFX_VERSION=%1.").replace("%1", best.value)
+        self.result.setText(text)
+        self.start_button.setEnabled(True)
+        self.set_busy(False)
+
+    def _failed(self, key: str, message: str, details: str) -> None:
+        if key == "overrides":
+            self.result.setText(message)
+            self.start_button.setEnabled(True)
+            self.set_busy(False)
+
+    def nextId(self) -> int:
+        return int(PageId.VERIFY)
