@@ -10,11 +10,11 @@ hang the GPU, so each value runs alone, in its own process, and the outcome says
 
 from __future__ import annotations
 
-import json
 import signal
 from dataclasses import dataclass
 
 from core.probe.environment import applied_env
+from core.probe.parse._text import last_json_object
 from core.system import System
 
 OVERRIDE = "HSA_OVERRIDE_GFX_VERSION"
@@ -75,15 +75,9 @@ def run_trial(system: System, python: str, value: str | None, timeout: float) ->
         except ValueError:
             name = f"signal {-code}"
         return Trial(value, "crashed", f"killed by {name}{_tail(result.output)}")
-    for line in reversed(result.output.strip().splitlines()):
-        if line.startswith("{"):
-            try:
-                answer = json.loads(line)
-            except ValueError:
-                break
-            outcome = answer.get("outcome") if isinstance(answer, dict) else None
-            if outcome in OUTCOMES:
-                return Trial(value, str(outcome), str(answer.get("detail") or ""))
+    answer = last_json_object(result.output) or {}
+    if answer.get("outcome") in OUTCOMES:
+        return Trial(value, str(answer["outcome"]), str(answer.get("detail") or ""))
     return Trial(value, "crashed" if code else "failed",
                  f"exit status {code}{_tail(result.output)}")
 

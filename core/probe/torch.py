@@ -6,13 +6,13 @@ seconds, and a broken ROCm install can hang it). Its answer is the ``torch.json`
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from core.probe.environment import applied_env
 from core.probe.managed_env import default_python
+from core.probe.parse._text import last_json_object
 from core.system import System
 
 DEFAULT_TIMEOUT = 90.0
@@ -203,14 +203,9 @@ def run_torch_probe(system: System, python: str | None, timeout: float) -> dict[
         stage = "importing torch" if started else "starting that Python"
         return {**base, "problem": "timeout", "timeout_s": timeout,
                 "error": f"the torch probe timed out after {timeout:g} s ({stage} did not finish)"}
-    for line in reversed(output.splitlines()):
-        if line.startswith("{"):
-            try:
-                answer = json.loads(line)
-            except ValueError:
-                break
-            return answer if isinstance(answer, dict) else {**base, "error": "odd answer",
-                                                             "problem": "failed"}
+    answer = last_json_object(output)
+    if answer is not None:
+        return answer
     tail = output.splitlines()[-1:] or ["no output"]
     if not started:
         return {**base, "problem": "not-a-python",

@@ -9,12 +9,12 @@ be replayed). Each line says what to do when it is red.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
 from core.probe.environment import applied_env
 from core.probe.managed_env import default_python
+from core.probe.parse._text import last_json_object
 from core.system import System
 
 CHECK_SCRIPT = r"""
@@ -92,14 +92,9 @@ def _run(system: System, exe: str, timeout: float) -> dict[str, Any]:
         return {"python": exe, "import_error": f"no Python at {exe}"}
     if result.timed_out:
         return {"python": exe, "hung": timeout}
-    for line in reversed(result.output.strip().splitlines()):
-        if line.startswith("{"):
-            try:
-                data = json.loads(line)
-            except ValueError:
-                break
-            if isinstance(data, dict):
-                return data
+    data = last_json_object(result.output)
+    if data is not None:
+        return data
     tail = (result.output.strip().splitlines() or ["no output"])[-1][:300]
     if result.returncode is not None and result.returncode < 0:
         return {"python": exe, "crashed": f"signal {-result.returncode}: {tail}"}

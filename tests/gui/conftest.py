@@ -4,6 +4,7 @@ and errors in those tasks collected and failed."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 from collections.abc import Iterator
 from typing import Any
@@ -26,6 +27,11 @@ def aloop(qapp: Any) -> Iterator[asyncio.AbstractEventLoop]:
     loop.set_exception_handler(lambda _loop, context: errors.append(context))
     asyncio.set_event_loop(loop)
     yield loop
+    # qasync marks its loop as the running one until the app quits (which a test session's app
+    # never does before the other tests): unmark it, or every later asyncio.run() fails
+    asyncio.events._set_running_loop(None)
+    with contextlib.suppress(RuntimeError, TypeError):
+        qapp.aboutToQuit.disconnect(loop._after_run_forever)
     asyncio.set_event_loop(None)
     assert errors == []
 

@@ -5,8 +5,10 @@ Everything here is pure and never raises on any string.
 
 from __future__ import annotations
 
+import json
 import quopri
 import re
+from typing import Any
 
 _ANSI_CSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
 _ANSI_OSC = re.compile(r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?")
@@ -133,3 +135,16 @@ def non_empty(value: str | None) -> str | None:
     if value.upper() in {"", "N/A", "NA", "NONE", "UNKNOWN", "NULL"}:
         return None
     return value
+
+
+def last_json_object(text: str) -> dict[str, Any] | None:
+    """The last line of ``text`` that is one JSON object (a probe script's answer after
+    whatever a library printed before it), or None."""
+    for line in reversed(text.strip().splitlines()):
+        if line.startswith("{"):
+            try:
+                answer = json.loads(line)
+            except ValueError:
+                return None
+            return answer if isinstance(answer, dict) else None
+    return None
