@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import traceback
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -49,6 +49,26 @@ class Bridge(QObject):
         loop = asyncio.get_running_loop()
         try:
             result = await loop.run_in_executor(self.executor, lambda: fn(*args, **kwargs))
+        except asyncio.CancelledError:
+            raise
+        except OperationError as exc:
+            self.failed.emit(key, str(exc), "")
+            return
+        except Exception as exc:  # a bug: a readable line, and the details to copy
+            self.failed.emit(key, f"{type(exc).__name__}: {exc}", traceback.format_exc())
+            return
+        self.finished.emit(key, result)
+
+    def start_async(self, key: str, make: Callable[[], Awaitable[Any]]) -> None:
+        """Like :meth:`start` for a core runner that is a coroutine (it runs on the loop)."""
+        self.cancel(key)
+        loop = asyncio.get_event_loop()
+        self.tasks[key] = loop.create_task(self._await(key, make))
+        self.started.emit(key)
+
+    async def _await(self, key: str, make: Callable[[], Awaitable[Any]]) -> None:
+        try:
+            result = await make()
         except asyncio.CancelledError:
             raise
         except OperationError as exc:

@@ -36,8 +36,8 @@ def render_pages(app: QApplication, session: Session, out: Path) -> int:
     seen: set[int] = set()
     while page_id != -1 and page_id not in seen:
         seen.add(page_id)
-        while wizard.currentId() != page_id:
-            wizard.next()
+        wizard.setStartId(page_id)  # as a user reaches it (a run page waits at its start)
+        wizard.restart()
         _settle(app)
         name = PageId(page_id).name.lower().replace("_", "-")
         wizard.grab().save(str(out / f"{number:02d}-{name}.png"))

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QWizard, QWizardPage
 from gui.bridge import Bridge
 from gui.pages.base import PageId
 from gui.pages.override_tester import OverrideTesterPage
+from gui.pages.run_setup import RunSetupPage
 from gui.pages.setup_plan import SetupPlanPage
 from gui.pages.system_check import SystemCheckPage
 from gui.pages.verify import VerifyPage
@@ -30,7 +31,7 @@ class RocWizard(QWizard):
         self.setOption(QWizard.WizardOption.NoBackButtonOnStartPage, True)
         self.pages: dict[PageId, QWizardPage] = {}
         for page_class in (WelcomePage, SystemCheckPage, WindowsSidePage, SetupPlanPage,
-                           OverrideTesterPage, VerifyPage):
+                           RunSetupPage, OverrideTesterPage, VerifyPage):
             page = page_class(session, self.bridge)
             self.setPage(int(page.PAGE_ID), page)
             self.pages[page.PAGE_ID] = page

@@ -18,6 +18,7 @@ class PageId(IntEnum):
     VERIFY = 3
     WINDOWS_SIDE = 4
     OVERRIDE_TESTER = 5
+    RUN_SETUP = 6
 
 
 class RocPage(QWizardPage):

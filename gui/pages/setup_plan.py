@@ -135,9 +135,8 @@ class SetupPlanPage(RocPage):
         self.summary.setText("\n".join(lines))
         self.steps.show_steps(plan)
         self.message.setText(self.tr(
-            "To carry it out now, run  rocmate install  in a terminal (it shows this plan, asks "
-            "once, and can resume), or copy it as a shell script; then press Next to check "
-            "PyTorch."))
+            "Next carries it out (or run  rocmate install  in a terminal, or copy it as a "
+            "shell script)."))
 
     def copy_as_script(self) -> None:
         if self.session.plan is not None:
@@ -145,8 +144,7 @@ class SetupPlanPage(RocPage):
             self.message.setText(self.tr("Copied the plan as a shell script."))
 
     def nextId(self) -> int:
-        report = self.session.report
-        if report is not None and report.primary_index is not None and \
-                report.supports[report.primary_index].status == "override":
-            return int(PageId.OVERRIDE_TESTER)
+        plan = self.session.plan
+        if plan is not None and not plan.blocked:
+            return int(PageId.RUN_SETUP)
         return int(PageId.VERIFY)

@@ -27,8 +27,10 @@ MACHINES = ROOT / "tests" / "fixtures" / "machines"
 def _wizard(qtbot: Any, machine: str, *, checked: bool = True) -> RocWizard:
     root = str(MACHINES / machine)
     session = Session(root=root)
-    if checked:
+    if checked:  # what the pages before have done by the time a user reaches a later one
         session.report = check_machine(root)
+        if session.report.verdict != "Not supported":
+            session.plan = plan_setup(root)
         session.check = verify_pytorch(root)
     wizard = RocWizard(session)
     qtbot.addWidget(wizard)
@@ -38,25 +40,32 @@ def _wizard(qtbot: Any, machine: str, *, checked: bool = True) -> RocWizard:
 
 
 def _pages(wizard: RocWizard) -> list[PageId]:
-    """Walk Next as a user would, and name the pages shown."""
+    """The pages a user goes through, page by page as each one's Next leads (the run page is
+    followed without running anything)."""
     shown = [PageId(wizard.currentId())]
-    while wizard.currentPage().nextId() != -1:
-        wizard.next()
-        shown.append(PageId(wizard.currentId()))
+    while (following := wizard.page(int(shown[-1])).nextId()) != -1:
+        shown.append(PageId(following))
     return shown
+
+
+def _reach(wizard: RocWizard, page: PageId) -> None:
+    """Go to ``page`` the way the screenshots do (the pages before it are not run)."""
+    wizard.setStartId(int(page))
+    wizard.restart()
 
 
 @pytest.mark.parametrize(("machine", "pages"), [
     ("rx6700xt-ubuntu2204-needs-override",
-     [PageId.WELCOME, PageId.SYSTEM_CHECK, PageId.SETUP_PLAN, PageId.OVERRIDE_TESTER,
-      PageId.VERIFY]),
+     [PageId.WELCOME, PageId.SYSTEM_CHECK, PageId.SETUP_PLAN, PageId.RUN_SETUP,
+      PageId.OVERRIDE_TESTER, PageId.VERIFY]),
     ("not-in-render-group-ubuntu2204",
-     [PageId.WELCOME, PageId.SYSTEM_CHECK, PageId.SETUP_PLAN, PageId.VERIFY]),
+     [PageId.WELCOME, PageId.SYSTEM_CHECK, PageId.SETUP_PLAN, PageId.RUN_SETUP,
+      PageId.VERIFY]),
     ("wsl2-ubuntu2204-rx7900xtx-ready",
      [PageId.WELCOME, PageId.SYSTEM_CHECK, PageId.WINDOWS_SIDE, PageId.VERIFY]),
     ("wsl2-ubuntu2404-rx7900xt-nightly-no-hip-gpus",
      [PageId.WELCOME, PageId.SYSTEM_CHECK, PageId.WINDOWS_SIDE, PageId.SETUP_PLAN,
-      PageId.VERIFY]),
+      PageId.RUN_SETUP, PageId.VERIFY]),
     ("popos2204-rx6800-ready", [PageId.WELCOME, PageId.SYSTEM_CHECK, PageId.VERIFY]),
     ("nvidia-only-desktop", [PageId.WELCOME, PageId.SYSTEM_CHECK]),
     ("no-gpu-aspeed-server", [PageId.WELCOME, PageId.SYSTEM_CHECK]),
@@ -86,8 +95,7 @@ def test_every_finding_is_on_screen_in_the_doctors_order(qtbot: Any, machine: st
                                      "wsl2-ubuntu2404-rx7900xt-nightly-no-hip-gpus"])
 def test_the_plans_steps_on_screen_are_install_dry_run(qtbot: Any, machine: str) -> None:
     wizard = _wizard(qtbot, machine)
-    while wizard.currentId() != PageId.SETUP_PLAN:
-        wizard.next()
+    _reach(wizard, PageId.SETUP_PLAN)
     page = wizard.pages[PageId.SETUP_PLAN]
     dry_run = subprocess.run([sys.executable, "-m", "core.cli", "install", "--dry-run", "--json",
                               "--root", str(MACHINES / machine)], cwd=ROOT, capture_output=True,
@@ -100,8 +108,7 @@ def test_the_plans_steps_on_screen_are_install_dry_run(qtbot: Any, machine: str)
 def test_a_strategy_chosen_on_the_page_replans(qtbot: Any) -> None:
     machine = "rx6700xt-ubuntu2204-needs-override"
     wizard = _wizard(qtbot, machine)
-    while wizard.currentId() != PageId.SETUP_PLAN:
-        wizard.next()
+    _reach(wizard, PageId.SETUP_PLAN)
     page = wizard.pages[PageId.SETUP_PLAN]
     page.strategy.setCurrentIndex(page.strategy.findData("rocm-apt"))
     expected = plan_setup(str(MACHINES / machine), Choices(strategy="rocm-apt"))
@@ -136,15 +143,14 @@ def test_the_screenshot_command_renders_every_page(tmp_path: Path) -> None:
              "XDG_STATE_HOME": str(tmp_path / "state")})
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in out.iterdir()) == [
-        "01-welcome.png", "02-system-check.png", "03-setup-plan.png", "04-override-tester.png",
-        "05-verify.png"]
+        "01-welcome.png", "02-system-check.png", "03-setup-plan.png", "04-run-setup.png",
+        "05-override-tester.png", "06-verify.png"]
     assert all(p.stat().st_size > 10_000 for p in out.iterdir())
 
 
 def test_verify_shows_what_a_replayed_machine_recorded(qtbot: Any) -> None:
     wizard = _wizard(qtbot, "popos2204-rx6800-ready")
-    while wizard.currentId() != PageId.VERIFY:
-        wizard.next()
+    _reach(wizard, PageId.VERIFY)
     page = wizard.pages[PageId.VERIFY]
     check = wizard.session.check
     assert check is not None and check.replayed
@@ -159,8 +165,7 @@ def test_verify_runs_pytorch_for_real_in_another_python(qtbot: Any, aloop: Any) 
     wizard.session.root = None
     wizard.session.python = sys.executable
     wizard.session.check = None
-    while wizard.currentId() != PageId.VERIFY:
-        wizard.next()
+    _reach(wizard, PageId.VERIFY)
     page = wizard.pages[PageId.VERIFY]
     qtbot.waitUntil(lambda: page.isComplete(), timeout=120_000)
     check = wizard.session.check
@@ -173,8 +178,7 @@ def test_verify_runs_pytorch_for_real_in_another_python(qtbot: Any, aloop: Any) 
 
 def test_the_windows_side_shows_what_windows_has(qtbot: Any) -> None:
     wizard = _wizard(qtbot, "wsl2-ubuntu2204-rx7900xtx-ready")
-    while wizard.currentId() != PageId.WINDOWS_SIDE:
-        wizard.next()
+    _reach(wizard, PageId.WINDOWS_SIDE)
     page = wizard.pages[PageId.WINDOWS_SIDE]
     report = wizard.session.report
     assert report is not None and report.facts.windows is not None
@@ -190,8 +194,7 @@ STANDIN = str(ROOT / "tests" / "fixtures" / "standin" / "override-python")
 def test_the_override_tester_tries_each_value_in_a_real_process(qtbot: Any, aloop: Any) -> None:
     """An RX 6700 XT's values (10.3.0, then none) through the stand-in Python: 10.3.0 works."""
     wizard = _wizard(qtbot, "rx6700xt-ubuntu2204-needs-override")
-    while wizard.currentId() != PageId.OVERRIDE_TESTER:
-        wizard.next()
+    _reach(wizard, PageId.OVERRIDE_TESTER)
     page = wizard.pages[PageId.OVERRIDE_TESTER]
     assert not page.start_button.isEnabled()  # a replay runs nothing
     wizard.session.root, wizard.session.python = None, STANDIN  # as on the machine itself

@@ -1,0 +1,223 @@
+"""Run set-up (a commit page: Back cannot undo what ran): the plan carried out by core's runner —
+each step's state in words and marks, the step count and apt/pip percent where known, a bounded
+live log (search, copy), one password prompt for the root block, and how it ended: done, log
+out and back in, reboot, or failed with the reason and a way to resume.
+
+Stop means "stop after this step": a root step behind pkexec cannot be signalled by the user
+(the runner asks the helper through its stdin, and the helper rolls back what it wrote).
+Events arrive as the runner emits them; the page takes them in batches on a 40 ms timer, never
+one redraw per line.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QTimer
+from PySide6.QtGui import QGuiApplication, QTextDocument
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWizard,
+)
+
+from core.install.plan import Plan
+from core.install.runner import Runner
+from core.operations.setup import SetupResult, prepare_setup, run_setup
+from gui.bridge import Bridge
+from gui.pages.base import PageId, RocPage
+from gui.session import Session
+
+LOG_LINES = 5000  # the view keeps the newest lines; the runner's log file keeps every one
+STATUS_WORDS = {"start": "running", "done": "done", "unchanged": "done (nothing to change)",
+                "failed": "failed", "skipped": "skipped", "cancelled": "stopped"}
+
+
+class RunSetupPage(RocPage):
+    PAGE_ID = PageId.RUN_SETUP
+
+    def __init__(self, session: Session, bridge: Bridge) -> None:
+        super().__init__(session, bridge)
+        self.setTitle(self.tr("Run the set-up"))
+        self.setSubTitle(self.tr("The plan's steps, carried out. Root steps ask for the "
+                                 "administrator's password once."))
+        self.setCommitPage(True)
+        self.setButtonText(QWizard.WizardButton.CommitButton, self.tr("&Next >"))
+        self.steps = QTreeWidget()
+        self.steps.setHeaderLabels([self.tr("Step"), self.tr("State")])
+        self.steps.setRootIsDecorated(False)
+        self.progress = QProgressBar()
+        self.outcome = QLabel()
+        self.outcome.setWordWrap(True)
+        self.log = QPlainTextEdit()
+        self.log.setReadOnly(True)
+        self.log.setMaximumBlockCount(LOG_LINES)
+        self.search = QLineEdit()
+        self.search.setPlaceholderText(self.tr("Search the log"))
+        self.search.returnPressed.connect(self.find_in_log)
+        self.copy_log = QPushButton(self.tr("Copy the &log"))
+        self.copy_log.clicked.connect(
+            lambda: QGuiApplication.clipboard().setText(self.log.toPlainText()))
+        self.start_button = QPushButton(self.tr("&Start"))
+        self.start_button.clicked.connect(lambda: self.start(resume=False))
+        self.resume_button = QPushButton(self.tr("&Resume"))
+        self.resume_button.clicked.connect(lambda: self.start(resume=True))
+        self.resume_button.hide()
+        self.stop_button = QPushButton(self.tr("Stop after this step"))
+        self.stop_button.clicked.connect(self.stop)
+        self.stop_button.setEnabled(False)
+        buttons = QHBoxLayout()
+        for widget in (self.start_button, self.resume_button, self.stop_button):
+            buttons.addWidget(widget)
+        buttons.addStretch(1)
+        log_row = QHBoxLayout()
+        log_row.addWidget(self.search, 1)
+        log_row.addWidget(self.copy_log)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.steps, 2)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.outcome)
+        layout.addLayout(log_row)
+        layout.addWidget(self.log, 3)
+        layout.addLayout(buttons)
+        self.events: deque[dict[str, Any]] = deque()
+        self.items: dict[str, QTreeWidgetItem] = {}
+        self.runner: Runner | None = None
+        self.result: SetupResult | None = None
+        self.finished_steps = 0
+        self.timer = QTimer(self)
+        self.timer.setInterval(40)
+        self.timer.timeout.connect(self.drain)
+        self.make_runner: Callable[[Plan, Callable[[dict[str, Any]], None], bool], Runner] = (
+            lambda plan, emit, resume: prepare_setup(plan, emit, via="pkexec", resume=resume))
+        bridge.finished.connect(self._finished)
+        bridge.failed.connect(self._failed)
+
+    def initializePage(self) -> None:
+        self.steps.clear()
+        self.items = {}
+        plan = self.session.plan
+        for number, step in enumerate(plan.steps if plan is not None else (), start=1):
+            who = self.tr(" (root)") if step.privileged else ""
+            item = QTreeWidgetItem([f"{number}. {step.title}{who}", self.tr("waiting")])
+            self.steps.addTopLevelItem(item)
+            self.items[step.id] = item
+        self.steps.resizeColumnToContents(0)
+        self.progress.setRange(0, max(1, len(self.items)))
+        self.progress.setValue(0)
+        self.start_button.setEnabled(plan is not None and not plan.blocked)
+
+    def start(self, *, resume: bool) -> None:
+        plan = self.session.plan
+        if plan is None:
+            return
+        self.set_busy(True)
+        self.finished_steps = 0
+        self.result = None
+        self.outcome.setText(self.tr("Running…"))
+        self.start_button.setEnabled(False)
+        self.resume_button.hide()
+        self.stop_button.setEnabled(True)
+        self.runner = self.make_runner(plan, self.events.append, resume)
+        runner = self.runner
+        self.timer.start()
+        self.bridge.start_async("setup", lambda: run_setup(runner))
+
+    def stop(self) -> None:
+        if self.runner is not None:
+            self.runner.cancel()
+            self.stop_button.setEnabled(False)
+            self.outcome.setText(self.tr("Stopping after this step…"))
+
+    def drain(self) -> None:
+        """Take the events that came since the last tick: states, progress, log lines."""
+        lines: list[str] = []
+        while self.events:
+            event = self.events.popleft()
+            kind = event.get("event")
+            if kind == "step":
+                self._step(event)
+            elif kind == "output":
+                lines.append(str(event.get("line", "")))
+            elif kind == "progress" and isinstance(event.get("percent"), (int, float)):
+                lines.append(f"[{event.get('phase', '')} {float(event['percent']):.0f} %] "
+                             f"{event.get('message', '')}")
+            elif kind == "stopping":
+                lines.append(str(event.get("message", "")))
+            elif kind == "done":
+                lines.append(self.tr("Done.") if event.get("ok") else
+                             self.tr("Stopped: %1").replace("%1", str(event.get("error"))))
+                self._done(event)
+        if lines:
+            self.log.appendPlainText("\n".join(lines))
+
+    def _step(self, event: dict[str, Any]) -> None:
+        item = self.items.get(str(event.get("id")))
+        status = str(event.get("status"))
+        if item is not None:
+            words = self.tr(STATUS_WORDS.get(status, status))
+            if event.get("error"):
+                words += f": {event['error']}"
+            item.setText(1, words)
+        if status in ("done", "unchanged", "skipped"):
+            self.finished_steps += 1
+            self.progress.setValue(self.finished_steps)
+
+    def _done(self, event: dict[str, Any]) -> None:
+        needs = event.get("needs") or []
+        if event.get("ok") and "reboot" in needs:
+            text = self.tr("Done. Restart the computer, then open rocmate again to verify.")
+        elif event.get("ok") and needs:
+            text = self.tr("Done. Log out and back in (the new group counts from the next "
+                           "login), then open rocmate again to verify.")
+        elif event.get("ok"):
+            text = self.tr("Done: everything in the plan is in place.")
+        else:
+            text = self.tr("Not finished: %1. What a root step wrote was rolled back; the "
+                           "steps that finished are kept, and Resume goes on from there.") \
+                .replace("%1", str(event.get("error")))
+            self.resume_button.show()
+        self.outcome.setText(text)
+
+    def _finished(self, key: str, result: object) -> None:
+        if key == "setup" and isinstance(result, SetupResult):
+            self.result = result
+            self.drain()
+            self.timer.stop()
+            self.stop_button.setEnabled(False)
+            self.start_button.setEnabled(not result.ok)
+            self.set_busy(False)
+
+    def _failed(self, key: str, message: str, details: str) -> None:
+        if key == "setup":
+            self.drain()
+            self.timer.stop()
+            self.outcome.setText(message)
+            self.stop_button.setEnabled(False)
+            self.start_button.setEnabled(True)
+            self.set_busy(False)
+
+    def find_in_log(self) -> None:
+        text = self.search.text()
+        if text and not self.log.find(text):
+            self.log.moveCursor(self.log.textCursor().MoveOperation.Start)
+            self.log.find(text, QTextDocument.FindFlag(0))
+
+    def isComplete(self) -> bool:
+        return not self.busy and self.result is not None
+
+    def nextId(self) -> int:
+        report = self.session.report
+        if report is not None and report.primary_index is not None and \
+                report.supports[report.primary_index].status == "override":
+            return int(PageId.OVERRIDE_TESTER)
+        return int(PageId.VERIFY)

@@ -1,0 +1,66 @@
+"""The Run set-up page drives core's real runner: each step's state on screen, the log, how it
+ended; a dismissed or refused password prompt is words with a way to resume. Only pkexec is
+stood in for (scripts that exit as it does)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from core.install.plan import FileSpec, Plan, Step
+from core.install.runner import Runner
+from gui.pages.base import PageId
+from gui.session import Session
+from gui.wizard import RocWizard
+
+
+def _page(qtbot: Any, plan: Plan, state: Path, helper: list[str] | None
+          ) -> tuple[RocWizard, Any]:
+    """The wizard on its run page (the caller keeps the wizard: it owns the page)."""
+    wizard = RocWizard(Session(plan=plan))
+    qtbot.addWidget(wizard)
+    page = wizard.pages[PageId.RUN_SETUP]
+    page.make_runner = lambda plan, emit, resume: Runner(plan, emit, helper, folder=state)
+    wizard.setStartId(int(PageId.RUN_SETUP))
+    wizard.show()
+    qtbot.waitExposed(wizard)
+    return wizard, page
+
+
+def test_a_plan_runs_and_every_step_and_line_is_shown(qtbot: Any, aloop: Any,
+                                                     tmp_path: Path) -> None:
+    target = tmp_path / "home" / "rocmate-env.sh"
+    target.parent.mkdir()
+    plan = Plan(strategy="pip-only", rocm="7.2", torch_index=None, env={}, steps=(
+        Step("say", "Say hello", "two lines of output",
+             argv=(sys.executable, "-c", "print('hello'); print('world')")),
+        Step("write", "Write the variables", "a file", file=FileSpec(str(target),
+                                                                     content="export A=1\n")),
+    ))
+    _wizard, page = _page(qtbot, plan, tmp_path / "state", None)
+    assert not page.isComplete() and [i.text(1) for i in page.items.values()] == [
+        "waiting", "waiting"]
+    with qtbot.waitSignal(page.bridge.finished, timeout=60_000):
+        page.start_button.click()
+    assert [page.items[s].text(1) for s in ("say", "write")] == ["done", "done"]
+    assert "hello\nworld" in page.log.toPlainText()
+    assert page.outcome.text() == "Done: everything in the plan is in place."
+    assert page.progress.value() == 2 and page.isComplete()
+    assert target.read_text() == "export A=1\n"
+
+
+def test_a_dismissed_password_prompt_says_so_and_offers_to_resume(
+        qtbot: Any, aloop: Any, tmp_path: Path) -> None:
+    pkexec = tmp_path / "pkexec"  # exits as pkexec does when the user closes its dialog
+    pkexec.write_text(f"#!{sys.executable}\nimport sys\nsys.stdin.read()\nsys.exit(126)\n")
+    pkexec.chmod(0o755)
+    plan = Plan(strategy="pip-only", rocm="7.2", torch_index=None, env={}, steps=(
+        Step("groups", "Add you to the render group", "root", privileged=True,
+             argv=("usermod", "-aG", "render,video", "ana")),))
+    _wizard, page = _page(qtbot, plan, tmp_path / "state", [str(pkexec)])
+    with qtbot.waitSignal(page.bridge.finished, timeout=60_000):
+        page.start_button.click()
+    assert "dismissed the password prompt" in page.outcome.text()
+    assert page.resume_button.isVisibleTo(page) and page.start_button.isEnabled()
+    assert page.items["groups"].text(1) != "done"
