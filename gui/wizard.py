@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from PySide6.QtCore import QSettings, Signal
 from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QWizard, QWizardPage
+from PySide6.QtWidgets import QMessageBox, QWizard
 
 from gui.bridge import Bridge
-from gui.pages.base import PageId
+from gui.pages.base import PageId, RocPage
 from gui.pages.override_tester import OverrideTesterPage
 from gui.pages.run_setup import RunSetupPage
 from gui.pages.setup_plan import SetupPlanPage
@@ -29,7 +29,7 @@ class RocWizard(QWizard):
         self.setWindowTitle(self.tr("rocmate"))
         self.setWizardStyle(QWizard.WizardStyle.ModernStyle)
         self.setOption(QWizard.WizardOption.NoBackButtonOnStartPage, True)
-        self.pages: dict[PageId, QWizardPage] = {}
+        self.pages: dict[PageId, RocPage] = {}
         for page_class in (WelcomePage, SystemCheckPage, WindowsSidePage, SetupPlanPage,
                            RunSetupPage, OverrideTesterPage, VerifyPage):
             page = page_class(session, self.bridge)
@@ -42,10 +42,31 @@ class RocWizard(QWizard):
             self.restoreGeometry(geometry)
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        if self.pages[PageId.RUN_SETUP].busy and not self.confirm_close():
+            event.ignore()
+            return
         QSettings().setValue("wizard/geometry", self.saveGeometry())
         self.closed.emit()  # the app then cancels what the bridge still runs
         self.bridge.shutdown()
         super().closeEvent(event)
+
+    def confirm_close(self) -> bool:
+        """While the set-up runs: ask first. Yes stops it after the current step (a root step
+        is rolled back by the helper) and closes the window once it has stopped."""
+        answer = QMessageBox.question(
+            self, self.tr("The set-up is running"),
+            self.tr("Stop the set-up after the step that is running now, and close? The steps "
+                    "that finished are kept; the next start of rocmate can resume."),
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No)
+        if answer != QMessageBox.StandardButton.Yes:
+            return False
+        page = self.pages[PageId.RUN_SETUP]
+        if isinstance(page, RunSetupPage):
+            page.stop()
+            page.close_when_stopped = True
+            return False  # the page closes the window once the runner has stopped
+        return True
 
     def done(self, result: int) -> None:
         QSettings().setValue("wizard/geometry", self.saveGeometry())

@@ -13,7 +13,7 @@ from core.diagnose.doctor import DoctorReport, run_doctor
 from core.install.plan import Plan
 from core.install.planner import Choices, PlanError, make_plan
 from core.install.privilege import helper_route
-from core.install.runner import Emit, Runner, state_dir
+from core.install.runner import Emit, Runner, RunState, state_dir
 from core.knowledge.loader import load_knowledge
 from core.operations.errors import OperationError
 from core.operations.machine import open_machine
@@ -171,3 +171,10 @@ def try_overrides(root: str | Path | None = None, python: str | None = None, *,
            if report.primary_index is not None else None)
     return OverrideTrials(gpu.name if gpu else None, gpu.gfx if gpu else None, exe,
                           tuple(trials))
+
+
+def finished_steps(plan: Plan, folder: Path | None = None) -> list[str]:
+    """The ids of the plan's steps an earlier run finished (as planned now): what Resume skips.
+    Empty when nothing ran, or everything that ran has changed since."""
+    state = RunState.load((folder or state_dir()) / "state.json")
+    return [step.id for step in plan.steps if step.kind != "verify" and state.is_done(step)]

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 
 from core.install.plan import Plan
 from core.install.runner import Runner
-from core.operations.setup import SetupResult, prepare_setup, run_setup
+from core.operations.setup import SetupResult, finished_steps, prepare_setup, run_setup
 from gui.bridge import Bridge
 from gui.pages.base import PageId, RocPage
 from gui.session import Session
@@ -94,9 +94,12 @@ class RunSetupPage(RocPage):
         self.runner: Runner | None = None
         self.result: SetupResult | None = None
         self.finished_steps = 0
+        self.close_when_stopped = False
+        """Set when the window was closed during the run: close it once the runner stops."""
         self.timer = QTimer(self)
         self.timer.setInterval(40)
         self.timer.timeout.connect(self.drain)
+        self.earlier_steps: Callable[[Plan], list[str]] = finished_steps
         self.make_runner: Callable[[Plan, Callable[[dict[str, Any]], None], bool], Runner] = (
             lambda plan, emit, resume: prepare_setup(plan, emit, via="pkexec", resume=resume))
         bridge.finished.connect(self._finished)
@@ -115,6 +118,13 @@ class RunSetupPage(RocPage):
         self.progress.setRange(0, max(1, len(self.items)))
         self.progress.setValue(0)
         self.start_button.setEnabled(plan is not None and not plan.blocked)
+        done = self.earlier_steps(plan) if plan is not None else []
+        for step_id in done:
+            self.items[step_id].setText(1, self.tr("done in an earlier run"))
+        self.resume_button.setVisible(bool(done))
+        if done:
+            self.outcome.setText(self.tr("An earlier run stopped after %n step(s): Resume goes "
+                                         "on from there, Start begins again.", "", len(done)))
 
     def start(self, *, resume: bool) -> None:
         plan = self.session.plan
@@ -196,6 +206,8 @@ class RunSetupPage(RocPage):
             self.stop_button.setEnabled(False)
             self.start_button.setEnabled(not result.ok)
             self.set_busy(False)
+            if self.close_when_stopped:
+                self.window().close()
 
     def _failed(self, key: str, message: str, details: str) -> None:
         if key == "setup":

@@ -10,6 +10,7 @@ from typing import Any
 
 from core.install.plan import FileSpec, Plan, Step
 from core.install.runner import Runner
+from core.operations.setup import finished_steps
 from gui.pages.base import PageId
 from gui.session import Session
 from gui.wizard import RocWizard
@@ -22,6 +23,7 @@ def _page(qtbot: Any, plan: Plan, state: Path, helper: list[str] | None
     qtbot.addWidget(wizard)
     page = wizard.pages[PageId.RUN_SETUP]
     page.make_runner = lambda plan, emit, resume: Runner(plan, emit, helper, folder=state)
+    page.earlier_steps = lambda plan: finished_steps(plan, state)
     wizard.setStartId(int(PageId.RUN_SETUP))
     wizard.show()
     qtbot.waitExposed(wizard)
@@ -64,3 +66,52 @@ def test_a_dismissed_password_prompt_says_so_and_offers_to_resume(
     assert "dismissed the password prompt" in page.outcome.text()
     assert page.resume_button.isVisibleTo(page) and page.start_button.isEnabled()
     assert page.items["groups"].text(1) != "done"
+
+
+def test_closing_the_window_during_a_run_asks_and_stops_after_the_step(
+        qtbot: Any, aloop: Any, tmp_path: Path, monkeypatch: Any) -> None:
+    from PySide6.QtWidgets import QMessageBox
+
+    plan = Plan(strategy="pip-only", rocm="7.2", torch_index=None, env={}, steps=(
+        Step("slow", "A slow step", "sleeps", argv=(sys.executable, "-c",
+                                                    "import time; print('going'); "
+                                                    "time.sleep(60)")),
+        Step("after", "The step after it", "never runs", argv=(sys.executable, "-c", "pass")),
+    ))
+    wizard, page = _page(qtbot, plan, tmp_path / "state", None)
+    page.start_button.click()
+    qtbot.waitUntil(lambda: page.items["slow"].text(1) == "running", timeout=30_000)
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.No)
+    wizard.close()
+    assert wizard.isVisible() and page.busy  # "No": the run goes on, the window stays
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
+    with qtbot.waitSignal(page.bridge.finished, timeout=60_000):
+        wizard.close()
+    qtbot.waitUntil(lambda: not wizard.isVisible(), timeout=10_000)
+    assert page.items["slow"].text(1) == "stopped" and page.items["after"].text(1) == "waiting"
+
+
+def test_a_run_cut_short_is_offered_to_resume_at_the_next_start(
+        qtbot: Any, aloop: Any, tmp_path: Path) -> None:
+    marker = tmp_path / "second-ran"
+    plan = Plan(strategy="pip-only", rocm="7.2", torch_index=None, env={}, steps=(
+        Step("first", "The first step", "works", argv=(sys.executable, "-c", "pass")),
+        Step("second", "The second step", "fails, then works", argv=(
+            sys.executable, "-c",
+            f"import pathlib, sys; p = pathlib.Path({str(marker)!r}); "
+            "sys.exit(0 if p.exists() else (p.touch() or 3))")),
+    ))
+    state = tmp_path / "state"
+    wizard, page = _page(qtbot, plan, state, None)
+    with qtbot.waitSignal(page.bridge.finished, timeout=60_000):
+        page.start_button.click()
+    assert page.items["second"].text(1).startswith("failed")
+    wizard.close()
+    # the next start of the app: the page says what an earlier run did, and resumes
+    _wizard2, again = _page(qtbot, plan, state, None)
+    assert again.items["first"].text(1) == "done in an earlier run"
+    assert again.resume_button.isVisibleTo(again) and "Resume" in again.outcome.text()
+    with qtbot.waitSignal(again.bridge.finished, timeout=60_000):
+        again.resume_button.click()
+    assert again.items["second"].text(1) == "done" and again.isComplete()
+    assert again.items["first"].text(1) == "done in an earlier run"  # not run again
