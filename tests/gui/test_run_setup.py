@@ -4,9 +4,13 @@ stood in for (scripts that exit as it does)."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from core.install.plan import FileSpec, Plan, Step
 from core.install.runner import Runner
@@ -115,3 +119,33 @@ def test_a_run_cut_short_is_offered_to_resume_at_the_next_start(
         again.resume_button.click()
     assert again.items["second"].text(1) == "done" and again.isComplete()
     assert again.items["first"].text(1) == "done in an earlier run"  # not run again
+
+
+@pytest.mark.root
+@pytest.mark.slow
+def test_the_root_block_runs_through_the_real_helper_in_a_throwaway_root(
+        qtbot: Any, aloop: Any, tmp_path: Path, debian_root: Path) -> None:
+    """A user step, then the root block: rocmate's apt pin written by the real helper, as root,
+    in a throwaway Debian root. pkexec is stood in for by a script that runs the helper there."""
+    from core.install.helper.policy import PIN
+    from tests.install.support import helper_root, pin_content
+
+    if os.geteuid() != 0:
+        pytest.skip("needs root (the helper runs as root in a chroot)")
+    with helper_root(debian_root, tmp_path / "root") as root:
+        pkexec = tmp_path / "pkexec"  # "authorised": it runs the helper as root, in the root
+        pkexec.write_text(f"#!/bin/sh\nexec {shutil.which('chroot')} {root} /usr/bin/python3 "
+                          "-I -m core.install.helper \"$@\"\n")
+        pkexec.chmod(0o755)
+        plan = Plan(strategy="rocm-apt", rocm="7.2", torch_index=None, env={}, steps=(
+            Step("hello", "A user step", "as you", argv=(sys.executable, "-c", "print('hi')")),
+            Step("apt-pin", "Prefer AMD's packages", "the pin", privileged=True,
+                 file=FileSpec(PIN, content=pin_content())),
+        ))
+        _wizard, page = _page(qtbot, plan, tmp_path / "state", [str(pkexec)])
+        with qtbot.waitSignal(page.bridge.finished, timeout=180_000):
+            page.start_button.click()
+        assert [page.items[s].text(1) for s in ("hello", "apt-pin")] == ["done", "done"], \
+            page.log.toPlainText()
+        assert (root / PIN.lstrip("/")).read_text() == pin_content()
+        assert page.outcome.text() == "Done: everything in the plan is in place."

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,43 +13,9 @@ from core.knowledge.loader import load_knowledge
 from tests.install.support import (
     TRUSTED_FPR,
     add_fixtures,
-    build_debian_root,
-    cached_debian_root,
     copy_root,
-    root_cache,
-    root_skip_reason,
     write_accounts,
 )
-
-
-@pytest.fixture(scope="session")
-def debian_root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """A minimal Debian bookworm (apt, python3, gpg) from mmdebstrap; skips where impossible.
-
-    Tests never write to it: each works on an overlay (or a copy) of it. It is kept in
-    $ROCMATE_TEST_ROOT_CACHE (default /var/cache/rocmate-tests, rebuilt weekly; "off" builds a
-    fresh one in the test's temporary folder every run)."""
-    reason = root_skip_reason()
-    if reason:
-        pytest.skip(reason)
-    cache = root_cache()
-    if cache is not None:
-        try:
-            root, problem = cached_debian_root(cache)
-        except OSError:  # the cache folder is not writable: build a private root instead
-            root, problem = None, None
-        if root is not None:
-            yield root
-            return
-        if problem:
-            pytest.skip(problem)
-    dest = tmp_path_factory.mktemp("debian-root") / "root"
-    problem = build_debian_root(dest)
-    if problem:
-        shutil.rmtree(dest, ignore_errors=True)
-        pytest.skip(problem)
-    yield dest
-    shutil.rmtree(dest, ignore_errors=True)
 
 
 @pytest.fixture
