@@ -31,7 +31,7 @@ from core.knowledge.wheels import TorchIndex
 from core.probe.facts import Facts
 from core.probe.gpus import Gpu
 from core.probe.managed_env import managed_venv
-from core.probe.parse.kfd import override_to_gfx
+from core.probe.parse.kfd import override_to_gfx, parse_gfx_override
 from core.probe.platform import PlatformFacts
 
 MAX_PACKAGES_PER_STEP = 32
@@ -124,6 +124,9 @@ class Choices:
     venv: str | None = None
     package_set: str = "runtime"
     remove_old: bool = False
+    override: str | None = None
+    """A tested HSA_OVERRIDE_GFX_VERSION to write instead of the knowledge base's ("" for
+    none: the card ran without one); None lets the knowledge base decide."""
 
 
 def make_plan(facts: Facts, kb: Knowledge, choices: Choices | None = None) -> Plan:
@@ -152,7 +155,7 @@ def make_plan(facts: Facts, kb: Knowledge, choices: Choices | None = None) -> Pl
         apt_release = _wsl_release(kb, facts.platform, gpu, support, choices.rocm)
     wanted_rocm = apt_release.version if apt_release else choices.rocm
     index = _pick_index(kb, gpu, support, strategy, wanted_rocm, strict=apt_release is None)
-    env = _environment(ctx, gpu, support, index)
+    env = _with_tested_override(_environment(ctx, gpu, support, index), choices.override)
     builder = _Builder(ctx, choices, venv, env)
     if strategy == "rocm-apt" and apt_release:
         builder.rocm_apt(apt_release)
@@ -418,6 +421,20 @@ def _environment(
     if integrated_first:
         env["HIP_VISIBLE_DEVICES"] = ",".join(str(ctx.rocm_index(g)) for g in discrete)
     return env
+
+
+def _with_tested_override(env: dict[str, str], tested: str | None) -> dict[str, str]:
+    """The variables with a value the override tester found working in place of the
+    knowledge base's (under the same name: the global or the per-node variable)."""
+    if tested is None:
+        return env
+    if tested and parse_gfx_override(tested) is None:
+        raise PlanError(f"{tested!r} is not an HSA_OVERRIDE_GFX_VERSION value (like 10.3.0)")
+    names = [k for k in env if k.startswith("HSA_OVERRIDE_GFX_VERSION")]
+    kept = {k: v for k, v in env.items() if k not in names}
+    if tested:
+        kept[names[0] if names else "HSA_OVERRIDE_GFX_VERSION"] = tested
+    return kept
 
 
 # -- steps ----------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -178,3 +178,19 @@ def finished_steps(plan: Plan, folder: Path | None = None) -> list[str]:
     Empty when nothing ran, or everything that ran has changed since."""
     state = RunState.load((folder or state_dir()) / "state.json")
     return [step.id for step in plan.steps if step.kind != "verify" and state.is_done(step)]
+
+
+ENV_STEPS = "env-"  # the plan's steps that write the card's variables into the environment
+
+
+async def keep_override(value: str, root: str | Path | None = None, *,
+                        venv: str | None = None, on_event: Emit | None = None,
+                        folder: Path | None = None) -> SetupResult:
+    """Write a tested HSA_OVERRIDE_GFX_VERSION ("" for none) into the environment's variables
+    through the plan's own environment steps (nothing else runs, nothing runs as root)."""
+    plan = plan_setup(root, Choices(venv=venv, override=value))
+    steps = tuple(s for s in plan.steps if s.id.startswith(ENV_STEPS))
+    writes = replace(plan, steps=steps)
+    runner = Runner(writes, on_event or (lambda event: None), None, folder=folder)
+    ok = bool(await runner.run())
+    return SetupResult(ok, runner.log_path)

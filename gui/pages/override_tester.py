@@ -7,7 +7,14 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QStyle, QVBoxLayout, QWidget
 
-from core.operations.setup import WARNING, OverrideTrials, override_candidates, try_overrides
+from core.operations.setup import (
+    WARNING,
+    OverrideTrials,
+    SetupResult,
+    keep_override,
+    override_candidates,
+    try_overrides,
+)
 from core.probe.override_trial import Trial
 from gui.bridge import Bridge
 from gui.pages.base import PageId, RocPage
@@ -30,6 +37,10 @@ class OverrideTesterPage(RocPage):
         self.values.setWordWrap(True)
         self.start_button = QPushButton(self.tr("&Try the values"))
         self.start_button.clicked.connect(self.start)
+        self.keep_button = QPushButton(self.tr("&Keep this value"))
+        self.keep_button.clicked.connect(self.keep)
+        self.keep_button.hide()
+        self.best: Trial | None = None
         self.rows = QVBoxLayout()
         self.result = QLabel()
         self.result.setWordWrap(True)
@@ -38,6 +49,7 @@ class OverrideTesterPage(RocPage):
         self.result.setFont(font)
         buttons = QHBoxLayout()
         buttons.addWidget(self.start_button)
+        buttons.addWidget(self.keep_button)
         buttons.addStretch(1)
         layout = QVBoxLayout(self)
         layout.addWidget(self.warning)
@@ -93,10 +105,33 @@ class OverrideTesterPage(RocPage):
         self.rows.addWidget(row)
         self.row_widgets.append(row)
 
+    def keep(self) -> None:
+        """Write the working value into the environment through the plan's own steps."""
+        if self.best is None:
+            return
+        value = self.best.value or ""
+        self.set_busy(True)
+        self.keep_button.setEnabled(False)
+        self.bridge.start_async("keep-override",
+                                lambda: self.keep_override(value, self.session.root))
+
+    keep_override = staticmethod(keep_override)
+
     def _finished(self, key: str, result: object) -> None:
+        if key == "keep-override" and isinstance(result, SetupResult):
+            self.set_busy(False)
+            self.result.setText(
+                self.tr("Written into the environment's variables (rocmate-env.sh): every "
+                        "PyTorch run there gets it.") if result.ok else
+                self.tr("It could not be written (has the set-up made the environment?): see "
+                        "%1.").replace("%1", str(result.log_path)))
+            return
         if key != "overrides" or not isinstance(result, OverrideTrials):
             return
         best = result.best
+        self.best = best
+        self.keep_button.setVisible(best is not None)
+        self.keep_button.setEnabled(best is not None)
         if best is None:
             text = self.tr("No value made PyTorch work: see the system check for the cause.")
         elif best.value is None:
@@ -108,6 +143,9 @@ class OverrideTesterPage(RocPage):
         self.set_busy(False)
 
     def _failed(self, key: str, message: str, details: str) -> None:
+        if key == "keep-override":
+            self.result.setText(message)
+            self.set_busy(False)
         if key == "overrides":
             self.result.setText(message)
             self.start_button.setEnabled(True)

@@ -64,3 +64,25 @@ def test_the_command_warns_first_and_names_the_value_to_keep() -> None:
     # this machine has no AMD card: only "none" is tried, and the stand-in sees no GPU then
     assert "(none)" in out.stdout and "no-gpu" in out.stdout
     assert out.returncode == 1 and "No value made PyTorch work" in out.stdout
+
+
+def test_the_value_kept_is_written_through_the_plans_environment_steps(tmp_path: Path) -> None:
+    import asyncio
+
+    from core.operations.setup import keep_override
+
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    for name in ("activate", "activate.fish", "activate.csh"):
+        (venv / "bin" / name).write_text("# activation\n")
+    machine = MACHINES / "rx6700xt-ubuntu2204-needs-override"
+    result = asyncio.run(keep_override("10.3.1", machine, venv=str(venv),
+                                       folder=tmp_path / "state"))
+    assert result.ok
+    script = (venv / "bin" / "rocmate-env.sh").read_text()
+    assert "HSA_OVERRIDE_GFX_VERSION-10.3.1" in script
+    none = asyncio.run(keep_override("", machine, venv=str(venv), folder=tmp_path / "state"))
+    assert none.ok and "HSA_OVERRIDE_GFX_VERSION" not in (venv / "bin" / "rocmate-env.sh"
+                                                          ).read_text()
+    with pytest.raises(OperationError, match="not an HSA_OVERRIDE_GFX_VERSION value"):
+        asyncio.run(keep_override("ten", machine, venv=str(venv), folder=tmp_path / "state"))

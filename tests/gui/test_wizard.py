@@ -204,4 +204,26 @@ def test_the_override_tester_tries_each_value_in_a_real_process(qtbot: Any, aloo
     assert [(t.value, t.outcome) for t in page.trials] == [("10.3.0", "works"), (None, "no-gpu")]
     assert len(page.row_widgets) == 2
     assert page.result.text() == "Keep HSA_OVERRIDE_GFX_VERSION=10.3.0."
-    assert page.isComplete()
+    assert page.isComplete() and page.keep_button.isVisibleTo(page)
+
+
+def test_the_kept_value_is_written_into_the_environment(qtbot: Any, aloop: Any,
+                                                        tmp_path: Path) -> None:
+    from core.operations.setup import keep_override
+    from core.probe.override_trial import Trial
+
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    for name in ("activate", "activate.fish", "activate.csh"):
+        (venv / "bin" / name).write_text("# activation\n")
+    machine = str(MACHINES / "rx6700xt-ubuntu2204-needs-override")
+    wizard = _wizard(qtbot, "rx6700xt-ubuntu2204-needs-override")
+    _reach(wizard, PageId.OVERRIDE_TESTER)
+    page = wizard.pages[PageId.OVERRIDE_TESTER]
+    page.best = Trial("10.3.0", "works")
+    page.keep_override = lambda value, root: keep_override(
+        value, machine, venv=str(venv), folder=tmp_path / "state")
+    with qtbot.waitSignal(wizard.bridge.finished, timeout=60_000):
+        page.keep()
+    assert "HSA_OVERRIDE_GFX_VERSION-10.3.0" in (venv / "bin" / "rocmate-env.sh").read_text()
+    assert page.result.text().startswith("Written into the environment's variables")
