@@ -149,3 +149,30 @@ def test_the_root_block_runs_through_the_real_helper_in_a_throwaway_root(
             page.log.toPlainText()
         assert (root / PIN.lstrip("/")).read_text() == pin_content()
         assert page.outcome.text() == "Done: everything in the plan is in place."
+
+
+@pytest.mark.slow
+def test_a_real_plans_offline_steps_run_in_a_throwaway_home(qtbot: Any, aloop: Any,
+                                                           tmp_path: Path) -> None:
+    """The planner's own plan for a recorded RX 6700 XT, with the environment in a throwaway
+    home: its steps that need no download (the venv, the card's variables for sh, fish and
+    csh) carried out by the page; the wheel downloads are left out (no network in tests)."""
+    import dataclasses
+
+    from core.install.planner import Choices
+    from core.operations.setup import plan_setup
+
+    machine = Path(__file__).resolve().parents[1] / "fixtures" / "machines" / \
+        "rx6700xt-ubuntu2204-needs-override"
+    venv = tmp_path / "home" / ".local" / "share" / "rocmate" / "venv"
+    plan = plan_setup(str(machine), Choices(venv=str(venv)))
+    offline = dataclasses.replace(plan, steps=tuple(
+        s for s in plan.steps if s.id == "venv" or s.id.startswith("env-")))
+    assert [s.id for s in offline.steps][:2] == ["venv", "env-file"]
+    _wizard, page = _page(qtbot, offline, tmp_path / "state", None)
+    with qtbot.waitSignal(page.bridge.finished, timeout=180_000):
+        page.start_button.click()
+    assert all(item.text(1) == "done" for item in page.items.values()), page.log.toPlainText()
+    assert (venv / "bin" / "python").exists()
+    assert "HSA_OVERRIDE_GFX_VERSION-10.3.0" in (venv / "bin" / "rocmate-env.sh").read_text()
+    assert "rocmate-env.sh" in (venv / "bin" / "activate").read_text()
