@@ -45,7 +45,7 @@ lint: $(STAMP_TEST)
 	$(BIN)/lint-imports
 
 ## Render every page of the app for three recorded machines into docs/screenshots/.
-SCREENSHOT_MACHINES := rx6700xt-ubuntu2204-needs-override wsl2-ubuntu2204-rx7900xtx-ready \
+SCREENSHOT_MACHINES := rx6600-ubuntu2404-fresh wsl2-ubuntu2204-rx7900xtx-ready \
 	popos2204-rx6800-ready
 screenshots: $(STAMP_APP)
 	for m in $(SCREENSHOT_MACHINES); do \

@@ -55,6 +55,9 @@ def _reach(wizard: RocWizard, page: PageId) -> None:
 
 
 @pytest.mark.parametrize(("machine", "pages"), [
+    ("rx6600-ubuntu2404-fresh",  # groups, override and PyTorch to set up
+     [PageId.WELCOME, PageId.SYSTEM_CHECK, PageId.SETUP_PLAN, PageId.RUN_SETUP,
+      PageId.OVERRIDE_TESTER, PageId.VERIFY]),
     ("rx6700xt-ubuntu2204-needs-override",
      [PageId.WELCOME, PageId.SYSTEM_CHECK, PageId.SETUP_PLAN, PageId.RUN_SETUP,
       PageId.OVERRIDE_TESTER, PageId.VERIFY]),
@@ -76,7 +79,8 @@ def test_each_machine_gets_the_pages_it_needs(qtbot: Any, machine: str,
     assert _pages(wizard) == pages
 
 
-@pytest.mark.parametrize("machine", ["rx6700xt-ubuntu2204-needs-override",
+@pytest.mark.parametrize("machine", ["rx6600-ubuntu2404-fresh",
+                                     "rx6700xt-ubuntu2204-needs-override",
                                      "nvidia-only-desktop", "wsl2-ubuntu2204-rx7900xtx-ready",
                                      "ubuntu2004-kernel54-rx7900xtx"])
 def test_every_finding_is_on_screen_in_the_doctors_order(qtbot: Any, machine: str) -> None:
@@ -90,7 +94,8 @@ def test_every_finding_is_on_screen_in_the_doctors_order(qtbot: Any, machine: st
     assert page.gpus.rowCount() == len(report.facts.gpus.gpus)
 
 
-@pytest.mark.parametrize("machine", ["rx6700xt-ubuntu2204-needs-override",
+@pytest.mark.parametrize("machine", ["rx6600-ubuntu2404-fresh",
+                                     "rx6700xt-ubuntu2204-needs-override",
                                      "not-in-render-group-ubuntu2204",
                                      "wsl2-ubuntu2404-rx7900xt-nightly-no-hip-gpus"])
 def test_the_plans_steps_on_screen_are_install_dry_run(qtbot: Any, machine: str) -> None:
