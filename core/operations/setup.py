@@ -194,3 +194,8 @@ async def keep_override(value: str, root: str | Path | None = None, *,
     runner = Runner(writes, on_event or (lambda event: None), None, folder=folder)
     ok = bool(await runner.run())
     return SetupResult(ok, runner.log_path)
+
+
+def current_releases() -> list[str]:
+    """The ROCm release series a plan may be asked for, newest first (``--rocm``)."""
+    return [release.version for release in load_knowledge().current_releases()]

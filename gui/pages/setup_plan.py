@@ -22,7 +22,7 @@ from core.install.plan import STRATEGIES, Plan
 from core.install.plan_text import shell_script
 from core.install.planner import Choices
 from core.operations.errors import OperationError
-from core.operations.setup import plan_setup
+from core.operations.setup import current_releases, plan_setup
 from gui.bridge import Bridge
 from gui.pages.base import PageId, RocPage
 from gui.session import Session
@@ -47,6 +47,10 @@ class SetupPlanPage(RocPage):
         self.setSubTitle(self.tr("Every step, before anything runs. Steps marked root ask for "
                                  "the administrator's password."))
         self.strategy = QComboBox()
+        self.release = QComboBox()  # "" = the best fit the planner picks
+        self.packages = QComboBox()
+        self.packages.addItem(self.tr("runtime (what PyTorch needs)"), "runtime")
+        self.packages.addItem(self.tr("SDK (compilers and tools as well)"), "sdk")
         self.strategy_line = QLabel()
         self.strategy_line.setWordWrap(True)
         self.remove_old = QCheckBox(self.tr("Remove the other ROCm versions installed beside "
@@ -65,6 +69,9 @@ class SetupPlanPage(RocPage):
         form = QFormLayout()
         form.addRow(self.tr("&Strategy:"), self.strategy)
         form.addRow("", self.strategy_line)
+        form.addRow(self.tr("ROCm &release:"), self.release)
+        form.addRow(self.tr("&Packages:"), self.packages)
+        self.form = form
         form.addRow("", self.remove_old)
         buttons = QHBoxLayout()
         buttons.addWidget(self.copy_script)
@@ -77,6 +84,8 @@ class SetupPlanPage(RocPage):
         layout.addLayout(buttons)
         self.strategy.currentIndexChanged.connect(self._choice_changed)
         self.remove_old.toggled.connect(self._choice_changed)
+        self.release.currentIndexChanged.connect(self._choice_changed)
+        self.packages.currentIndexChanged.connect(self._choice_changed)
         self._filling = False
 
     def initializePage(self) -> None:
@@ -89,6 +98,11 @@ class SetupPlanPage(RocPage):
             self.strategy.addItem(label, name)
         if recommended in STRATEGIES:
             self.strategy.setCurrentIndex(STRATEGIES.index(recommended))
+        self.release.clear()
+        self.release.addItem(self.tr("the best fit (%1)").replace(
+            "%1", plan.rocm if plan is not None and plan.rocm else "-"), "")
+        for version in current_releases():
+            self.release.addItem(version, version)
         self._filling = False
         self.remove_old.setVisible(self._has_other_rocm())
         self.show_plan(plan, self.session.plan_error)
@@ -101,6 +115,8 @@ class SetupPlanPage(RocPage):
         if self._filling:
             return
         choices = Choices(strategy=self.strategy.currentData(),
+                          rocm=self.release.currentData() or None,
+                          package_set=self.packages.currentData() or "runtime",
                           remove_old=self.remove_old.isChecked())
         try:
             plan, error = plan_setup(self.session.root, choices), None
@@ -112,6 +128,8 @@ class SetupPlanPage(RocPage):
     def show_plan(self, plan: Plan | None, error: str | None) -> None:
         name = self.strategy.currentData()
         self.strategy_line.setText(self.tr(STRATEGY_LINES.get(name, "")))
+        # the package set is a choice of AMD's apt repository only
+        self.form.setRowVisible(self.packages, name == "rocm-apt")
         self.steps.show_steps(None)
         self.copy_script.setEnabled(plan is not None and not plan.blocked)
         if plan is None:

@@ -232,3 +232,22 @@ def test_the_kept_value_is_written_into_the_environment(qtbot: Any, aloop: Any,
         page.keep()
     assert "HSA_OVERRIDE_GFX_VERSION-10.3.0" in (venv / "bin" / "rocmate-env.sh").read_text()
     assert page.result.text().startswith("Written into the environment's variables")
+
+
+def test_the_release_and_package_set_are_choices_on_the_plan_page(qtbot: Any) -> None:
+    machine = "rx6600-ubuntu2404-fresh"
+    wizard = _wizard(qtbot, machine)
+    _reach(wizard, PageId.SETUP_PLAN)
+    page = wizard.pages[PageId.SETUP_PLAN]
+    assert not page.form.isRowVisible(page.packages)  # pip-only: no package set to choose
+    page.strategy.setCurrentIndex(page.strategy.findData("rocm-apt"))
+    assert page.form.isRowVisible(page.packages)
+    page.packages.setCurrentIndex(page.packages.findData("sdk"))
+    plan = wizard.session.plan
+    assert plan is not None and plan.strategy == "rocm-apt"
+    expected = plan_setup(str(MACHINES / machine), Choices(strategy="rocm-apt",
+                                                           package_set="sdk"))
+    assert [c.step_id for c in page.steps.cards] == [s.id for s in expected.steps]
+    assert any("rocm-hip-sdk" in " ".join(s.argv or ()) for s in expected.steps)
+    releases = [page.release.itemData(i) for i in range(page.release.count())]
+    assert releases[0] == "" and len(releases) > 1  # the best fit first, then each release
