@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from core.diagnose.context import Context
 from core.diagnose.finding import Finding
 from core.diagnose.release_choice import (
@@ -175,7 +177,16 @@ def access(ctx: Context) -> list[Finding]:
                 add,
             )
         )
-    return findings
+    return _blocked_by_groups(findings)
+
+
+def _blocked_by_groups(findings: list[Finding]) -> list[Finding]:
+    """The device nodes are closed because of the missing group: say so (``caused_by``), so the
+    group comes first and the closed nodes name it."""
+    if not {"kfd-no-access", "not-in-render-group"} <= {f.id for f in findings}:
+        return findings
+    return [replace(f, caused_by=("not-in-render-group",)) if f.id == "kfd-no-access" else f
+            for f in findings]
 
 
 def distro(ctx: Context) -> list[Finding]:

@@ -151,3 +151,11 @@ def test_env_undoes_a_wrong_value_and_says_why_when_there_is_nothing_to_set() ->
             and words in out.stderr, out.stderr
     ready = env("popos2204-rx6800-ready")
     assert ready.returncode == 0 and "HSA_OVERRIDE_GFX_VERSION" not in ready.stdout
+
+
+def test_closed_device_nodes_name_the_missing_group_as_their_cause() -> None:
+    report = check_machine(MACHINES / "rx6600-ubuntu2404-fresh", probe_torch=False)
+    order = [f.id for f in report.findings]
+    assert order.index("not-in-render-group") < order.index("kfd-no-access")
+    closed = next(f for f in report.findings if f.id == "kfd-no-access")
+    assert closed.caused_by == ("not-in-render-group",)
