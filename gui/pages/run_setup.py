@@ -15,7 +15,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QCoreApplication, QTimer
 from PySide6.QtGui import QGuiApplication, QTextDocument
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -56,6 +56,11 @@ class RunSetupPage(RocPage):
         self.steps.setHeaderLabels([self.tr("Step"), self.tr("State")])
         self.steps.setRootIsDecorated(False)
         self.progress = QProgressBar()
+        self.step_progress = QProgressBar()  # the running step's percent, where it prints one
+        self.step_progress.setRange(0, 100)
+        self.step_progress.setFormat("%p %")
+        self.step_progress.hide()
+        self.eta = QLabel()
         self.outcome = QLabel()
         self.outcome.setWordWrap(True)
         self.log = QPlainTextEdit()
@@ -85,6 +90,10 @@ class RunSetupPage(RocPage):
         layout = QVBoxLayout(self)
         layout.addWidget(self.steps, 2)
         layout.addWidget(self.progress)
+        step_row = QHBoxLayout()
+        step_row.addWidget(self.step_progress, 1)
+        step_row.addWidget(self.eta)
+        layout.addLayout(step_row)
         layout.addWidget(self.outcome)
         layout.addLayout(log_row)
         layout.addWidget(self.log, 3)
@@ -94,6 +103,7 @@ class RunSetupPage(RocPage):
         self.runner: Runner | None = None
         self.result: SetupResult | None = None
         self.finished_steps = 0
+        self.percent_from: tuple[float, float] | None = None  # (time, percent) of the first
         self.close_when_stopped = False
         """Set when the window was closed during the run: close it once the runner stops."""
         self.timer = QTimer(self)
@@ -158,9 +168,11 @@ class RunSetupPage(RocPage):
                 self._step(event)
             elif kind == "output":
                 lines.append(str(event.get("line", "")))
+                self._percent(event)
             elif kind == "progress" and isinstance(event.get("percent"), (int, float)):
                 lines.append(f"[{event.get('phase', '')} {float(event['percent']):.0f} %] "
                              f"{event.get('message', '')}")
+                self._percent(event)
             elif kind == "stopping":
                 lines.append(str(event.get("message", "")))
             elif kind == "done":
@@ -170,9 +182,26 @@ class RunSetupPage(RocPage):
         if lines:
             self.log.appendPlainText("\n".join(lines))
 
+    def _percent(self, event: dict[str, Any]) -> None:
+        """A step's percent (apt, pip): the bar, and the time left at the pace so far."""
+        percent, when = event.get("percent"), event.get("time")
+        if not isinstance(percent, (int, float)) or not isinstance(when, (int, float)):
+            return
+        self.step_progress.show()
+        self.step_progress.setValue(int(percent))
+        if self.percent_from is None or percent < self.percent_from[1]:
+            self.percent_from = (float(when), float(percent))
+            self.eta.clear()
+            return
+        self.eta.setText(eta_text(self.percent_from, (float(when), float(percent))))
+
     def _step(self, event: dict[str, Any]) -> None:
         item = self.items.get(str(event.get("id")))
         status = str(event.get("status"))
+        if status == "start":
+            self.percent_from = None
+            self.step_progress.hide()
+            self.eta.clear()
         if item is not None:
             words = self.tr(STATUS_WORDS.get(status, status))
             if event.get("error"):
@@ -233,3 +262,16 @@ class RunSetupPage(RocPage):
                 report.supports[report.primary_index].status == "override":
             return int(PageId.OVERRIDE_TESTER)
         return int(PageId.VERIFY)
+
+
+def eta_text(first: tuple[float, float], now: tuple[float, float]) -> str:
+    """"about N min left" from two (time, percent) points of one step; "" until it moves."""
+    (t0, p0), (t1, p1) = first, now
+    if p1 <= p0 or t1 <= t0 or p1 >= 100:
+        return ""
+    left = (t1 - t0) * (100.0 - p1) / (p1 - p0)
+    if left < 60:
+        return QCoreApplication.translate("RunSetupPage", "about %1 s left").replace(
+            "%1", str(max(1, round(left))))
+    return QCoreApplication.translate("RunSetupPage", "about %1 min left").replace(
+        "%1", str(round(left / 60)))

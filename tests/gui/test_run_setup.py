@@ -176,3 +176,21 @@ def test_a_real_plans_offline_steps_run_in_a_throwaway_home(qtbot: Any, aloop: A
     assert (venv / "bin" / "python").exists()
     assert "HSA_OVERRIDE_GFX_VERSION-10.3.0" in (venv / "bin" / "rocmate-env.sh").read_text()
     assert "rocmate-env.sh" in (venv / "bin" / "activate").read_text()
+
+
+def test_a_step_that_prints_percent_gets_a_bar_and_the_time_left(qtbot: Any, aloop: Any,
+                                                                 tmp_path: Path) -> None:
+    from gui.pages.run_setup import eta_text
+
+    assert eta_text((0.0, 10.0), (30.0, 40.0)) == "about 1 min left"  # 30 % in 30 s, 60 % to go
+    assert eta_text((0.0, 10.0), (10.0, 60.0)) == "about 8 s left"
+    assert eta_text((0.0, 10.0), (5.0, 10.0)) == ""  # not moving yet
+    code = ("import time\nfor p in (10, 30, 50, 70):\n    print(f'Progress: {p}%', flush=True)\n"
+            "    time.sleep(0.3)\ntime.sleep(1.5)")
+    plan = Plan(strategy="pip-only", rocm="7.2", torch_index=None, env={}, steps=(
+        Step("pip", "Install something", "prints percent", argv=(sys.executable, "-c", code)),))
+    _wizard, page = _page(qtbot, plan, tmp_path / "state", None)
+    page.start_button.click()
+    qtbot.waitUntil(lambda: page.step_progress.value() == 70, timeout=30_000)
+    assert page.step_progress.isVisibleTo(page) and page.eta.text().endswith("s left")
+    qtbot.waitUntil(lambda: page.isComplete(), timeout=30_000)
