@@ -97,9 +97,3 @@ def run(session: Session, screenshot_dir: str | None = None) -> int:
     with contextlib.suppress(asyncio.CancelledError):
         qasync.run(main())
     return 0
-
-
-def can_open_a_window() -> bool:
-    """Whether a desktop is there to open the window on (X11 or Wayland)."""
-    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
-

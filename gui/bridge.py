@@ -39,28 +39,13 @@ class Bridge(QObject):
         return any(not t.done() for t in self.tasks.values())
 
     def start(self, key: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
-        self.cancel(key)
-        loop = asyncio.get_event_loop()
-        self.tasks[key] = loop.create_task(self._run(key, fn, args, kwargs))
-        self.started.emit(key)
-
-    async def _run(self, key: str, fn: Callable[..., Any], args: tuple[Any, ...],
-                   kwargs: dict[str, Any]) -> None:
-        loop = asyncio.get_running_loop()
-        try:
-            result = await loop.run_in_executor(self.executor, lambda: fn(*args, **kwargs))
-        except asyncio.CancelledError:
-            raise
-        except OperationError as exc:
-            self.failed.emit(key, str(exc), "")
-            return
-        except Exception as exc:  # a bug: a readable line, and the details to copy
-            self.failed.emit(key, f"{type(exc).__name__}: {exc}", traceback.format_exc())
-            return
-        self.finished.emit(key, result)
+        """Run the blocking core call ``fn(*args, **kwargs)`` in the bridge's worker thread."""
+        self.start_async(key, lambda: asyncio.get_running_loop().run_in_executor(
+            self.executor, lambda: fn(*args, **kwargs)))
 
     def start_async(self, key: str, make: Callable[[], Awaitable[Any]]) -> None:
-        """Like :meth:`start` for a core runner that is a coroutine (it runs on the loop)."""
+        """Run ``make()`` (a core runner's coroutine, or the worker thread's future) as a task
+        this bridge owns; a second start with the same key cancels the first."""
         self.cancel(key)
         loop = asyncio.get_event_loop()
         self.tasks[key] = loop.create_task(self._await(key, make))

@@ -27,5 +27,8 @@ class Session:
         return self.report is not None and self.report.facts.platform.wsl == 2
 
     @property
-    def ready(self) -> bool:
-        return self.report is not None and self.report.verdict == "Ready"
+    def needs_override(self) -> bool:
+        """The card to train on runs PyTorch only with HSA_OVERRIDE_GFX_VERSION."""
+        report = self.report
+        return report is not None and report.primary_index is not None and \
+            report.supports[report.primary_index].status == "override"

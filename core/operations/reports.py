@@ -19,7 +19,7 @@ from core.report import formatting as fmt
 from core.report.compare import compare
 from core.report.history import History, HistoryEntry, HistoryError, default_path
 from core.report.model import Report, ReportError
-from core.report.privacy import Identity, scrub_text
+from core.report.privacy import Identity, learned, scrub_text
 from core.report.references import ReferencesError, cards_like_mine
 from core.report.text import comparison_text, history_text, references_text, report_text
 from core.report.writers import (
@@ -145,9 +145,8 @@ def load_report(ref: str, access: HistoryAccess) -> LoadedReport:
                  f"{fmt.when(entry.created)}{', imported' if entry.imported else ''})")
         return LoadedReport(report, label)
     report = load_scrubbed_report(ref)
-    identity = report.scrubbed_for  # the label must not say what the report gave away
-    assert isinstance(identity, Identity)
-    return LoadedReport(report, scrub_text(Path(ref).name, identity))
+    # the label must not say what the report gave away either
+    return LoadedReport(report, scrub_text(Path(ref).name, learned(report)))
 
 
 def show_text(report: Report, *, references: bool = False, all_cards: bool = False) -> str:

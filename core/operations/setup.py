@@ -70,11 +70,8 @@ def card_variables(root: str | Path | None = None, choices: Choices | None = Non
     return CardVariables(dict(plan.env), unset, why)
 
 
-def variable_lines(variables: CardVariables | Plan, shell: Literal["sh", "fish"] = "sh"
-                   ) -> list[str]:
+def variable_lines(variables: CardVariables, shell: Literal["sh", "fish"] = "sh") -> list[str]:
     """The lines that unset the wrong variables and set the card's, in ``shell``."""
-    if isinstance(variables, Plan):
-        variables = CardVariables(dict(variables.env), ())
     if shell == "fish":
         return ([f"set -e {name}" for name in variables.unset]
                 + [f"set -gx {k} {v}" for k, v in sorted(variables.set.items())])

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from core.report.model import Report, ReportError, SuiteRun, from_json, to_json
-from core.report.privacy import Identity, scrub_report, scrub_text
+from core.report.privacy import Identity, learned, scrub_report, scrub_text
 
 log = logging.getLogger(__name__)
 
@@ -362,8 +362,7 @@ class History:
     def _prepare(self, report: Report, origin: str | None) -> tuple[Report, str, str | None]:
         """The report as stored: scrubbed of the current user's and its own author's names."""
         report = scrub_report(report, self.identity)
-        identity = report.scrubbed_for if isinstance(report.scrubbed_for, Identity) \
-            else self.identity
+        identity = learned(report)  # what it was scrubbed of
         return report, to_json(report, indent=None), (scrub_text(origin, identity)
                                                       if origin else None)
 

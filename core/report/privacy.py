@@ -309,11 +309,9 @@ def _survey(data: Any) -> _Survey:
 # --- scrubbing ------------------------------------------------------------------------------------
 
 
-def scrub_data(data: Any, identity: Identity | None = None, *, learned: bool = False) -> Any:
-    """A scrubbed copy of JSON data (a report's dict, or any part of one). ``learned``: the
-    identity already holds what :func:`learn` finds in ``data`` (do not scan it twice)."""
-    found = identity or Identity()
-    scrubber = _Scrubber(found if learned else found.merged(learn(data)))
+def scrub_data(data: Any, identity: Identity | None = None) -> Any:
+    """A scrubbed copy of JSON data (a report's dict, or any part of one)."""
+    scrubber = _Scrubber((identity or Identity()).merged(learn(data)))
     return _Walk(scrubber).node(data, ())
 
 

@@ -257,11 +257,7 @@ class RunSetupPage(RocPage):
         return not self.busy and self.result is not None
 
     def nextId(self) -> int:
-        report = self.session.report
-        if report is not None and report.primary_index is not None and \
-                report.supports[report.primary_index].status == "override":
-            return int(PageId.OVERRIDE_TESTER)
-        return int(PageId.VERIFY)
+        return int(PageId.OVERRIDE_TESTER if self.session.needs_override else PageId.VERIFY)
 
 
 def eta_text(first: tuple[float, float], now: tuple[float, float]) -> str:

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.diagnose.finding import Finding
+from gui.widgets.cards import CardColumn
 
 _WORDS = {
     "error": QT_TRANSLATE_NOOP("Findings", "Problem"),
@@ -86,24 +87,10 @@ class FindingCard(QFrame):
         row.addLayout(body, 1)
 
 
-class FindingsView(QWidget):
+class FindingsView(CardColumn[FindingCard]):
     """Every finding of a report, the ones to act on first (the doctor's order)."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.column = QVBoxLayout(self)
-        self.column.setContentsMargins(0, 0, 0, 0)
-        self.column.addStretch(1)  # cards keep their own height; the space stays below them
-        self.cards: list[FindingCard] = []
-
     def show_findings(self, findings: tuple[Finding, ...]) -> None:
-        for card in self.cards:
-            self.column.removeWidget(card)
-            card.deleteLater()
-        self.cards = []
         titles = {f.id: f.title for f in findings}
-        for finding in findings:
-            causes = [titles[c] for c in finding.caused_by if c in titles]
-            card = FindingCard(finding, causes, self)
-            self.column.insertWidget(self.column.count() - 1, card)
-            self.cards.append(card)
+        self.set_cards([FindingCard(f, [titles[c] for c in f.caused_by if c in titles], self)
+                        for f in findings])

@@ -7,6 +7,7 @@ from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QFrame, QVBoxLayout, QWidget
 
 from core.install.plan import Plan, Step
+from gui.widgets.cards import CardColumn
 from gui.widgets.findings import selectable_label
 
 
@@ -30,22 +31,9 @@ class StepCard(QFrame):
                 column.addWidget(selectable_label(step.file.content.rstrip("\n"), mono=True))
 
 
-class StepsView(QWidget):
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.column = QVBoxLayout(self)
-        self.column.setContentsMargins(0, 0, 0, 0)
-        self.column.addStretch(1)  # cards keep their own height; the space stays below them
-        self.cards: list[StepCard] = []
+class StepsView(CardColumn[StepCard]):
+    """A plan's steps in order (none for a plan that is blocked)."""
 
     def show_steps(self, plan: Plan | None) -> None:
-        for card in self.cards:
-            self.column.removeWidget(card)
-            card.deleteLater()
-        self.cards = []
-        if plan is None or plan.blocked:
-            return
-        for number, step in enumerate(plan.steps, start=1):
-            card = StepCard(number, step, self)
-            self.column.insertWidget(self.column.count() - 1, card)
-            self.cards.append(card)
+        steps = () if plan is None or plan.blocked else plan.steps
+        self.set_cards([StepCard(n, step, self) for n, step in enumerate(steps, start=1)])

@@ -4,31 +4,18 @@ the keyboard."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QPushButton, QWidget
 
-from core.operations.machine import check_machine
-from core.operations.setup import plan_setup, verify_pytorch
 from gui.pages.base import PageId
-from gui.session import Session
 from gui.wizard import RocWizard
-
-MACHINE = Path(__file__).resolve().parents[1] / "fixtures" / "machines" / \
-    "rx6700xt-ubuntu2204-needs-override"
+from tests.gui.support import open_wizard
 
 
 def _wizard(qtbot: Any) -> RocWizard:
-    root = str(MACHINE)
-    session = Session(root=root, report=check_machine(root), plan=plan_setup(root),
-                      check=verify_pytorch(root))
-    wizard = RocWizard(session)
-    qtbot.addWidget(wizard)
-    wizard.show()
-    qtbot.waitExposed(wizard)
-    return wizard
+    return open_wizard(qtbot, "rx6700xt-ubuntu2204-needs-override")
 
 
 def _tab_chain(start: QWidget) -> list[QWidget]:

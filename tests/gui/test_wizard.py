@@ -14,29 +14,17 @@ import pytest
 from PySide6.QtWidgets import QLabel
 
 from core.install.planner import Choices
-from core.operations.machine import check_machine
-from core.operations.setup import plan_setup, verify_pytorch
+from core.operations.setup import plan_setup
 from gui.pages.base import PageId
-from gui.session import Session
 from gui.wizard import RocWizard
+from tests.gui.support import open_wizard
 
 ROOT = Path(__file__).resolve().parents[2]
 MACHINES = ROOT / "tests" / "fixtures" / "machines"
 
 
 def _wizard(qtbot: Any, machine: str, *, checked: bool = True) -> RocWizard:
-    root = str(MACHINES / machine)
-    session = Session(root=root)
-    if checked:  # what the pages before have done by the time a user reaches a later one
-        session.report = check_machine(root)
-        if session.report.verdict != "Not supported":
-            session.plan = plan_setup(root)
-        session.check = verify_pytorch(root)
-    wizard = RocWizard(session)
-    qtbot.addWidget(wizard)
-    wizard.show()
-    qtbot.waitExposed(wizard)
-    return wizard
+    return open_wizard(qtbot, machine, checked=checked)
 
 
 def _pages(wizard: RocWizard) -> list[PageId]:
