@@ -3,11 +3,13 @@ the doctor's answer and the set-up plan. Pages read it and fill it in."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from core.diagnose.doctor import DoctorReport
 from core.install.plan import Plan
 from core.probe.torch_check import TorchCheck
+from core.report.model import Report
 
 
 @dataclass
@@ -21,6 +23,12 @@ class Session:
     plan_error: str | None = None
     check: TorchCheck | None = None
     """The last verification of PyTorch on the card."""
+    history_path: Path | None = None
+    """The history database (None: the default, $XDG_DATA_HOME/rocmate/history.sqlite)."""
+    bench_report: Report | None = None
+    """The report of the last benchmark started on the Benchmark page (every suite it ran)."""
+    bench_history_ids: list[int] = field(default_factory=list)
+    """Their ids in the history (empty when the history could not take them)."""
 
     @property
     def is_wsl2(self) -> bool:

@@ -19,6 +19,8 @@ class PageId(IntEnum):
     WINDOWS_SIDE = 4
     OVERRIDE_TESTER = 5
     RUN_SETUP = 6
+    BENCHMARK = 7
+    RESULTS = 8
 
 
 class RocPage(QWizardPage):
