@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import statistics
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +19,7 @@ from pathlib import Path
 from core.report import formatting as fmt
 from core.report.compare import compare
 from core.report.history import History, HistoryEntry, HistoryError, default_path
-from core.report.model import Report, ReportError
+from core.report.model import Report, ReportError, SuiteRun
 from core.report.privacy import Identity, learned, scrub_text
 from core.report.references import ReferencesError, cards_like_mine
 from core.report.text import comparison_text, history_text, references_text, report_text
@@ -245,4 +246,33 @@ def summary(report: Report) -> str:
                      f"{fmt.headline(r)}" for r in report.runs)
 
 
+@dataclass(frozen=True)
+class ColdStart:
+    """A run's first step against its steady steps: what a cold start (kernels compiled and
+    tuned, memory allocated, clocks coming up) costs before the figures settle."""
 
+    first_step_s: float
+    """The first warm-up step, as the report holds it (``result.warmup.first_step_s``)."""
+    warmup_steps: int
+    warmup_s: float
+    steady_step_s: float | None
+    """The median time of the measured steps (of the headline's part, for a suite of several
+    parts); None when the report holds no measured steps."""
+
+    @property
+    def ratio(self) -> float | None:
+        """How many steady steps the first step took."""
+        return self.first_step_s / self.steady_step_s if self.steady_step_s else None
+
+
+def cold_start(run: SuiteRun) -> ColdStart | None:
+    """The first step against the steady ones; None for a run without a result or without a
+    recorded first step."""
+    r = run.result
+    if r is None or r.warmup.first_step_s is None:
+        return None
+    measured = [s for s in run.steps if s.phase == "measure"]
+    part = measured[0].part if measured else None
+    times = [s.seconds for s in measured if s.part == part]
+    return ColdStart(r.warmup.first_step_s, r.warmup.steps, r.warmup.seconds,
+                     statistics.median(times) if times else None)

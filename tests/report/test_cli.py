@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sqlite3
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -264,3 +265,28 @@ def test_a_named_file_that_is_not_a_history_is_refused_and_left_alone(
         assert "is not a rocmate history (not an SQLite database)" in err
     assert mine.read_text() == '{"my": "notes"}\n'
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.json"]
+
+
+def test_cold_start_is_the_first_step_against_the_median_measured_step() -> None:
+    from core.operations.reports import cold_start
+    from tests.report.support import load
+
+    h200 = load(H200).runs[0]
+    start = cold_start(h200)
+    assert h200.result is not None and start is not None
+    assert start.first_step_s == h200.result.warmup.first_step_s == h200.steps[0].seconds
+    assert (start.warmup_steps, start.warmup_s) == (7, h200.result.warmup.seconds)
+    # the median measured step is the suite's own step_time figure
+    assert start.steady_step_s == h200.result.figures["step_time"].median
+    assert start.ratio is not None and round(start.ratio) == 203
+    gemm = load(GEMM).runs[0]  # three parts: the first part's steps only
+    start = cold_start(gemm)
+    assert start is not None and gemm.result is not None
+    first = next(s for s in gemm.steps if s.phase == "measure").part
+    assert len({s.part for s in gemm.steps}) == 3
+    assert start.steady_step_s == statistics.median(
+        s.seconds for s in gemm.steps if s.phase == "measure" and s.part == first)
+    assert cold_start(load(FAILED).runs[0]) is None
+    h200.steps = []
+    start = cold_start(h200)
+    assert start is not None and start.steady_step_s is None and start.ratio is None

@@ -1,0 +1,162 @@
+"""Two runs side by side, as core compares them (``core.report.compare``): for each pair of
+runs every figure of B against the baseline A with the ratio and better or worse in words,
+then what differs in the settings, the software and the machine. Copy it as Markdown; swap
+which run is the baseline. Shown in the history window when two runs are picked, and usable
+alone."""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QPushButton,
+    QScrollArea,
+    QStyle,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.operations.reports import LoadedReport, compare_reports
+from core.report import formatting as fmt
+from core.report.compare import Comparison, Difference, RunComparison, compare
+from gui.bridge import Bridge
+from gui.widgets.results_view import TextGrid, core_word, icon_line, plainly, text_label
+
+
+class CompareView(QWidget):
+    """``show_comparison(a, b)``: B against the baseline A. ``comparison`` is core's answer;
+    ``figure_grids`` hold a grid per pair of runs (figure, A, B, B ÷ A, B is, unit)."""
+
+    def __init__(self, bridge: Bridge, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.bridge = bridge
+        self.key = f"compare-{id(self)}"
+        self.a: LoadedReport | None = None
+        self.b: LoadedReport | None = None
+        self.comparison: Comparison | None = None
+        self.figure_grids: list[TextGrid] = []
+        self.difference_grids: dict[str, TextGrid] = {}
+        self.content = QWidget()
+        self.column = QVBoxLayout(self.content)
+        self.column.setContentsMargins(6, 6, 6, 6)
+        self.column.addStretch(1)
+        self.parts: list[QWidget] = []
+        area = QScrollArea()
+        area.setWidgetResizable(True)
+        area.setFrameShape(QFrame.Shape.NoFrame)
+        area.setWidget(self.content)
+        self.message = text_label("")
+        self.message.setObjectName("message")
+        self.copy_button = QPushButton(self.tr("Copy as &Markdown"))
+        self.swap_button = QPushButton(self.tr("S&wap A and B"))
+        self.copy_button.clicked.connect(self.copy_markdown)
+        self.swap_button.clicked.connect(self.swap)
+        buttons = QHBoxLayout()
+        for button in (self.copy_button, self.swap_button):
+            button.setEnabled(False)
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(area, 1)
+        layout.addWidget(self.message)
+        layout.addLayout(buttons)
+        bridge.finished.connect(self._finished)
+        bridge.failed.connect(self._failed)
+
+    def show_comparison(self, a: LoadedReport, b: LoadedReport) -> None:
+        self.a, self.b = a, b
+        c = self.comparison = compare(a.report, b.report, a.label, b.label)
+        for part in self.parts:
+            self.column.removeWidget(part)
+            part.deleteLater()
+        self.parts = []
+        self.figure_grids = []
+        self.difference_grids = {}
+        self._add(text_label(self.tr("A (the baseline): %1").replace("%1", c.a_label),
+                             bold=True))
+        self._add(text_label(self.tr("B: %1").replace("%1", c.b_label), bold=True))
+        self._add(text_label(self.tr("Each figure of B against A: a ratio above 1× means B "
+                                     "measured more. \u201cB is\u201d says whether that is "
+                                     "better or worse for the figure.")))
+        for rc in c.runs:
+            self._run(rc)
+        for name, title, same, diffs in (
+                ("software", self.tr("Software that differs"),
+                 self.tr("The same software."), c.software),
+                ("machine", self.tr("Machine that differs"),
+                 self.tr("The same machine."), c.machine)):
+            self._differences(name, title, same, diffs)
+        if c.unpaired:
+            self._add(text_label(self.tr("Runs with no partner: %1")
+                                 .replace("%1", ", ".join(c.unpaired))))
+        self.message.clear()
+        self.copy_button.setEnabled(True)
+        self.swap_button.setEnabled(True)
+
+    def _add(self, widget: QWidget) -> None:
+        self.column.insertWidget(self.column.count() - 1, widget)
+        self.parts.append(widget)
+
+    def _run(self, rc: RunComparison) -> None:
+        title = (fmt.suite_title(rc.suite_a) if rc.same_suite
+                 else f"{fmt.suite_title(rc.suite_a)} / {fmt.suite_title(rc.suite_b)}")
+        heading = text_label(title, bold=True, scale=1.2)
+        heading.setContentsMargins(0, 10, 0, 0)
+        self._add(heading)
+        self._add(text_label(self.tr("A on %1\nB on %2").replace("%1", rc.device_a)
+                             .replace("%2", rc.device_b)))
+        for note in rc.notes:
+            line, _ = icon_line(self, QStyle.StandardPixmap.SP_MessageBoxWarning,
+                                self.tr("Note: %1").replace("%1", note))
+            self._add(line)
+        if rc.figures:
+            rows = [[fmt.figure_label(d.name), fmt.num(d.a), fmt.num(d.b), fmt.ratio(d.ratio),
+                     core_word(d.verdict) if d.verdict else "-", d.unit_text]
+                    for d in rc.figures]
+            grid = TextGrid([self.tr("Figure"), self.tr("A"), self.tr("B"), self.tr("B ÷ A"),
+                             self.tr("B is"), self.tr("Unit")], rows, right=(1, 2, 3))
+            for cells, d in zip(grid.cells, rc.figures, strict=True):
+                if d.verdict in ("better", "worse"):  # said in words; bold only to find it
+                    font = cells[4].font()
+                    font.setBold(True)
+                    cells[4].setFont(font)
+            self.figure_grids.append(grid)
+            self._add(grid)
+        self._differences(f"settings-{len(self.figure_grids)}", self.tr("Settings that differ"),
+                          self.tr("The same settings."), rc.settings)
+
+    def _differences(self, name: str, title: str, same: str, diffs: list[Difference]) -> None:
+        heading = text_label(title, bold=True)
+        heading.setContentsMargins(0, 8, 0, 0)
+        self._add(heading)
+        if not diffs:
+            self._add(text_label(same))
+            return
+        grid = TextGrid([self.tr("What"), self.tr("A"), self.tr("B")],
+                        [[d.key, d.a, d.b] for d in diffs], wrap=(1, 2))
+        self.difference_grids[name] = grid
+        self._add(grid)
+
+    # -- the buttons ------------------------------------------------------------------------------
+
+    def swap(self) -> None:
+        if self.a is not None and self.b is not None:
+            self.show_comparison(self.b, self.a)
+
+    def copy_markdown(self) -> None:
+        if self.a is not None and self.b is not None:
+            self.bridge.start(f"{self.key}:md", plainly, compare_reports, self.a, self.b,
+                              kind="md")
+
+    def _finished(self, key: str, result: object) -> None:
+        if key == f"{self.key}:md" and isinstance(result, str):
+            QGuiApplication.clipboard().setText(result)
+            self.message.setText(self.tr("Copied the comparison as Markdown: paste it into a "
+                                         "forum post or an issue."))
+
+    def _failed(self, key: str, message: str, details: str) -> None:
+        if key == f"{self.key}:md":
+            self.message.setText(self.tr("Not copied: %1").replace("%1", message))
+

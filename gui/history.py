@@ -1,0 +1,693 @@
+"""The history window: every benchmark run kept on this computer (and every report imported) as
+a table that sorts (numbers as numbers, times as times) and filters (words, suite, status);
+open a run, compare two, delete one (asking first), import a report someone shared.
+
+It shows what ``core.operations.reports`` returns and calls what it offers; the history is read
+and written in the bridge's worker thread (each call opens and closes it there), and the table
+is filled in one model reset, so a history of thousands of runs does not freeze the window.
+``demo_history`` fills a history for the screenshots."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QItemSelectionModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+)
+from PySide6.QtGui import QCloseEvent, QKeyEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QComboBox,
+    QDialog,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QStyle,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.operations.reports import (
+    HistoryAccess,
+    Imported,
+    LoadedReport,
+    delete_run,
+    import_report,
+    list_runs,
+    load_report,
+)
+from core.report import formatting as fmt
+from core.report.history import HistoryEntry
+from gui.bridge import Bridge
+from gui.compare import CompareView
+from gui.widgets.results_view import ResultsView, plainly, status_word, text_label
+
+MAX_ROWS = 10_000
+"""The newest runs the window lists (a history holds far fewer in practice)."""
+
+MAX_COLUMN = 190  # pixels a column takes at most when sized to its text
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1
+ROW_ROLE = Qt.ItemDataRole.UserRole + 2
+
+Index = QModelIndex | QPersistentModelIndex
+
+# --- the work done in the bridge's thread ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    """One run as the table shows it: the entry, and what sorting and filtering need, worked out
+    once (off the GUI thread)."""
+
+    entry: HistoryEntry
+    when: str
+    when_key: float
+    result: str
+    search: str
+
+
+@dataclass(frozen=True)
+class HistoryRows:
+    rows: list[HistoryRow]
+    total: int
+    notices: list[str] = field(default_factory=list)
+
+
+def _timestamp(iso: str) -> float:
+    """Seconds since 1970 for sorting (a time without a zone is taken as UTC, as rocmate writes
+    them); a time that does not parse sorts first."""
+    try:
+        t = _dt.datetime.fromisoformat(iso)
+    except (ValueError, TypeError):
+        return float("-inf")
+    if t.tzinfo is None:
+        t = t.replace(tzinfo=_dt.timezone.utc)
+    try:
+        return t.timestamp()
+    except (OverflowError, ValueError, OSError):
+        return float("-inf")
+
+
+def history_row(entry: HistoryEntry) -> HistoryRow:
+    result = f"{fmt.num(entry.value)} {entry.unit or ''}".rstrip() if entry.value is not None \
+        else "-"
+    words = (f"#{entry.id}", entry.suite, fmt.suite_title(entry.suite), entry.status,
+             entry.error_kind or "", entry.device or "", result, entry.origin or "",
+             entry.headline or "")
+    return HistoryRow(entry, fmt.when(entry.created), _timestamp(entry.created), result,
+                      " ".join(words).casefold())
+
+
+def load_rows(path: Path | None, limit: int = MAX_ROWS) -> HistoryRows:
+    """The newest ``limit`` runs of the history at ``path`` (None: the default one)."""
+    with HistoryAccess(path) as access:
+        runs = list_runs(access, limit=limit)
+        return HistoryRows([history_row(e) for e in runs.entries], runs.total,
+                           list(access.notices))
+
+
+def open_run(path: Path | None, entry_id: int) -> LoadedReport:
+    with HistoryAccess(path) as access:
+        return load_report(f"#{entry_id}", access)  # "#": never a file of that name
+
+
+def open_pair(path: Path | None, a: int, b: int) -> tuple[LoadedReport, LoadedReport]:
+    with HistoryAccess(path) as access:
+        return load_report(f"#{a}", access), load_report(f"#{b}", access)
+
+
+def delete_runs(path: Path | None, ids: list[int]) -> tuple[list[int], list[str]]:
+    with HistoryAccess(path) as access:
+        return [delete_run(str(i), access) for i in ids], list(access.notices)
+
+
+def import_file(path: Path | None, file: str) -> tuple[Imported, list[str]]:
+    with HistoryAccess(path) as access:
+        return import_report(file, access), list(access.notices)
+
+
+def demo_history(history_path: Path, reports: list[Path]) -> None:
+    """Import ``reports`` into the history at ``history_path`` (for the screenshots)."""
+    with HistoryAccess(history_path) as access:
+        for report in reports:
+            import_report(report, access)
+
+
+# --- the table ------------------------------------------------------------------------------------
+
+COLUMNS = ("run", "suite", "status", "device", "result", "when", "origin")
+RUN, SUITE, STATUS, DEVICE, RESULT, WHEN, ORIGIN = range(len(COLUMNS))
+
+
+def status_tip(entry: HistoryEntry) -> str:
+    """``failed: oom`` (the table's cell says ``failed``; a cancelled run's kind says nothing
+    more than its status)."""
+    word = status_word(entry.status)
+    if entry.status == "error" and entry.error_kind:
+        return f"{word}: {entry.error_kind}"
+    return word
+
+
+class HistoryModel(QAbstractTableModel):
+    """The runs, replaced as a whole (one reset) by :meth:`set_rows`."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.rows: list[HistoryRow] = []
+
+    def set_rows(self, rows: list[HistoryRow]) -> None:
+        self.beginResetModel()
+        self.rows = rows
+        self.endResetModel()
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt's signature)
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation != Qt.Orientation.Horizontal:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return (self.tr("Run"), self.tr("Suite"), self.tr("Status"), self.tr("Device"),
+                    self.tr("Result (median)"), self.tr("When (UTC)"), self.tr("From"))[section]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return (self.tr("The run's number in the history"), None,
+                    self.tr("How the run ended (the reason, for a failed one, in its tooltip)"),
+                    None,
+                    self.tr("The headline figure: the median of the measured steps"),
+                    self.tr("When the benchmark ran (UTC)"),
+                    self.tr("This computer, or the report file it was imported from"))[section]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self.rows):
+            return None
+        row = self.rows[index.row()]
+        e = row.entry
+        column = index.column()
+        if role == ROW_ROLE:
+            return row
+        if role == Qt.ItemDataRole.DisplayRole:
+            return fmt.safe(self._text(row, column))
+        if role == SORT_ROLE:
+            return self._key(row, column)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if column == STATUS:
+                return fmt.safe(status_tip(e))
+            if column in (SUITE, DEVICE):
+                return fmt.safe(self._text(row, column))
+            if column == RESULT and e.headline:
+                return fmt.safe(fmt.figure_label(e.headline))
+            if column == ORIGIN and e.imported:
+                return fmt.safe(self.tr("Imported from %1").replace("%1", e.origin or "?"))
+            return None
+        if role == Qt.ItemDataRole.TextAlignmentRole and column in (RUN, RESULT):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.DecorationRole and column == STATUS:
+            # the words say the status; the icon only helps to find the failures
+            pixmap = (QStyle.StandardPixmap.SP_DialogApplyButton if e.status == "ok"
+                      else QStyle.StandardPixmap.SP_MessageBoxCritical)
+            return QApplication.style().standardIcon(pixmap)
+        return None
+
+    def _text(self, row: HistoryRow, column: int) -> str:
+        e = row.entry
+        if column == RUN:
+            return f"#{e.id}"
+        if column == SUITE:
+            return fmt.suite_title(e.suite)
+        if column == STATUS:
+            return status_word(e.status)
+        if column == DEVICE:
+            return e.device or self.tr("device unknown")
+        if column == RESULT:
+            return row.result
+        if column == WHEN:  # the header says UTC
+            return row.when.removesuffix(" UTC")
+        if e.imported:  # the file's name (its words in the tooltip)
+            return e.origin or self.tr("imported")
+        return self.tr("this computer")
+
+    def _key(self, row: HistoryRow, column: int) -> Any:
+        e = row.entry
+        if column == RUN:
+            return e.id
+        if column == RESULT:  # by the number; runs without one after every number
+            return (0, e.value, e.id) if e.value is not None else (1, 0.0, e.id)
+        if column == WHEN:
+            return (row.when_key, e.id)
+        return (self._text(row, column).casefold(), e.id)
+
+
+class HistoryProxy(QSortFilterProxyModel):
+    """Sorts by each column's own key (numbers as numbers, times as times) and keeps the runs
+    that match the words, the suite and the status asked for."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.words = ""
+        self.suite: str | None = None
+        self.status: str | None = None
+
+    def set_filter(self, words: str | None = None, suite: str | None = "",
+                   status: str | None = "") -> None:
+        """Change what is asked for ("" leaves a choice as it is; None is any)."""
+        self.beginFilterChange()
+        if words is not None:
+            self.words = words.strip().casefold()
+        if suite != "":
+            self.suite = suite
+        if status != "":
+            self.status = status
+        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+
+    def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:
+        model = self.sourceModel()
+        if not isinstance(model, HistoryModel):
+            return True
+        row = model.rows[source_row]
+        if self.suite is not None and row.entry.suite != self.suite:
+            return False
+        if self.status is not None and row.entry.status != self.status:
+            return False
+        return all(word in row.search for word in self.words.split())
+
+    def lessThan(self, left: Index, right: Index) -> bool:
+        a, b = left.data(SORT_ROLE), right.data(SORT_ROLE)
+        try:
+            return bool(a < b)
+        except TypeError:
+            return str(a) < str(b)
+
+
+# --- the window -----------------------------------------------------------------------------------
+
+
+class HistoryWindow(QDialog):
+    """Non-modal. ``reload()`` reads the history again (off the GUI thread; ``load_now()`` does
+    it at once, for the screenshots); ``start_compare()`` says how to pick two runs;
+    ``compare_ids(a, b)`` shows run ``b`` against the baseline ``a``."""
+
+    def __init__(self, bridge: Bridge, history_path: Path | None = None,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.bridge = bridge
+        self.history_path = history_path
+        self.key = f"history-{id(self)}"
+        self.setObjectName("history")
+        self.setWindowTitle(self.tr("rocmate — history of runs"))
+        self.setModal(False)
+        self.setSizeGripEnabled(True)
+        self.total = 0
+        self.loaded = False
+        self.pick_two = False
+        """Say how to pick two runs to compare (opened by the wizard's Compare)."""
+        self.error = False
+        """The message under the table is a problem."""
+        self.shown_ids: set[int] = set()
+        """The runs the area under the table shows (opened or compared)."""
+        self._asked: tuple[int, ...] = ()
+        self._note = ""  # said with the count once the history is read again
+        self.model = HistoryModel(self)
+        self.proxy = HistoryProxy(self)
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setSortRole(SORT_ROLE)
+        self.proxy.setDynamicSortFilter(True)
+
+        self.filter_edit = QLineEdit()
+        self.filter_edit.setPlaceholderText(self.tr("card, suite, figure, file name…"))
+        self.filter_edit.setClearButtonEnabled(True)
+        self.filter_edit.textChanged.connect(lambda text: self.proxy.set_filter(words=text))
+        filter_label = QLabel(self.tr("&Filter:"))
+        filter_label.setBuddy(self.filter_edit)
+        self.suite_box = QComboBox()
+        self.status_box = QComboBox()
+        self.suite_box.setAccessibleName(self.tr("Suite"))
+        self.status_box.setAccessibleName(self.tr("Status"))
+        self.suite_box.currentIndexChanged.connect(
+            lambda _: self.proxy.set_filter(suite=self.suite_box.currentData()))
+        self.status_box.currentIndexChanged.connect(
+            lambda _: self.proxy.set_filter(status=self.status_box.currentData()))
+        self.import_button = QPushButton(self.tr("&Import a report…"))
+        self.import_button.setToolTip(self.tr("A report file someone shared, to compare with "
+                                              "your runs"))
+        self.import_button.clicked.connect(self.choose_import)
+        self.reload_button = QPushButton(self.tr("&Reload"))
+        self.reload_button.clicked.connect(self.reload)
+        top = QHBoxLayout()
+        top.addWidget(filter_label)
+        top.addWidget(self.filter_edit, 1)
+        top.addWidget(self.suite_box)
+        top.addWidget(self.status_box)
+        top.addWidget(self.import_button)
+        top.addWidget(self.reload_button)
+
+        self.table = QTableView()
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(WHEN, Qt.SortOrder.DescendingOrder)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().setVisible(False)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(True)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # the whole text: tooltip
+        for column, width in ((RUN, 48), (SUITE, 185), (STATUS, 100), (DEVICE, 120),
+                              (RESULT, 125), (WHEN, 145)):
+            self.table.setColumnWidth(column, width)
+        self.table.doubleClicked.connect(lambda _: self.open_selected())
+        self.table.selectionModel().selectionChanged.connect(lambda *_: self._selection())
+
+        self.open_button = QPushButton(self.tr("&Open"))
+        self.compare_button = QPushButton(self.tr("&Compare the two"))
+        self.delete_button = QPushButton(self.tr("&Delete…"))
+        self.open_button.clicked.connect(self.open_selected)
+        self.compare_button.clicked.connect(self.compare_selected)
+        self.delete_button.clicked.connect(self.delete_selected)
+        actions = QHBoxLayout()
+        self.selection_hint = text_label("")
+        actions.addWidget(self.open_button)
+        actions.addWidget(self.compare_button)
+        actions.addWidget(self.delete_button)
+        actions.addWidget(self.selection_hint, 1)
+
+        self.placeholder = text_label("")
+        self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.placeholder.setContentsMargins(24, 24, 24, 24)
+        self.results = ResultsView(bridge)
+        self.compare = CompareView(bridge)
+        self.detail = QStackedWidget()
+        for widget in (self.placeholder, self.results, self.compare):
+            self.detail.addWidget(widget)
+
+        upper = QWidget()
+        upper_layout = QVBoxLayout(upper)
+        upper_layout.setContentsMargins(0, 0, 0, 0)
+        upper_layout.addWidget(self.table, 1)
+        upper_layout.addLayout(actions)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.addWidget(upper)
+        self.splitter.addWidget(self.detail)
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setSizes([240, 400])
+        self.splitter.setChildrenCollapsible(False)
+
+        self.message_icon = QLabel()
+        self.message = text_label("")
+        self.message.setObjectName("message")
+        bottom = QHBoxLayout()
+        bottom.addWidget(self.message_icon)
+        bottom.addWidget(self.message, 1)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.splitter, 1)
+        layout.addLayout(bottom)
+        self.resize(900, 720)
+        self._fill_boxes()
+        self._selection()
+        self._placeholder()
+        bridge.finished.connect(self._finished)
+        bridge.failed.connect(self._failed)
+
+    # -- loading --------------------------------------------------------------------------------
+
+    def reload(self) -> None:
+        """Read the history again, off the GUI thread."""
+        self.say(self.tr("Reading the history…"))
+        self.bridge.start(f"{self.key}:load", plainly, load_rows, self.history_path)
+
+    def load_now(self) -> None:
+        """Read the history at once, on this thread (for the screenshots, which run no loop)."""
+        try:
+            self._show_rows(plainly(load_rows, self.history_path))
+        except Exception as exc:  # an OperationError: one line
+            self.say(str(exc), error=True)
+
+    def _show_rows(self, loaded: HistoryRows) -> None:
+        kept = self.selected_ids()
+        self.loaded = True
+        self.total = loaded.total
+        self.model.set_rows(loaded.rows)
+        for column in range(ORIGIN):  # the last one takes the room left
+            self.table.resizeColumnToContents(column)
+            if self.table.columnWidth(column) > MAX_COLUMN:  # the rest elided, in full below
+                self.table.setColumnWidth(column, MAX_COLUMN)
+        self._fill_boxes()
+        self.select_ids(kept)
+        note, self._note = self._note, ""
+        if loaded.notices:
+            self.say(" ".join([note, *loaded.notices]).strip(), error=True)
+            return
+        if loaded.total > len(loaded.rows):
+            count = self.tr("The newest %1 of %2 runs.").replace(
+                "%1", f"{len(loaded.rows):,}").replace("%2", f"{loaded.total:,}")
+        elif loaded.total:
+            count = (self.tr("One run in the history.") if loaded.total == 1
+                     else self.tr("%n runs in the history.", "", loaded.total))
+        else:  # the area below says so, and how to make one
+            count = ""
+        self.say(f"{note} {count}".strip())
+        if self.detail.currentWidget() is self.placeholder:
+            self._placeholder()
+
+    def _fill_boxes(self) -> None:
+        """The suites and statuses the history holds, keeping what was chosen."""
+        for box, everything, values, word in (
+                (self.suite_box, self.tr("All suites"),
+                 sorted({r.entry.suite for r in self.model.rows}), fmt.suite_title),
+                (self.status_box, self.tr("Any status"),
+                 sorted({r.entry.status for r in self.model.rows}, key=lambda s: (s != "ok", s)),
+                 status_word)):
+            chosen = box.currentData()
+            box.blockSignals(True)
+            box.clear()
+            box.addItem(everything, None)
+            for value in values:
+                box.addItem(word(value), value)
+            index = box.findData(chosen) if chosen is not None else 0
+            box.setCurrentIndex(max(index, 0))
+            box.blockSignals(False)
+        self.proxy.set_filter(suite=self.suite_box.currentData(),
+                              status=self.status_box.currentData())
+
+    def _placeholder(self) -> None:
+        if self.loaded and not self.total:
+            text = self.tr("No runs in the history yet.\n\nRun a benchmark on the Benchmark "
+                           "page (or rocmate bench in a terminal): each run is kept here. To "
+                           "compare with someone else's card, press Import a report… and pick "
+                           "the report file they shared.")
+        elif self.loaded and self.pick_two:
+            text = self.tr("To compare two runs, pick them (click one, Ctrl+click the other) "
+                           "and press Compare the two. The older one is the baseline A.")
+        elif self.loaded:
+            text = self.tr("Pick a run and press Open (or double-click it) to see it; pick two "
+                           "(Ctrl+click) and press Compare the two.")
+        else:
+            text = ""
+        self.placeholder.setText(text)
+        self.detail.setCurrentWidget(self.placeholder)
+        self.shown_ids = set()
+
+    # -- selection ------------------------------------------------------------------------------
+
+    def selected_ids(self) -> list[int]:
+        """The ids of the selected runs, in the table's order."""
+        rows = sorted(i.row() for i in self.table.selectionModel().selectedRows())
+        return [self.proxy.index(r, RUN).data(ROW_ROLE).entry.id for r in rows]
+
+    def visible_ids(self) -> list[int]:
+        """The ids of the runs the table shows, in its order (sorted and filtered)."""
+        return [self.proxy.index(r, RUN).data(ROW_ROLE).entry.id
+                for r in range(self.proxy.rowCount())]
+
+    def select_ids(self, ids: list[int]) -> None:
+        selection = self.table.selectionModel()
+        selection.clearSelection()
+        flags = (QItemSelectionModel.SelectionFlag.Select
+                 | QItemSelectionModel.SelectionFlag.Rows)
+        for r in range(self.proxy.rowCount()):
+            index = self.proxy.index(r, RUN)
+            if index.data(ROW_ROLE).entry.id in ids:
+                selection.select(index, flags)
+
+    def _selection(self) -> None:
+        ids = self.selected_ids()
+        self.open_button.setEnabled(len(ids) == 1)
+        self.compare_button.setEnabled(len(ids) == 2)
+        self.delete_button.setEnabled(bool(ids))
+        if len(ids) > 2:
+            self.selection_hint.setText(self.tr("Compare takes two runs."))
+        else:
+            self.selection_hint.clear()
+
+    def _entry(self, entry_id: int) -> HistoryEntry | None:
+        return next((r.entry for r in self.model.rows if r.entry.id == entry_id), None)
+
+    # -- the actions ----------------------------------------------------------------------------
+
+    def open_selected(self) -> None:
+        ids = self.selected_ids()
+        if len(ids) == 1:
+            self.open_id(ids[0])
+
+    def open_id(self, entry_id: int) -> None:
+        self.say(self.tr("Opening run #%1…").replace("%1", str(entry_id)))
+        self._asked = (entry_id,)
+        self.bridge.start(f"{self.key}:open", plainly, open_run, self.history_path, entry_id)
+
+    def compare_selected(self) -> None:
+        ids = self.selected_ids()
+        if len(ids) != 2:
+            return
+        # the older run is the baseline A
+        entries = [self._entry(i) for i in ids]
+        keyed = sorted(zip(ids, entries, strict=True),
+                       key=lambda p: (_timestamp(p[1].created) if p[1] else 0.0, p[0]))
+        self.compare_ids(keyed[0][0], keyed[1][0])
+
+    def start_compare(self) -> None:
+        """Ready to pick two runs to compare: says how, with the table in focus."""
+        self.pick_two = True
+        self.table.clearSelection()
+        self._placeholder()
+        self.table.setFocus()
+
+    def compare_ids(self, a: int, b: int) -> None:
+        """Show run ``b`` against the baseline ``a`` (ids in the history)."""
+        self.say(self.tr("Comparing run #%1 with run #%2…").replace("%1", str(b))
+                 .replace("%2", str(a)))
+        self._asked = (a, b)
+        self.bridge.start(f"{self.key}:compare", plainly, open_pair, self.history_path, a, b)
+
+    def delete_selected(self) -> None:
+        ids = self.selected_ids()
+        if not ids:
+            return
+        names = ", ".join(f"#{i}" for i in ids)
+        answer = QMessageBox.question(
+            self, self.tr("Delete runs"),
+            (self.tr("Delete run %1 from the history? This cannot be undone.") if len(ids) == 1
+             else self.tr("Delete %n runs from the history (%1)? This cannot be undone.", "",
+                          len(ids))).replace("%1", names),
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No)
+        if answer == QMessageBox.StandardButton.Yes:
+            self.bridge.start(f"{self.key}:delete", plainly, delete_runs, self.history_path,
+                              ids)
+
+    def choose_import(self) -> None:
+        file, _ = QFileDialog.getOpenFileName(
+            self, self.tr("Import a report"), str(Path.home()),
+            self.tr("rocmate reports (*.json);;All files (*)"))
+        if file:
+            self.import_path(file)
+
+    def import_path(self, file: str | Path) -> None:
+        self.say(self.tr("Importing %1…").replace("%1", Path(file).name))
+        self.bridge.start(f"{self.key}:import", plainly, import_file, self.history_path,
+                          str(file))
+
+    # -- answers from the bridge ----------------------------------------------------------------
+
+    def _finished(self, key: str, result: object) -> None:
+        if not key.startswith(f"{self.key}:"):
+            return
+        what = key.split(":", 1)[1]
+        if what == "load" and isinstance(result, HistoryRows):
+            self._show_rows(result)
+        elif what == "open" and isinstance(result, LoadedReport):
+            self.results.show_report(result.report, result.label)
+            self.detail.setCurrentWidget(self.results)
+            self.shown_ids = set(self._asked)
+            self.say("")
+        elif what == "compare" and isinstance(result, tuple):
+            self.compare.show_comparison(*result)
+            self.detail.setCurrentWidget(self.compare)
+            self.shown_ids = set(self._asked)
+            self.say("")
+        elif what == "delete" and isinstance(result, tuple):
+            ids, notices = result
+            if self.shown_ids & set(ids):
+                self._placeholder()
+            self._note = " ".join([self.tr("Deleted %1.").replace(
+                "%1", ", ".join(f"#{i}" for i in ids)), *notices])
+            self.reload()
+        elif what == "import" and isinstance(result, tuple):
+            imported, notices = result
+            runs = ", ".join(f"#{i}" for i in imported.ids)
+            text = (self.tr("Imported %1 as %2 (%3).") if imported.new
+                    else self.tr("%1 is in the history already, as %2 (%3)."))
+            self._note = " ".join([text.replace("%1", imported.name).replace("%2", runs)
+                                   .replace("%3", imported.what), *notices])
+            self.reload()
+
+    def _failed(self, key: str, message: str, details: str) -> None:
+        if not key.startswith(f"{self.key}:"):
+            return
+        what = key.split(":", 1)[1]
+        if what == "load":
+            self.loaded = False
+            self.total = 0
+            self.model.set_rows([])
+            self._placeholder()
+        self.say(message.splitlines()[0] if message else self.tr("Something went wrong."),
+                 error=True)
+
+    def say(self, text: str, *, error: bool = False) -> None:
+        """One line under the table (a problem with an icon and the word "Problem")."""
+        if error:
+            size = self.style().pixelMetric(QStyle.PixelMetric.PM_SmallIconSize)
+            self.message_icon.setPixmap(self.style().standardIcon(
+                QStyle.StandardPixmap.SP_MessageBoxWarning).pixmap(size))
+            text = self.tr("Problem: %1").replace("%1", text)
+        else:
+            self.message_icon.clear()
+        self.message.setText(fmt.safe(text))
+        self.error = error
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """Enter opens the selected run in the table, presses a button that has the focus, and
+        never a default button elsewhere (Enter in the filter only filters)."""
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            focus = self.focusWidget()
+            if focus is self.table:
+                self.open_selected()
+            elif isinstance(focus, QPushButton):
+                focus.click()
+            return
+        super().keyPressEvent(event)
+
+    def done(self, result: int) -> None:
+        for what in ("load", "open", "compare", "delete", "import"):
+            self.bridge.cancel(f"{self.key}:{what}")
+        super().done(result)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        for what in ("load", "open", "compare"):
+            self.bridge.cancel(f"{self.key}:{what}")
+        super().closeEvent(event)
+

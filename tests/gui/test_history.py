@@ -1,0 +1,315 @@
+"""The history window over a history made by importing recorded reports (through core's
+import_report): its rows, sorting (numbers as numbers, times as times), filtering, opening,
+deleting (after asking), importing, comparing two runs with core's ratios; a damaged database
+and an empty history said in words. Every read and write runs through the bridge."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+from core.operations.reports import HistoryAccess, compare_reports, list_runs, load_report
+from core.report import formatting as fmt
+from core.report.compare import compare
+from core.report.history import HistoryEntry
+from gui.bridge import Bridge
+from gui.compare import CompareView
+from gui.history import RESULT, WHEN, HistoryWindow, demo_history
+
+ROOT = Path(__file__).resolve().parents[2]
+REPORTS = ROOT / "tests" / "fixtures" / "reports"
+DATA = ROOT / "tests" / "report" / "data"
+CPU = REPORTS / "cpu-tiny-resnet50-train.json"
+H200 = REPORTS / "h200-resnet50-train-amp-bf16-cl-bs256.json"
+SD15 = REPORTS / "h200-sd15-infer-eager-bs1-unsteady.json"
+CPU_SD15 = DATA / "cpu-tiny-sd15-infer.json"  # 2.866 s/image: "100.3" < "2.866" as text
+FAILED = DATA / "cpu-failed-missing-package.json"
+GEMM = DATA / "cpu-tiny-gemm.json"
+
+
+@pytest.fixture
+def bridge() -> Iterator[Bridge]:
+    b = Bridge()
+    yield b
+    b.shutdown()
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    path = tmp_path / "data" / "history.sqlite"
+    demo_history(path, [CPU, H200, SD15, CPU_SD15, FAILED])
+    return path
+
+
+def _entries(path: Path) -> list[HistoryEntry]:
+    with HistoryAccess(path) as access:
+        return list_runs(access, limit=10_000).entries
+
+
+def _window(qtbot: Any, bridge: Bridge, path: Path | None) -> HistoryWindow:
+    window = HistoryWindow(bridge, path)
+    qtbot.addWidget(window)
+    window.show()
+    with qtbot.waitSignals([bridge.finished], timeout=30_000, raising=True):
+        window.reload()
+    return window
+
+
+def _by_id(path: Path) -> dict[int, HistoryEntry]:
+    return {e.id: e for e in _entries(path)}
+
+
+def test_a_row_for_each_run_with_its_figure_and_origin(qtbot: Any, aloop: Any, bridge: Bridge,
+                                                       db: Path) -> None:
+    window = _window(qtbot, bridge, db)
+    entries = _entries(db)
+    assert len(entries) == 5 and window.model.rowCount() == 5
+    assert window.visible_ids() == [e.id for e in entries]  # newest first, as core lists them
+    for r in range(window.proxy.rowCount()):
+        row = [window.proxy.index(r, c).data() for c in range(window.proxy.columnCount())]
+        e = _by_id(db)[window.visible_ids()[r]]
+        result = f"{fmt.num(e.value)} {e.unit}" if e.value is not None else "-"
+        assert row == [f"#{e.id}", fmt.suite_title(e.suite),
+                       "finished" if e.status == "ok" else "failed",
+                       e.device or "device unknown", result,
+                       fmt.when(e.created).removesuffix(" UTC"), e.origin]
+        tip = window.proxy.index(r, 2).data(Qt.ItemDataRole.ToolTipRole)
+        assert tip == ("finished" if e.status == "ok" else f"failed: {e.error_kind}")
+    assert window.message.text() == "5 runs in the history."
+
+
+def test_sorted_by_figure_as_numbers_and_by_time_as_times(qtbot: Any, aloop: Any,
+                                                          bridge: Bridge, db: Path) -> None:
+    window = _window(qtbot, bridge, db)
+    entries = _by_id(db)
+    window.table.sortByColumn(RESULT, Qt.SortOrder.AscendingOrder)
+    values = [entries[i].value for i in window.visible_ids()]
+    numbers = [v for v in values if v is not None]
+    assert numbers == sorted(numbers) and values[-1] is None  # a failed run after them
+    # 2.866 before 100.3: not sorted as text
+    assert [fmt.num(v) for v in numbers] == ["0.7963", "2.866", "100.3", "4,624"]
+    window.table.sortByColumn(WHEN, Qt.SortOrder.AscendingOrder)
+    times = [datetime.fromisoformat(entries[i].created) for i in window.visible_ids()]
+    assert times == sorted(times) and times != [datetime.fromisoformat(e.created)
+                                                for e in _entries(db)]
+
+
+def test_filtered_by_suite_status_and_words(qtbot: Any, aloop: Any, bridge: Bridge,
+                                            db: Path) -> None:
+    window = _window(qtbot, bridge, db)
+    entries = _by_id(db)
+    window.suite_box.setCurrentIndex(window.suite_box.findData("sd15-infer"))
+    assert sorted(window.visible_ids()) == sorted(
+        i for i, e in entries.items() if e.suite == "sd15-infer")
+    assert len(window.visible_ids()) == 2
+    window.filter_edit.setText("h200")
+    assert [entries[i].device for i in window.visible_ids()] == ["NVIDIA H200"]
+    window.suite_box.setCurrentIndex(0)
+    window.filter_edit.clear()
+    window.status_box.setCurrentIndex(window.status_box.findData("error"))
+    assert [entries[i].status for i in window.visible_ids()] == ["error"]
+    assert window.status_box.currentText() == "failed"
+    window.status_box.setCurrentIndex(0)
+    window.filter_edit.setText("nothing matches this")
+    assert window.visible_ids() == []
+
+
+def test_open_shows_the_run_in_a_results_view(qtbot: Any, aloop: Any, bridge: Bridge,
+                                              db: Path) -> None:
+    window = _window(qtbot, bridge, db)
+    sd15 = next(e for e in _entries(db) if e.device == "NVIDIA H200" and e.suite == "sd15-infer")
+    window.select_ids([sd15.id])
+    assert window.open_button.isEnabled() and not window.compare_button.isEnabled()
+    with qtbot.waitSignal(bridge.finished, timeout=30_000):
+        window.open_button.click()
+    assert window.detail.currentWidget() is window.results
+    card = window.results.cards[0]
+    assert card.headline is not None and card.headline.text() == "0.7963 s/image"
+    assert set(card.cautions) == {"unsteady", "not-settled", "cpu-bound"}
+    assert window.results.label is not None and window.results.label.startswith(
+        f"run {sd15.id} (sd15-infer on NVIDIA H200")
+
+
+def test_enter_in_the_table_opens_the_run_and_in_the_filter_only_filters(
+        qtbot: Any, aloop: Any, bridge: Bridge, db: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    window = _window(qtbot, bridge, db)
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: pytest.fail("asked"))
+    window.filter_edit.setFocus()
+    qtbot.keyClicks(window.filter_edit, "H200")
+    qtbot.keyClick(window.filter_edit, Qt.Key.Key_Return)
+    assert not bridge.busy() and len(window.visible_ids()) == 2
+    window.table.setFocus()
+    window.select_ids(window.visible_ids()[:1])
+    with qtbot.waitSignal(bridge.finished, timeout=30_000):
+        qtbot.keyClick(window.table, Qt.Key.Key_Return)
+    assert window.detail.currentWidget() is window.results
+    assert window.shown_ids == set(window.visible_ids()[:1])
+
+
+def test_delete_asks_first(qtbot: Any, aloop: Any, bridge: Bridge, db: Path,
+                           monkeypatch: pytest.MonkeyPatch) -> None:
+    window = _window(qtbot, bridge, db)
+    victim = _entries(db)[0].id
+    window.select_ids([victim])
+    asked: list[str] = []
+
+    def answer(reply: QMessageBox.StandardButton) -> Any:
+        def question(_parent: Any, _title: str, text: str, *_: Any) -> Any:
+            asked.append(text)
+            return reply
+        return question
+
+    monkeypatch.setattr(QMessageBox, "question", answer(QMessageBox.StandardButton.No))
+    window.delete_button.click()
+    assert asked == [f"Delete run #{victim} from the history? This cannot be undone."]
+    assert not bridge.busy() and victim in _by_id(db)
+    monkeypatch.setattr(QMessageBox, "question", answer(QMessageBox.StandardButton.Yes))
+    window.delete_button.click()
+    qtbot.waitUntil(lambda: victim not in window.visible_ids() and not bridge.busy(),
+                    timeout=30_000)
+    assert victim not in _by_id(db) and len(window.visible_ids()) == 4
+    assert window.message.text() == f"Deleted #{victim}. 4 runs in the history."
+
+
+def test_import_a_shared_report(qtbot: Any, aloop: Any, bridge: Bridge, db: Path,
+                                tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    window = _window(qtbot, bridge, db)
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(GEMM), ""))
+    window.import_button.click()
+    qtbot.waitUntil(lambda: len(window.visible_ids()) == 6 and not bridge.busy(),
+                    timeout=30_000)
+    new = max(_entries(db), key=lambda e: e.id)
+    assert new.suite == "gemm" and new.imported and new.origin == GEMM.name
+    assert window.message.text().startswith(f"Imported {GEMM.name} as #{new.id}")
+    notes = tmp_path / "notes.json"
+    notes.write_text('{"schema": "someone.else/1"}')
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(notes), ""))
+    with qtbot.waitSignal(bridge.failed, timeout=30_000):
+        window.import_button.click()
+    text = window.message.text()
+    assert text.startswith("Problem: notes.json: foreign schema") and "\n" not in text
+    assert "Error" not in text and window.error
+    assert len(_entries(db)) == 6
+
+
+def test_compare_two_rows_shows_cores_ratios(qtbot: Any, aloop: Any, bridge: Bridge,
+                                             db: Path) -> None:
+    window = _window(qtbot, bridge, db)
+    resnet = [e for e in _entries(db) if e.suite == "resnet50-train"]
+    older, newer = sorted(resnet, key=lambda e: e.created)
+    window.select_ids([newer.id, older.id])
+    assert window.compare_button.isEnabled() and not window.open_button.isEnabled()
+    with qtbot.waitSignal(bridge.finished, timeout=30_000):
+        window.compare_button.click()
+    assert window.detail.currentWidget() is window.compare
+    with HistoryAccess(db) as access:  # the older run is the baseline A
+        a, b = load_report(str(older.id), access), load_report(str(newer.id), access)
+    expected = compare(a.report, b.report, a.label, b.label)
+    shown = window.compare.comparison
+    assert shown is not None and (shown.a_label, shown.b_label) == (a.label, b.label)
+    grid = window.compare.figure_grids[0]
+    rows = [[cell.text() for cell in row] for row in grid.cells]
+    assert rows == [[fmt.figure_label(d.name), fmt.num(d.a), fmt.num(d.b), fmt.ratio(d.ratio),
+                     d.verdict or "-", d.unit_text] for d in expected.runs[0].figures]
+    assert rows[0][3:5] == ["46.1×", "better"]
+    settings = window.compare.difference_grids["settings-1"]
+    assert [[c.text() for c in row] for row in settings.cells] == [
+        [d.key, d.a, d.b] for d in expected.runs[0].settings]
+    software = window.compare.difference_grids["software"]
+    assert [row[0].text() for row in software.cells] == [d.key for d in expected.software]
+
+
+def test_compare_ids_and_start_compare_for_the_wizards_button(qtbot: Any, aloop: Any,
+                                                              bridge: Bridge, db: Path) -> None:
+    window = _window(qtbot, bridge, db)
+    window.start_compare()
+    assert "Compare the two" in window.placeholder.text()
+    assert window.detail.currentWidget() is window.placeholder
+    ids = [e.id for e in _entries(db)]
+    with qtbot.waitSignal(bridge.finished, timeout=30_000):
+        window.compare_ids(ids[1], ids[0])
+    shown = window.compare.comparison
+    assert shown is not None and shown.a_label.startswith(f"run {ids[1]} ")
+    assert window.shown_ids == {ids[0], ids[1]}
+
+
+def test_the_compare_view_alone_copies_cores_markdown_and_swaps(qtbot: Any, aloop: Any,
+                                                                bridge: Bridge,
+                                                                db: Path) -> None:
+    view = CompareView(bridge)
+    qtbot.addWidget(view)
+    with HistoryAccess(db) as access:
+        a, b = load_report(str(CPU), access), load_report(str(H200), access)
+    view.show_comparison(a, b)
+    QGuiApplication.clipboard().clear()
+    with qtbot.waitSignal(bridge.finished, timeout=30_000):
+        view.copy_button.click()
+    assert QGuiApplication.clipboard().text() == compare_reports(a, b, kind="md")
+    view.swap_button.click()
+    assert view.comparison is not None and view.comparison.a_label == b.label
+    ratio = view.figure_grids[0].cells[0][3].text()
+    expected = compare(b.report, a.report).runs[0].figures[0].ratio
+    assert ratio == fmt.ratio(expected)
+
+
+def test_a_damaged_database_is_one_readable_line(qtbot: Any, aloop: Any, bridge: Bridge,
+                                                 tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    path = tmp_path / "data" / "rocmate" / "history.sqlite"
+    path.parent.mkdir(parents=True)
+    damaged = b"SQLite format 3\x00" + bytes(range(256)) * 16
+    path.write_bytes(damaged)
+    window = HistoryWindow(bridge)  # the default history, as the app opens it
+    qtbot.addWidget(window)
+    window.show()
+    with qtbot.waitSignal(bridge.failed, timeout=30_000):
+        window.reload()
+    text = window.message.text()
+    assert text.startswith("Problem: ") and str(path) in text
+    assert "damaged" in text or "not a rocmate history" in text
+    assert "\n" not in text and "Traceback" not in text and "HistoryError" not in text
+    assert window.error and window.model.rowCount() == 0
+    assert path.read_bytes() == damaged  # reading never moves it aside
+
+
+def test_an_empty_history_says_how_to_make_a_first_run(qtbot: Any, aloop: Any,
+                                                       bridge: Bridge, tmp_path: Path) -> None:
+    window = _window(qtbot, bridge, tmp_path / "none-yet.sqlite")
+    assert window.model.rowCount() == 0
+    text = window.placeholder.text()
+    assert text.startswith("No runs in the history yet.") and "Benchmark page" in text
+    assert "Import a report" in text
+    assert not (tmp_path / "none-yet.sqlite").exists()  # reading creates nothing
+
+
+def test_a_thousand_runs_load_off_the_gui_thread_in_one_reset(qtbot: Any, aloop: Any,
+                                                              bridge: Bridge,
+                                                              tmp_path: Path) -> None:
+    path = tmp_path / "big.sqlite"
+    demo_history(path, [CPU])
+    with sqlite3.connect(path) as con:  # 1 row doubled ten times: 1,024 runs
+        columns = ("created, suite, status, device, headline, value, unit, error_kind, "
+                   "run_index, report_json, imported, origin, added, digest")
+        for _ in range(10):
+            con.execute(f"INSERT INTO runs ({columns}) SELECT {columns} FROM runs")
+    window = HistoryWindow(bridge, path)
+    qtbot.addWidget(window)
+    resets: list[int] = []
+    inserts: list[int] = []
+    window.model.modelReset.connect(lambda: resets.append(1))
+    window.model.rowsInserted.connect(lambda *_: inserts.append(1))
+    window.reload()
+    assert bridge.busy(f"{window.key}:load") and window.model.rowCount() == 0
+    qtbot.waitUntil(lambda: window.model.rowCount() == 1024, timeout=60_000)
+    assert resets == [1] and inserts == []
+    assert window.message.text() == "1024 runs in the history."
