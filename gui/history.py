@@ -10,19 +10,21 @@ is filled in one model reset, so a history of thousands of runs does not freeze 
 from __future__ import annotations
 
 import datetime as _dt
+import heapq
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import (
     QAbstractTableModel,
+    QCoreApplication,
     QItemSelectionModel,
     QModelIndex,
     QPersistentModelIndex,
     QSortFilterProxyModel,
     Qt,
 )
-from PySide6.QtGui import QCloseEvent, QKeyEvent
+from PySide6.QtGui import QCloseEvent, QIcon, QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -80,6 +82,10 @@ class HistoryRow:
     when_key: float
     result: str
     search: str
+    texts: tuple[str, ...] = ()
+    """Each column's text."""
+    keys: tuple[float | str, ...] = ()
+    """Each column's sort key: one type per column, so that Qt compares them itself."""
 
 
 @dataclass(frozen=True)
@@ -110,8 +116,31 @@ def history_row(entry: HistoryEntry) -> HistoryRow:
     words = (f"#{entry.id}", entry.suite, fmt.suite_title(entry.suite), entry.status,
              entry.error_kind or "", entry.device or "", result, entry.origin or "",
              entry.headline or "")
-    return HistoryRow(entry, fmt.when(entry.created), _timestamp(entry.created), result,
-                      " ".join(words).casefold())
+    when = fmt.when(entry.created)
+    texts = cell_texts(entry, when, result)
+    stamp = _timestamp(entry.created)
+    keys: tuple[float | str, ...] = (
+        float(entry.id), texts[SUITE].casefold(), texts[STATUS].casefold(),
+        texts[DEVICE].casefold(),
+        entry.value if entry.value is not None else float("inf"),  # no figure: after them all
+        stamp, texts[ORIGIN].casefold())
+    return HistoryRow(entry, when, stamp, result, " ".join(words).casefold(), texts, keys)
+
+
+def cell_texts(entry: HistoryEntry, when: str, result: str) -> tuple[str, ...]:
+    """The table's texts of one run (worked out off the GUI thread: translate is
+    thread-safe)."""
+
+    def tr(text: str) -> str:
+        return QCoreApplication.translate("HistoryModel", text)
+
+    # an imported run: the file's name (its words in the tooltip)
+    origin = (entry.origin or tr("imported")) if entry.imported else tr("this computer")
+    return tuple(fmt.safe(t) for t in (
+        f"#{entry.id}", fmt.suite_title(entry.suite), status_word(entry.status),
+        entry.device or tr("device unknown"), result,
+        when.removesuffix(" UTC"),  # the header says UTC
+        origin))
 
 
 def load_rows(path: Path | None, limit: int = MAX_ROWS) -> HistoryRows:
@@ -170,11 +199,33 @@ class HistoryModel(QAbstractTableModel):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.rows: list[HistoryRow] = []
+        self.icons: dict[bool, QIcon] = {}
+        self.sort_by: tuple[int, Qt.SortOrder] = (-1, Qt.SortOrder.AscendingOrder)
 
     def set_rows(self, rows: list[HistoryRow]) -> None:
         self.beginResetModel()
-        self.rows = rows
+        self.rows = self._sorted(rows)
         self.endResetModel()
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        """Sort the runs by a column's key (in Python: one key per row, not a call per
+        comparison, so 10,000 runs sort in milliseconds); selections follow their runs."""
+        self.sort_by = (column, order)
+        self.layoutAboutToBeChanged.emit()
+        old = self.persistentIndexList()
+        ids = [self.rows[index.row()].entry.id for index in old]
+        self.rows = self._sorted(self.rows)
+        where = {row.entry.id: n for n, row in enumerate(self.rows)}
+        self.changePersistentIndexList(
+            old, [self.index(where[i], index.column()) for i, index in zip(ids, old, strict=True)])
+        self.layoutChanged.emit()
+
+    def _sorted(self, rows: list[HistoryRow]) -> list[HistoryRow]:
+        column, order = self.sort_by
+        if column < 0:
+            return list(rows)
+        return sorted(rows, key=lambda r: (r.keys[column], r.entry.id),
+                      reverse=order == Qt.SortOrder.DescendingOrder)
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt's signature)
         return 0 if parent.isValid() else len(self.rows)
@@ -207,14 +258,14 @@ class HistoryModel(QAbstractTableModel):
         if role == ROW_ROLE:
             return row
         if role == Qt.ItemDataRole.DisplayRole:
-            return fmt.safe(self._text(row, column))
+            return row.texts[column]
         if role == SORT_ROLE:
-            return self._key(row, column)
+            return row.keys[column]
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == STATUS:
                 return fmt.safe(status_tip(e))
             if column in (SUITE, DEVICE):
-                return fmt.safe(self._text(row, column))
+                return row.texts[column]
             if column == RESULT and e.headline:
                 return fmt.safe(fmt.figure_label(e.headline))
             if column == ORIGIN and e.imported:
@@ -224,43 +275,23 @@ class HistoryModel(QAbstractTableModel):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.DecorationRole and column == STATUS:
             # the words say the status; the icon only helps to find the failures
-            pixmap = (QStyle.StandardPixmap.SP_DialogApplyButton if e.status == "ok"
-                      else QStyle.StandardPixmap.SP_MessageBoxCritical)
-            return QApplication.style().standardIcon(pixmap)
+            ok = e.status == "ok"
+            if ok not in self.icons:
+                self.icons[ok] = QApplication.style().standardIcon(
+                    QStyle.StandardPixmap.SP_DialogApplyButton if ok
+                    else QStyle.StandardPixmap.SP_MessageBoxCritical)
+            return self.icons[ok]
         return None
-
-    def _text(self, row: HistoryRow, column: int) -> str:
-        e = row.entry
-        if column == RUN:
-            return f"#{e.id}"
-        if column == SUITE:
-            return fmt.suite_title(e.suite)
-        if column == STATUS:
-            return status_word(e.status)
-        if column == DEVICE:
-            return e.device or self.tr("device unknown")
-        if column == RESULT:
-            return row.result
-        if column == WHEN:  # the header says UTC
-            return row.when.removesuffix(" UTC")
-        if e.imported:  # the file's name (its words in the tooltip)
-            return e.origin or self.tr("imported")
-        return self.tr("this computer")
-
-    def _key(self, row: HistoryRow, column: int) -> Any:
-        e = row.entry
-        if column == RUN:
-            return e.id
-        if column == RESULT:  # by the number; runs without one after every number
-            return (0, e.value, e.id) if e.value is not None else (1, 0.0, e.id)
-        if column == WHEN:
-            return (row.when_key, e.id)
-        return (self._text(row, column).casefold(), e.id)
 
 
 class HistoryProxy(QSortFilterProxyModel):
-    """Sorts by each column's own key (numbers as numbers, times as times) and keeps the runs
-    that match the words, the suite and the status asked for."""
+    """Keeps the runs that match the words, the suite and the status asked for; sorting is the
+    source model's (by each column's own key: numbers as numbers, times as times)."""
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        model = self.sourceModel()
+        if isinstance(model, HistoryModel):
+            model.sort(column, order)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -290,13 +321,6 @@ class HistoryProxy(QSortFilterProxyModel):
         if self.status is not None and row.entry.status != self.status:
             return False
         return all(word in row.search for word in self.words.split())
-
-    def lessThan(self, left: Index, right: Index) -> bool:
-        a, b = left.data(SORT_ROLE), right.data(SORT_ROLE)
-        try:
-            return bool(a < b)
-        except TypeError:
-            return str(a) < str(b)
 
 
 # --- the window -----------------------------------------------------------------------------------
@@ -452,10 +476,7 @@ class HistoryWindow(QDialog):
         self.loaded = True
         self.total = loaded.total
         self.model.set_rows(loaded.rows)
-        for column in range(ORIGIN):  # the last one takes the room left
-            self.table.resizeColumnToContents(column)
-            if self.table.columnWidth(column) > MAX_COLUMN:  # the rest elided, in full below
-                self.table.setColumnWidth(column, MAX_COLUMN)
+        self._size_columns(loaded.rows)
         self._fill_boxes()
         self.select_ids(kept)
         note, self._note = self._note, ""
@@ -473,6 +494,19 @@ class HistoryWindow(QDialog):
         self.say(f"{note} {count}".strip())
         if self.detail.currentWidget() is self.placeholder:
             self._placeholder()
+
+    def _size_columns(self, rows: list[HistoryRow]) -> None:
+        """Each column as wide as its longest text (measured on the few longest: sizing to
+        contents would ask every cell), at most MAX_COLUMN; the last one takes the room left."""
+        metrics = self.table.fontMetrics()
+        icon = self.table.style().pixelMetric(QStyle.PixelMetric.PM_SmallIconSize) + 6
+        for column in range(ORIGIN):
+            header = str(self.model.headerData(column, Qt.Orientation.Horizontal))
+            longest = heapq.nlargest(8, (r.texts[column] for r in rows), key=len)
+            width = max(metrics.horizontalAdvance(t) for t in [header, *longest]) + 16
+            if column == STATUS:
+                width += icon
+            self.table.setColumnWidth(column, min(width, MAX_COLUMN))
 
     def _fill_boxes(self) -> None:
         """The suites and statuses the history holds, keeping what was chosen."""
@@ -527,12 +561,16 @@ class HistoryWindow(QDialog):
     def select_ids(self, ids: list[int]) -> None:
         selection = self.table.selectionModel()
         selection.clearSelection()
+        if not ids:
+            return
         flags = (QItemSelectionModel.SelectionFlag.Select
                  | QItemSelectionModel.SelectionFlag.Rows)
-        for r in range(self.proxy.rowCount()):
-            index = self.proxy.index(r, RUN)
-            if index.data(ROW_ROLE).entry.id in ids:
-                selection.select(index, flags)
+        wanted = set(ids)
+        for n, row in enumerate(self.model.rows):
+            if row.entry.id in wanted:
+                index = self.proxy.mapFromSource(self.model.index(n, RUN))
+                if index.isValid():
+                    selection.select(index, flags)
 
     def _selection(self) -> None:
         ids = self.selected_ids()
