@@ -11,6 +11,7 @@ import os
 import sys
 import time
 import traceback
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import TracebackType
 
@@ -69,8 +70,18 @@ def install_excepthook(parent: QWidget | None) -> None:
     sys.excepthook = hook
 
 
-def run(session: Session, screenshot_dir: str | None = None) -> int:
-    """Open the wizard (or, with ``screenshot_dir``, render every page there and exit)."""
+def use_python_threads(loop: asyncio.AbstractEventLoop) -> ThreadPoolExecutor:
+    """Core's ``asyncio.to_thread`` calls (telemetry samples, a run's report) on Python threads:
+    qasync's default executor makes QThreads, which Qt destroys still running at exit."""
+    executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="rocmate-loop")
+    loop.set_default_executor(executor)
+    return executor
+
+
+def run(session: Session, screenshot_dir: str | None = None,
+        screenshot_reports: list[Path] | None = None) -> int:
+    """Open the wizard (or, with ``screenshot_dir``, render every page there and exit; the
+    benchmark, results, history and compare views show ``screenshot_reports``)."""
     logging.basicConfig(filename=str(log_file()), level=logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     log.info("rocmate %s gui, root=%s", __version__, session.root)
@@ -78,12 +89,13 @@ def run(session: Session, screenshot_dir: str | None = None) -> int:
     if screenshot_dir:
         from gui.screenshots import render_pages
 
-        return render_pages(app, session, Path(screenshot_dir))
+        return render_pages(app, session, Path(screenshot_dir), screenshot_reports or [])
     import qasync
 
     from gui.wizard import RocWizard
 
     async def main() -> None:
+        use_python_threads(asyncio.get_running_loop())
         closed = asyncio.Event()
         wizard = RocWizard(session)
         install_excepthook(wizard)

@@ -26,6 +26,10 @@ def gui_parser() -> argparse.ArgumentParser:
                              "version; en for now)")
     parser.add_argument("--screenshot-dir", metavar="OUT",
                         help="render every page to OUT/<nn>-<page>.png and exit")
+    parser.add_argument("--screenshot-report", metavar="FILE.json", action="append",
+                        default=[], help="with --screenshot-dir: the benchmark, results, history "
+                                         "and compare views show these reports (the first on "
+                                         "the benchmark page; repeat the option for more)")
     return parser
 
 
@@ -71,4 +75,5 @@ def run_gui(args: argparse.Namespace, quiet_fallback: bool = False) -> int:
         return 2
     if args.screenshot_dir:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    return run(Session(root=args.root, python=args.python), args.screenshot_dir)
+    return run(Session(root=args.root, python=args.python), args.screenshot_dir,
+               [Path(f) for f in args.screenshot_report])

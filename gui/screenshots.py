@@ -1,26 +1,38 @@
 """``rocmate gui --screenshot-dir OUT``: every page of the wizard on the (replayed) machine,
-rendered to ``OUT/<nn>-<page>.png`` (docs/contracts.md, "GUI screenshots").
+rendered to ``OUT/<nn>-<page>.png``, then the History and Compare windows (docs/contracts.md,
+"GUI screenshots").
 
 The doctor and the plan are computed first (synchronously: there is no one to wait for), then
-each page is shown as a user reaches it and grabbed."""
+each page is shown as a user reaches it and grabbed. With ``--screenshot-report FILE`` the
+Benchmark page's graphs hold the first report's last run (a recorded run: nothing is measured),
+the Results page shows it, and the reports fill a throwaway history for History and Compare."""
 
 from __future__ import annotations
 
+import asyncio
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QEventLoop
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 from core.operations.errors import OperationError
 from core.operations.machine import check_machine
 from core.operations.setup import plan_setup, verify_pytorch
+from core.report.model import from_json
+from gui.bridge import Bridge
 from gui.pages.base import PageId
 from gui.session import Session
 
 
-def render_pages(app: QApplication, session: Session, out: Path) -> int:
+def render_pages(app: QApplication, session: Session, out: Path,
+                 reports: list[Path] | None = None) -> int:
+    from gui.history import HistoryWindow
+    from gui.pages.benchmark import BenchmarkPage
     from gui.wizard import RocWizard
 
+    reports = reports or []
     out.mkdir(parents=True, exist_ok=True)
     session.report = check_machine(session.root, python=session.python)
     try:
@@ -28,23 +40,66 @@ def render_pages(app: QApplication, session: Session, out: Path) -> int:
     except OperationError as exc:
         session.plan_error = str(exc)
     session.check = verify_pytorch(session.root, session.python)
-    wizard = RocWizard(session)
-    wizard.resize(900, 720)
-    wizard.show()
-    number = 1
-    page_id: int = int(PageId.WELCOME)
-    seen: set[int] = set()
-    while page_id != -1 and page_id not in seen:
-        seen.add(page_id)
-        wizard.setStartId(page_id)  # as a user reaches it (a run page waits at its start)
-        wizard.restart()
-        _settle(app)
-        name = PageId(page_id).name.lower().replace("_", "-")
-        wizard.grab().save(str(out / f"{number:02d}-{name}.png"))
-        number += 1
-        page_id = wizard.currentPage().nextId()
-    wizard.close()
+    shown = from_json(reports[0].read_text(encoding="utf-8")) if reports else None
+    session.bench_report = shown
+    with tempfile.TemporaryDirectory(prefix="rocmate-shots-") as tmp:
+        session.history_path = Path(tmp) / "history.sqlite"
+        if reports:
+            from gui.history import demo_history
+
+            demo_history(session.history_path, reports)
+        wizard = RocWizard(session)
+        wizard.resize(900, 720)
+        wizard.show()
+        number = 1
+        page_id: int = int(PageId.WELCOME)
+        seen: set[int] = set()
+        while page_id != -1 and page_id not in seen:
+            seen.add(page_id)
+            wizard.setStartId(page_id)  # as a user reaches it (a run page waits at its start)
+            wizard.restart()
+            page = wizard.currentPage()
+            if isinstance(page, BenchmarkPage) and shown is not None:
+                page.show_recorded(shown)
+            number = _grab(app, wizard, out, number, PageId(page_id).name)
+            page_id = page.nextId()
+        history = HistoryWindow(wizard.bridge, session.history_path, wizard)
+        history.show()
+        history.load_now()
+        history.resize(900, 720)
+        number = _grab(app, history, out, number, "history")
+        if len(reports) >= 2:
+            ids = sorted(history.visible_ids())
+            _wait_for(app, history.bridge, lambda: history.compare_ids(ids[0], ids[1]))
+            number = _grab(app, history, out, number, "compare")
+        history.close()
+        wizard.close()
     return 0
+
+
+def _wait_for(app: QApplication, bridge: Bridge, start: Callable[[], None]) -> None:
+    """Run what ``start`` hands to the bridge to its end, on a qasync loop of its own."""
+    import qasync
+
+    from gui.app import use_python_threads
+
+    loop = qasync.QEventLoop(app, already_running=False)
+    asyncio.set_event_loop(loop)
+    use_python_threads(loop)
+
+    async def until_idle() -> None:
+        start()
+        await asyncio.sleep(0)
+        while bridge.busy():
+            await asyncio.sleep(0.02)
+
+    loop.run_until_complete(until_idle())
+
+
+def _grab(app: QApplication, widget: QWidget, out: Path, number: int, name: str) -> int:
+    _settle(app)
+    widget.grab().save(str(out / f"{number:02d}-{name.lower().replace('_', '-')}.png"))
+    return number + 1
 
 
 def _settle(app: QApplication) -> None:

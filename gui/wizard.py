@@ -7,8 +7,11 @@ from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QMessageBox, QWizard
 
 from gui.bridge import Bridge
+from gui.history import HistoryWindow
 from gui.pages.base import PageId, RocPage
+from gui.pages.benchmark import BenchmarkPage
 from gui.pages.override_tester import OverrideTesterPage
+from gui.pages.results import ResultsPage
 from gui.pages.run_setup import RunSetupPage
 from gui.pages.setup_plan import SetupPlanPage
 from gui.pages.system_check import SystemCheckPage
@@ -31,18 +34,52 @@ class RocWizard(QWizard):
         self.setOption(QWizard.WizardOption.NoBackButtonOnStartPage, True)
         self.pages: dict[PageId, RocPage] = {}
         for page_class in (WelcomePage, SystemCheckPage, WindowsSidePage, SetupPlanPage,
-                           RunSetupPage, OverrideTesterPage, VerifyPage):
+                           RunSetupPage, OverrideTesterPage, VerifyPage, BenchmarkPage,
+                           ResultsPage):
             page = page_class(session, self.bridge)
             self.setPage(int(page.PAGE_ID), page)
             self.pages[page.PAGE_ID] = page
         self.setStartId(int(PageId.WELCOME))
+        self.history_window: HistoryWindow | None = None
+        self._add_toolbar()
         self.resize(900, 720)
         geometry = QSettings().value("wizard/geometry")
         if geometry is not None:
             self.restoreGeometry(geometry)
 
+    def _add_toolbar(self) -> None:
+        """History and Compare, on every page: two buttons left of the wizard's own."""
+        self.setOption(QWizard.WizardOption.HaveCustomButton1, True)
+        self.setOption(QWizard.WizardOption.HaveCustomButton2, True)
+        self.setButtonText(QWizard.WizardButton.CustomButton1, self.tr("&History"))
+        self.setButtonText(QWizard.WizardButton.CustomButton2, self.tr("C&ompare"))
+        self.button(QWizard.WizardButton.CustomButton1).setToolTip(
+            self.tr("Every benchmark run kept on this computer, and reports you imported"))
+        self.button(QWizard.WizardButton.CustomButton2).setToolTip(
+            self.tr("Pick two runs and see what differs"))
+        self.setButtonLayout([
+            QWizard.WizardButton.CustomButton1, QWizard.WizardButton.CustomButton2,
+            QWizard.WizardButton.Stretch, QWizard.WizardButton.BackButton,
+            QWizard.WizardButton.NextButton, QWizard.WizardButton.CommitButton,
+            QWizard.WizardButton.FinishButton, QWizard.WizardButton.CancelButton])
+        self.button(QWizard.WizardButton.CustomButton1).clicked.connect(self.open_history)
+        self.button(QWizard.WizardButton.CustomButton2).clicked.connect(
+            lambda: self.open_history().start_compare())
+
+    def open_history(self) -> HistoryWindow:
+        """The history window (one, kept while the wizard lives), shown and raised."""
+        if self.history_window is None:
+            self.history_window = HistoryWindow(self.bridge, self.session.history_path, self)
+        self.history_window.show()
+        self.history_window.raise_()
+        self.history_window.reload()
+        return self.history_window
+
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.pages[PageId.RUN_SETUP].busy and not self.confirm_close():
+            event.ignore()
+            return
+        if self.pages[PageId.BENCHMARK].busy and not self.confirm_stop_benchmark():
             event.ignore()
             return
         QSettings().setValue("wizard/geometry", self.saveGeometry())
@@ -67,6 +104,23 @@ class RocWizard(QWizard):
             page.close_when_stopped = True
             return False  # the page closes the window once the runner has stopped
         return True
+
+    def confirm_stop_benchmark(self) -> bool:
+        """While a benchmark runs: ask first; Yes cancels it (kept in the history as
+        cancelled) and closes the window once the worker has gone."""
+        answer = QMessageBox.question(
+            self, self.tr("A benchmark is running"),
+            self.tr("Cancel the benchmark and close? What it measured so far is kept in the "
+                    "history as cancelled."),
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No)
+        if answer != QMessageBox.StandardButton.Yes:
+            return False
+        page = self.pages[PageId.BENCHMARK]
+        if isinstance(page, BenchmarkPage):
+            page.close_when_stopped = True
+            page.stop()
+        return False  # the page closes the window once the worker has stopped
 
     def done(self, result: int) -> None:
         QSettings().setValue("wizard/geometry", self.saveGeometry())

@@ -101,4 +101,4 @@ class VerifyPage(RocPage):
         return row
 
     def nextId(self) -> int:
-        return -1
+        return int(PageId.BENCHMARK)

@@ -14,6 +14,7 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import gui.qt  # noqa: F401  (the binding first)
+from gui.app import use_python_threads
 
 pytest.importorskip("PySide6")
 qasync = pytest.importorskip("qasync")
@@ -26,7 +27,9 @@ def aloop(qapp: Any) -> Iterator[asyncio.AbstractEventLoop]:
     errors: list[dict[str, Any]] = []
     loop.set_exception_handler(lambda _loop, context: errors.append(context))
     asyncio.set_event_loop(loop)
+    executor = use_python_threads(loop)
     yield loop
+    executor.shutdown(wait=True)
     # qasync marks its loop as the running one until the app quits (which a test session's app
     # never does before the other tests): unmark it, or every later asyncio.run() fails
     asyncio.events._set_running_loop(None)

@@ -21,6 +21,7 @@ from tests.gui.support import open_wizard
 
 ROOT = Path(__file__).resolve().parents[2]
 MACHINES = ROOT / "tests" / "fixtures" / "machines"
+REPORTS = ROOT / "tests" / "fixtures" / "reports"
 
 
 def _wizard(qtbot: Any, machine: str, *, checked: bool = True) -> RocWizard:
@@ -45,19 +46,19 @@ def _reach(wizard: RocWizard, page: PageId) -> None:
 @pytest.mark.parametrize(("machine", "pages"), [
     ("rx6600-ubuntu2404-fresh",  # groups, override and PyTorch to set up
      [PageId.WELCOME, PageId.SYSTEM_CHECK, PageId.SETUP_PLAN, PageId.RUN_SETUP,
-      PageId.OVERRIDE_TESTER, PageId.VERIFY]),
+      PageId.OVERRIDE_TESTER, PageId.VERIFY, PageId.BENCHMARK, PageId.RESULTS]),
     ("rx6700xt-ubuntu2204-needs-override",
      [PageId.WELCOME, PageId.SYSTEM_CHECK, PageId.SETUP_PLAN, PageId.RUN_SETUP,
-      PageId.OVERRIDE_TESTER, PageId.VERIFY]),
+      PageId.OVERRIDE_TESTER, PageId.VERIFY, PageId.BENCHMARK, PageId.RESULTS]),
     ("not-in-render-group-ubuntu2204",
      [PageId.WELCOME, PageId.SYSTEM_CHECK, PageId.SETUP_PLAN, PageId.RUN_SETUP,
-      PageId.VERIFY]),
+      PageId.VERIFY, PageId.BENCHMARK, PageId.RESULTS]),
     ("wsl2-ubuntu2204-rx7900xtx-ready",
-     [PageId.WELCOME, PageId.SYSTEM_CHECK, PageId.WINDOWS_SIDE, PageId.VERIFY]),
+     [PageId.WELCOME, PageId.SYSTEM_CHECK, PageId.WINDOWS_SIDE, PageId.VERIFY, PageId.BENCHMARK, PageId.RESULTS]),
     ("wsl2-ubuntu2404-rx7900xt-nightly-no-hip-gpus",
      [PageId.WELCOME, PageId.SYSTEM_CHECK, PageId.WINDOWS_SIDE, PageId.SETUP_PLAN,
-      PageId.RUN_SETUP, PageId.VERIFY]),
-    ("popos2204-rx6800-ready", [PageId.WELCOME, PageId.SYSTEM_CHECK, PageId.VERIFY]),
+      PageId.RUN_SETUP, PageId.VERIFY, PageId.BENCHMARK, PageId.RESULTS]),
+    ("popos2204-rx6800-ready", [PageId.WELCOME, PageId.SYSTEM_CHECK, PageId.VERIFY, PageId.BENCHMARK, PageId.RESULTS]),
     ("nvidia-only-desktop", [PageId.WELCOME, PageId.SYSTEM_CHECK]),
     ("no-gpu-aspeed-server", [PageId.WELCOME, PageId.SYSTEM_CHECK]),
 ])
@@ -130,14 +131,17 @@ def test_the_screenshot_command_renders_every_page(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-c", "from gui.launcher import main; raise SystemExit(main())", "gui",
          "--root", str(MACHINES / "rx6700xt-ubuntu2204-needs-override"),
-         "--screenshot-dir", str(out)],
+         "--screenshot-dir", str(out),
+         "--screenshot-report", str(REPORTS / "cpu-tiny-resnet50-train.json"),
+         "--screenshot-report", str(REPORTS / "h200-resnet50-train-amp-bf16-cl-bs256.json")],
         cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
         env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen",
              "XDG_STATE_HOME": str(tmp_path / "state")})
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in out.iterdir()) == [
         "01-welcome.png", "02-system-check.png", "03-setup-plan.png", "04-run-setup.png",
-        "05-override-tester.png", "06-verify.png"]
+        "05-override-tester.png", "06-verify.png", "07-benchmark.png", "08-results.png",
+        "09-history.png", "10-compare.png"]
     assert all(p.stat().st_size > 10_000 for p in out.iterdir())
 
 

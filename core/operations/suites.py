@@ -1,0 +1,242 @@
+"""What the Benchmark page offers: the suite choices (resources/data/bench.toml) sized to the
+card, how long each takes, and the worker options a choice with its settings runs.
+
+A choice is one card on the page (the quick health check runs two suites: gemm, bandwidth). Its
+default batch is the largest of a ladder whose memory estimate fits the card; its time is an
+estimate from rocmate's own runs, said as "about"."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from pathlib import Path
+
+import tomllib
+
+from core.bench.runner import EventCallback
+from core.bench.worker.options import BenchOptions
+from core.operations.benchmark import BenchmarkRequest, BenchmarkResult, BenchmarkRun
+from core.operations.errors import OperationError
+from core.report.model import Report
+from core.resources import data_dir
+from core.system import System
+
+GB = 1e9
+
+
+@dataclass(frozen=True)
+class SuiteChoice:
+    key: str
+    suites: tuple[str, ...]
+    title: str
+    what: str
+    needs: tuple[str, ...]
+    seconds_gpu: float
+    seconds_first: float
+    seconds_tiny: float
+    source: str
+    batch: int | None = None
+    fixed_gb: float | None = None
+    per_item_gb: float | None = None
+    min_gb: float | None = None
+
+
+@dataclass(frozen=True)
+class SuitePlan:
+    """A choice as sized for one card: the batch it starts with and why, and its time."""
+
+    choice: SuiteChoice
+    batch_size: int | None
+    """None: the suite decides (gemm, bandwidth, the LLM's own fit)."""
+    why: str
+    estimate_s: float
+    first_run_extra_s: float
+    warning: str | None = None
+    """A reason it may not fit (too little memory), or None."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The page's advanced settings (None: the suite's default)."""
+
+    device: str = "cuda:0"
+    size: str = "default"
+    precision: str | None = None
+    batch_size: int | None = None
+    channels_last: bool = False
+    compile: bool = False
+    steps: int | None = None
+    seconds: float | None = None
+    model: str | None = None
+
+
+@dataclass(frozen=True)
+class Table:
+    fit_fraction: float
+    ladder: tuple[int, ...]
+    choices: tuple[SuiteChoice, ...]
+
+
+def load_table(path: Path | None = None) -> Table:
+    return _load(str(path or data_dir() / "bench.toml"))
+
+
+@lru_cache(maxsize=4)
+def _load(path: str) -> Table:
+    with open(path, "rb") as f:
+        data = tomllib.load(f)
+    choices = []
+    for row in data["choice"]:
+        memory = row.get("memory", {})
+        choices.append(SuiteChoice(
+            key=row["key"], suites=tuple(row["suites"]), title=row["title"], what=row["what"],
+            needs=tuple(row.get("needs", ())), seconds_gpu=float(row["seconds_gpu"]),
+            seconds_first=float(row["seconds_first"]), seconds_tiny=float(row["seconds_tiny"]),
+            source=row["source"], batch=row.get("batch"), fixed_gb=memory.get("fixed_gb"),
+            per_item_gb=memory.get("per_item_gb"), min_gb=row.get("min_gb")))
+    return Table(float(data["fit_fraction"]), tuple(data["batch_ladder"]), tuple(choices))
+
+
+def size_choice(choice: SuiteChoice, memory_bytes: int | None, *, gpu: bool = True,
+                tiny: bool = False, table: Table | None = None) -> SuitePlan:
+    """``choice`` sized for a card with ``memory_bytes`` of VRAM (None: not known)."""
+    table = table or load_table()
+    estimate = choice.seconds_tiny if tiny or not gpu else choice.seconds_gpu
+    first = 0.0 if tiny or not gpu else choice.seconds_first
+    batch, why, warning = choice.batch, "the suite's default", None
+    gb = memory_bytes / GB if memory_bytes else None
+    if tiny:
+        return SuitePlan(choice, None, "tiny shapes: the suite's own small batch", estimate, 0.0)
+    if not gpu:
+        return SuitePlan(choice, None, "on the CPU: the suite's own small batch", estimate, 0.0)
+    if choice.per_item_gb is not None and choice.fixed_gb is not None:
+        if gb is None:
+            why = "the suite's default (the card's memory is not known)"
+        else:
+            usable = gb * table.fit_fraction
+            fits = [b for b in table.ladder
+                    if choice.fixed_gb + choice.per_item_gb * b <= usable]
+            if fits:
+                batch = fits[-1]
+                why = f"sized to the card's {gb:.0f} GB"
+            else:
+                batch = table.ladder[0]
+                warning = (f"{gb:.0f} GB may be too little even for batch {batch}; "
+                           "lower the batch in the settings if it runs out of memory")
+                why = "the smallest batch rocmate offers"
+    if choice.min_gb is not None and gb is not None and gb < choice.min_gb:
+        warning = (f"needs about {choice.min_gb:.0f} GB of GPU memory; this card has "
+                   f"{gb:.0f} GB and may run out")
+    return SuitePlan(choice, batch, why, estimate, first, warning)
+
+
+def plan_choices(memory_bytes: int | None, *, gpu: bool = True, tiny: bool = False
+                 ) -> list[SuitePlan]:
+    """Every choice of the page, sized for the card."""
+    table = load_table()
+    return [size_choice(c, memory_bytes, gpu=gpu, tiny=tiny, table=table)
+            for c in table.choices]
+
+
+def options_for(plan: SuitePlan, settings: Settings) -> list[BenchOptions]:
+    """The worker options of each suite the choice runs, with the page's settings."""
+    batch = settings.batch_size or plan.batch_size
+    out = []
+    for suite in plan.choice.suites:
+        base = BenchOptions(suite=suite, device=settings.device, size=settings.size,
+                            steps=settings.steps, seconds=settings.seconds)
+        if suite in ("resnet50-train", "sd15-infer", "llm-train"):
+            base = replace(base, precision=settings.precision, batch_size=batch,
+                           compile=settings.compile)
+        if suite == "resnet50-train":
+            base = replace(base, channels_last=settings.channels_last)
+        if suite == "sd15-infer":
+            base = replace(base, model=settings.model)
+        out.append(base)
+    return out
+
+
+
+@dataclass
+class SequenceResult:
+    """What a sequence of suites left: each suite's result, in order (a cancelled or failed
+    suite ends the sequence), and one report of every run for the results page."""
+
+    results: list[BenchmarkResult]
+    report: Report
+
+    @property
+    def status(self) -> str:
+        """ok when every suite ran to its end, else the status of the one that did not."""
+        for result in self.results:
+            if result.status != "ok":
+                return result.status
+        return "ok"
+
+    @property
+    def history_ids(self) -> list[int]:
+        return [i for r in self.results for i in r.history_ids]
+
+    @property
+    def problems(self) -> list[str]:
+        """What could not be kept (report file, history), in words."""
+        return [p for r in self.results for p in (r.out_error, r.history_error) if p]
+
+
+class SuiteSequence:
+    """Runs several suites one after the other (the health check: gemm, then bandwidth), each
+    through :class:`BenchmarkRun`; ``cancel()`` stops the one running and the rest.
+
+    ``on_start(index, run)`` is called as each suite's run starts; ``on_event`` gets every event
+    of every run. Each run's report is built and stored off the event loop's thread."""
+
+    def __init__(self, requests: list[BenchmarkRequest], *,
+                 on_event: EventCallback | None = None,
+                 on_start: Callable[[int, BenchmarkRun], None] | None = None,
+                 system: System | None = None) -> None:
+        if not requests:
+            raise OperationError("choose at least one benchmark", status=2)
+        problems = [p for r in requests for p in r.problems()]
+        if problems:
+            raise OperationError("; ".join(dict.fromkeys(problems)), status=2)
+        self.requests = requests
+        self.on_event = on_event
+        self.on_start = on_start
+        self.system = system
+        self.current: BenchmarkRun | None = None
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+        if self.current is not None:
+            self.current.cancel()
+
+    async def run(self) -> SequenceResult:
+        results: list[BenchmarkResult] = []
+        for index, request in enumerate(self.requests):
+            if self.cancelled:
+                break
+            run = BenchmarkRun(request, self.on_event, self.system)
+            self.current = run
+            if self.on_start is not None:
+                self.on_start(index, run)
+            outcome = await run.runner.run()
+            result = await asyncio.to_thread(run.keep, outcome)
+            results.append(result)
+            if result.status != "ok":
+                break
+        self.current = None
+        if not results:
+            raise OperationError("the benchmark was cancelled before it started", status=130)
+        return SequenceResult(results, combined([r.report for r in results]))
+
+
+def combined(reports: list[Report]) -> Report:
+    """One report of the runs of several (the machine and software of the first: the suites
+    of one sequence ran in the same Python on the same machine)."""
+    first = reports[0]
+    if len(reports) == 1:
+        return first
+    return replace(first, runs=[run for report in reports for run in report.runs])

@@ -1,0 +1,439 @@
+"""Benchmark: the suites as cards sized to the card's memory (batch, about how long), the
+advanced settings folded away, Start and Cancel, a progress bar with the time left and what
+the worker is doing, and the live graphs.
+
+Start runs the real worker through core's suite sequence on the qasync loop; its events arrive
+on the GUI thread and go to the graphs' ring buffers (the graphs redraw on their own timer). The
+progress line is refreshed on a 250 ms timer, never per event. Cancel stops the worker (SIGINT,
+then SIGKILL) and the run is kept in the history as cancelled.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QCoreApplication, Qt, QTimer
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.bench.worker.protocol import PRECISIONS
+from core.operations.benchmark import BenchmarkRequest, BenchmarkRun
+from core.operations.errors import OperationError
+from core.operations.reports import summary
+from core.operations.suites import (
+    SequenceResult,
+    Settings,
+    SuitePlan,
+    SuiteSequence,
+    options_for,
+    plan_choices,
+)
+from core.report.model import Report
+from gui.bridge import Bridge
+from gui.pages.base import PageId, RocPage
+from gui.session import Session
+from gui.widgets.findings import selectable_label
+
+if TYPE_CHECKING:
+    from gui.widgets.live_plots import LivePlots
+
+KEY = "benchmark"
+PHASE_WORDS = {"warmup": "warming up", "measure": "measuring"}
+
+
+def about(seconds: float) -> str:
+    """"about 25 s", "about 2 min"."""
+    if seconds < 90:
+        text = QCoreApplication.translate("BenchmarkPage", "about %1 s")
+        return text.replace("%1", str(max(5, round(seconds / 5) * 5)))
+    text = QCoreApplication.translate("BenchmarkPage", "about %1 min")
+    return text.replace("%1", str(round(seconds / 60)))
+
+
+class SuiteCard(QFrame):
+    """One choice: a check box with its title, what it measures, the batch and the time."""
+
+    def __init__(self, plan: SuitePlan, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.plan = plan
+        self.setObjectName(f"suite-{plan.choice.key}")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 6, 8, 6)
+        layout.setSpacing(2)
+        self.check = QCheckBox(self.tr(plan.choice.title))
+        font = self.check.font()
+        font.setBold(True)
+        self.check.setFont(font)
+        layout.addWidget(self.check)
+        what = selectable_label(self.tr(plan.choice.what))
+        layout.addWidget(what)
+        self.facts = selectable_label("")
+        self.facts.setObjectName("suite-facts")
+        layout.addWidget(self.facts)
+        self.warning = selectable_label("")
+        self.warning.setVisible(False)
+        layout.addWidget(self.warning)
+        self.set_plan(plan)
+
+    def set_plan(self, plan: SuitePlan) -> None:
+        self.plan = plan
+        parts = [about(plan.estimate_s)]
+        if plan.batch_size is not None and len(plan.choice.suites) == 1 \
+                and plan.choice.key != "sd15-infer":
+            parts.append(self.tr("batch %1, %2").replace("%1", str(plan.batch_size))
+                         .replace("%2", plan.why))
+        self.facts.setText(" · ".join(parts))
+        self.setToolTip(self.tr("The first run on a card may take %1 more: the GPU libraries "
+                                "pick their kernels once.").replace(
+                                    "%1", about(plan.first_run_extra_s))
+                        if plan.first_run_extra_s else "")
+        if plan.warning:
+            self.warning.setText(self.tr("Warning: %1").replace("%1", plan.warning))
+        self.warning.setVisible(bool(plan.warning))
+
+
+class AdvancedSettings(QWidget):
+    """Precision, batch, channels_last, compile, how long to measure, the device, a tiny smoke
+    run and SD weights from a local file; each "automatic" unless changed."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        form = QFormLayout(self)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
+        self.device = QComboBox()
+        self.device.addItem(self.tr("The GPU (cuda:0)"), "cuda:0")
+        self.device.addItem(self.tr("The CPU (slow: a check that the suites run)"), "cpu")
+        form.addRow(self.tr("Device"), self.device)
+        self.tiny = QCheckBox(self.tr("Tiny shapes: a smoke run in seconds, not a measurement"))
+        form.addRow(self.tr("Size"), self.tiny)
+        self.precision = QComboBox()
+        self.precision.addItem(self.tr("Automatic (the suite's default)"), None)
+        for name in PRECISIONS:
+            self.precision.addItem(name, name)
+        form.addRow(self.tr("Precision"), self.precision)
+        self.batch = QSpinBox()
+        self.batch.setRange(0, 1_000_000)
+        self.batch.setSpecialValueText(self.tr("Automatic (sized to the card)"))
+        form.addRow(self.tr("Batch size"), self.batch)
+        self.measure = QDoubleSpinBox()
+        self.measure.setRange(0, 3600)
+        self.measure.setDecimals(0)
+        self.measure.setSuffix(self.tr(" s"))
+        self.measure.setSpecialValueText(self.tr("Automatic (the suite's default)"))
+        form.addRow(self.tr("Measure for"), self.measure)
+        self.steps = QSpinBox()
+        self.steps.setRange(0, 1_000_000)
+        self.steps.setSpecialValueText(self.tr("Automatic (by time)"))
+        form.addRow(self.tr("Or exactly N steps"), self.steps)
+        switches = QHBoxLayout()
+        self.channels_last = QCheckBox(self.tr("channels_last (ResNet-50)"))
+        self.compile = QCheckBox(self.tr("torch.compile (slow to start)"))
+        switches.addWidget(self.channels_last)
+        switches.addWidget(self.compile)
+        switches.addStretch(1)
+        form.addRow(self.tr("Options"), switches)
+        model_row = QHBoxLayout()
+        self.model = QLineEdit()
+        self.model.setPlaceholderText(self.tr("Random weights (no download)"))
+        browse = QPushButton(self.tr("Choose…"))
+        browse.clicked.connect(self.choose_model)
+        model_row.addWidget(self.model, 1)
+        model_row.addWidget(browse)
+        form.addRow(self.tr("SD 1.5 weights"), model_row)
+
+    def choose_model(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, self.tr("SD 1.5 weights"), str(Path.home()),
+            self.tr("Safetensors (*.safetensors);;All files (*)"))
+        if path:
+            self.model.setText(path)
+
+    def settings(self) -> Settings:
+        return Settings(
+            device=str(self.device.currentData()),
+            size="tiny" if self.tiny.isChecked() else "default",
+            precision=self.precision.currentData(),
+            batch_size=self.batch.value() or None,
+            channels_last=self.channels_last.isChecked(),
+            compile=self.compile.isChecked(),
+            steps=self.steps.value() or None,
+            seconds=self.measure.value() or None,
+            model=self.model.text().strip() or None,
+        )
+
+
+class BenchmarkPage(RocPage):
+    PAGE_ID = PageId.BENCHMARK
+
+    def __init__(self, session: Session, bridge: Bridge) -> None:
+        super().__init__(session, bridge)
+        self.setTitle(self.tr("Benchmark the card"))
+        self.setSubTitle(self.tr("Pick what to measure and press Start. The graphs follow the "
+                                 "run live; the results are kept in the history."))
+        self.cards: list[SuiteCard] = []
+        grid = QGridLayout()
+        grid.setSpacing(6)
+        for i, plan in enumerate(plan_choices(None)):
+            card = SuiteCard(plan)
+            card.check.toggled.connect(self._update_buttons)
+            self.cards.append(card)
+            grid.addWidget(card, i // 2, i % 2)
+        self.advanced = AdvancedSettings()
+        self.advanced.setVisible(False)
+        self.advanced.device.currentIndexChanged.connect(self._resize_cards)
+        self.advanced.tiny.toggled.connect(self._resize_cards)
+        self.fold = QToolButton()
+        self.fold.setText(self.tr("Advanced settings"))
+        self.fold.setCheckable(True)
+        self.fold.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.fold.setArrowType(Qt.ArrowType.RightArrow)
+        self.fold.toggled.connect(self._fold)
+        self.start_button = QPushButton(self.tr("&Start"))
+        self.start_button.clicked.connect(self.start)
+        self.cancel_button = QPushButton(self.tr("&Cancel the run"))
+        self.cancel_button.clicked.connect(self.cancel)
+        self.cancel_button.setEnabled(False)
+        self.cards[0].check.setChecked(True)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setTextVisible(False)
+        self.progress.setVisible(False)
+        self.status = selectable_label("")
+        self.message = selectable_label("")
+        self.message.setObjectName("benchmark-message")
+        self.message.setVisible(False)
+        self._plots: LivePlots | None = None  # made when the page is first shown (pyqtgraph
+        # is slow to import, and the first window must not wait for it)
+
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.fold)
+        buttons.addWidget(self.status, 1)
+        buttons.addWidget(self.start_button)
+        buttons.addWidget(self.cancel_button)
+        layout = QVBoxLayout(self)
+        layout.addLayout(grid)
+        layout.addLayout(buttons)
+        layout.addWidget(self.advanced)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.message)
+        self.layout_ = layout
+
+        self.sequence: SuiteSequence | None = None
+        self.result: SequenceResult | None = None
+        self.close_when_stopped = False
+        self._chosen: list[SuitePlan] = []
+        self._estimate_s = 0.0
+        self._started = 0.0
+        self._run_index = 0
+        self._runs = 0
+        self._doing = ""
+        self._suite = ""
+        self._ticker = QTimer(self)
+        self._ticker.setInterval(250)
+        self._ticker.timeout.connect(self._tick)
+        bridge.finished.connect(self._finished)
+        bridge.failed.connect(self._failed)
+
+    # -- the cards ---------------------------------------------------------------------------
+
+    @property
+    def plots(self) -> LivePlots:
+        if self._plots is None:
+            from gui.widgets.live_plots import LivePlots
+
+            self._plots = LivePlots()
+            self._plots.setMinimumHeight(260)
+            self.layout_.addWidget(self._plots, 1)
+        return self._plots
+
+    def initializePage(self) -> None:
+        self.plots.setVisible(True)
+        self._resize_cards()
+        replayed = self.session.root is not None
+        self.start_button.setToolTip(
+            self.tr("A recorded machine runs nothing: the benchmark runs on this computer.")
+            if replayed else "")
+
+    def memory_bytes(self) -> int | None:
+        report = self.session.report
+        if report is None or report.primary_index is None:
+            return None
+        return report.facts.gpus.gpus[report.primary_index].vram_bytes
+
+    def _resize_cards(self) -> None:
+        settings = self.advanced.settings()
+        plans = plan_choices(self.memory_bytes(), gpu=settings.device != "cpu",
+                             tiny=settings.size == "tiny")
+        for card, plan in zip(self.cards, plans, strict=True):
+            card.set_plan(plan)
+
+    def _fold(self, open_: bool) -> None:
+        self.fold.setArrowType(Qt.ArrowType.DownArrow if open_ else Qt.ArrowType.RightArrow)
+        self.advanced.setVisible(open_)
+
+    def _update_buttons(self) -> None:
+        chosen = any(c.check.isChecked() for c in self.cards)
+        self.start_button.setEnabled(chosen and not self.busy)
+        self.cancel_button.setEnabled(self.busy)
+        for card in self.cards:
+            card.check.setEnabled(not self.busy)
+        self.advanced.setEnabled(not self.busy)
+
+    # -- a run -------------------------------------------------------------------------------
+
+    def requests(self) -> list[BenchmarkRequest]:
+        settings = self.advanced.settings()
+        python = self.session.python
+        return [BenchmarkRequest(options=options, python=python,
+                                 history_path=self.session.history_path)
+                for plan in self._chosen for options in options_for(plan, settings)]
+
+    def start(self) -> None:
+        if self.busy:
+            return
+        self._chosen = [c.plan for c in self.cards if c.check.isChecked()]
+        self.message.setVisible(False)
+        self.result = None
+        try:
+            requests = self.requests()
+            self.sequence = SuiteSequence(requests, on_event=self._event,
+                                          on_start=self._run_started)
+        except OperationError as exc:
+            self._show_message(str(exc))
+            return
+        self._runs = len(requests)
+        self._estimate_s = sum(p.estimate_s for p in self._chosen)
+        self._started = time.monotonic()
+        self._doing = self.tr("starting the worker")
+        self.plots.reset()
+        self.progress.setVisible(True)
+        self.set_busy(True)
+        self._update_buttons()
+        self._ticker.start()
+        self._tick()
+        sequence = self.sequence
+        self.bridge.start_async(KEY, sequence.run)
+
+    def cancel(self) -> None:
+        if self.sequence is not None:
+            self.sequence.cancel()
+            self._doing = self.tr("stopping the worker")
+            self._tick()
+
+    def stop(self) -> None:
+        """Stop the run (the wizard's close asks for it)."""
+        self.cancel()
+
+    def _run_started(self, index: int, run: BenchmarkRun) -> None:
+        self._run_index = index
+        self._suite = run.request.options.suite
+        if index:
+            self.plots.reset()
+
+    def _event(self, event: dict[str, Any]) -> None:
+        """One worker event, on the GUI thread: to the graphs; the words for the ticker."""
+        self.plots.add_event(event)
+        kind = event.get("event")
+        if kind == "phase":
+            phase = event.get("phase")
+            if phase == "setup":
+                self._doing = str(event.get("what") or self.tr("setting up"))
+            elif phase in PHASE_WORDS:
+                part = event.get("part")
+                words = self.tr(PHASE_WORDS[phase])
+                self._doing = f"{words} {part}" if part else words
+        elif kind == "hello":
+            self._doing = self.tr("the worker started on %1").replace(
+                "%1", str(event.get("device_name") or event.get("device") or "?"))
+
+    def show_recorded(self, report: Report) -> None:
+        """The graphs of a finished run (the last of ``report``), as it was saved."""
+        self.plots.show_run(report.runs[-1])
+        self.status.setText(self.tr("A recorded run: %1").replace("%1", summary(report)))
+
+    def _tick(self) -> None:
+        elapsed = time.monotonic() - self._started
+        estimate = max(self._estimate_s, 1.0)
+        fraction = min(elapsed / estimate, 0.97)
+        self.progress.setValue(int(fraction * 1000))
+        left = estimate - elapsed
+        when = (self.tr("%1 left").replace("%1", about(left)) if left > 0
+                else self.tr("taking longer than the estimate"))
+        suite = self._suite or (self._chosen[0].choice.suites[0] if self._chosen else "")
+        text = self.tr("%1 (%2 of %3): %4 — %5 elapsed, %6")
+        for marker, value in (("%1", suite), ("%2", str(self._run_index + 1)),
+                              ("%3", str(self._runs)), ("%4", self._doing),
+                              ("%5", f"{elapsed:.0f} s"), ("%6", when)):
+            text = text.replace(marker, value)
+        self.status.setText(text)
+
+    def _finished(self, key: str, result: object) -> None:
+        if key != KEY or not isinstance(result, SequenceResult):
+            return
+        self._end()
+        self.result = result
+        self.session.bench_report = result.report
+        self.session.bench_history_ids = result.history_ids
+        self.progress.setValue(1000)
+        last = result.results[-1]
+        if result.status == "ok":
+            self.status.setText(self.tr("Done in %1 s. Next shows the results.").replace(
+                "%1", f"{time.monotonic() - self._started:.0f}"))
+        elif result.status == "cancelled":
+            self.status.setText(self.tr("Cancelled. The steps it measured are kept in the "
+                                        "history."))
+        else:
+            self.status.setText(self.tr("The run failed."))
+        run = last.report.runs[-1]
+        lines = []
+        if run.error is not None and result.status != "cancelled":
+            lines += [run.error.message, run.error.advice]
+        lines += result.problems
+        if lines:
+            self._show_message("\n".join(line for line in lines if line))
+        self.completeChanged.emit()
+
+    def _failed(self, key: str, message: str, details: str) -> None:
+        if key != KEY:
+            return
+        self._end()
+        self.status.setText(self.tr("The run did not start."))
+        self._show_message(message)
+
+    def _end(self) -> None:
+        self._ticker.stop()
+        self.plots.finish()
+        self.sequence = None
+        self.set_busy(False)
+        self._update_buttons()
+        if self.close_when_stopped:
+            window = self.window()
+            QTimer.singleShot(0, window.close)
+
+    def _show_message(self, text: str) -> None:
+        self.message.setText(text)
+        self.message.setVisible(True)
+
+    def isComplete(self) -> bool:
+        return not self.busy and self.session.bench_report is not None
+
+    def nextId(self) -> int:
+        return int(PageId.RESULTS)
