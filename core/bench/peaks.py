@@ -2,6 +2,11 @@
 
 Looked up by the device's PCI id (and revision), else by its name. When no row or no peak is
 known, the reference says so instead of inventing a number.
+
+A figure with a peak beside it (gemm's ``tflops_bf16_peak``, the first burst, beside the
+sustained ``tflops_bf16``) is set against the same datasheet peak under its own name: the
+datasheet comparison is the peak's, the sustained fraction is kept beside it (and is all an
+older report has).
 """
 
 from __future__ import annotations
@@ -10,7 +15,7 @@ from typing import Any
 
 from core.knowledge.gpus import GpuRow
 from core.knowledge.loader import Knowledge, KnowledgeError, load_knowledge
-from core.report.model import Figure, Reference
+from core.report.model import PEAK_SUFFIX, Figure, Reference
 
 # figure name -> the GpuRow field holding its peak, per suite (precision-dependent ones below)
 _FIXED = {
@@ -67,8 +72,10 @@ def reference(suite: str, settings: dict[str, Any], figures: dict[str, Figure],
     for fig, field in fields.items():
         peak = getattr(row, field, None)
         if peak:
-            peaks[fig] = float(peak)
-            fractions[fig] = figures[fig].median / float(peak)
+            for name in (fig, fig + PEAK_SUFFIX):
+                if name in figures:
+                    peaks[name] = float(peak)
+                    fractions[name] = figures[name].median / float(peak)
         else:
             missing.append(field)
     note = f"found by {how}"

@@ -8,7 +8,11 @@
   site-packages (and its user site, where a ``pip install --user torch`` lives) are importable
   besides ``core``. The environment comes from ``core.system.clean_env()``.
 * Every event is appended to a run file (JSON lines) the moment it arrives, with telemetry
-  samples between them, so a crash of the caller loses nothing.
+  samples between them, so a crash of the caller loses nothing. The runner holds a shared
+  ``flock`` on the file while it writes (the kernel drops it however the process ends): a run
+  file without an ``end`` that nobody holds is an interrupted run (core.bench.recover).
+* Besides the worker's events (``setup`` phases included, from newer workers) the file holds
+  the runner's own lines: ``run`` first, ``telemetry``, parent errors and ``end`` last.
 * A watchdog kills the worker's process group when no event arrives for ``watchdog_s`` seconds
   (``startup_timeout_s`` until the first step: model build, compile and autotuning come first).
 * :meth:`BenchRunner.cancel` sends SIGINT (the worker reports ``interrupted``), then SIGKILL.
@@ -20,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as _dt
+import fcntl
 import json
 import os
 import resource
@@ -58,7 +63,7 @@ class RunOutcome:
     python: str
     options: BenchOptions
     started: str  # ISO 8601 UTC
-    status: str = "error"  # ok | error | cancelled
+    status: str = "error"  # ok | error | cancelled | interrupted (core.bench.recover only)
     duration_s: float = 0.0
     hello: dict[str, Any] | None = None
     result: dict[str, Any] | None = None
@@ -94,12 +99,26 @@ def worker_command(python: str, options: BenchOptions) -> list[str]:
     return [python, "-E", "-B", "-u", "-m", "core.bench.worker", *options.to_argv()]
 
 
-def default_run_file(env: Mapping[str, str], suite: str) -> Path:
-    """``$XDG_DATA_HOME/rocmate/runs/<UTC time>-<suite>.jsonl``."""
+def default_runs_dir(env: Mapping[str, str]) -> Path:
+    """``$XDG_DATA_HOME/rocmate/runs``: where the run files go, beside the history."""
     from core.report.history import default_path
 
+    return default_path(env).parent / "runs"
+
+
+def default_run_file(env: Mapping[str, str], suite: str) -> Path:
+    """``$XDG_DATA_HOME/rocmate/runs/<UTC time>-<suite>.jsonl``."""
     stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
-    return default_path(env).parent / "runs" / f"{stamp}-{suite}.jsonl"
+    return default_runs_dir(env) / f"{stamp}-{suite}.jsonl"
+
+
+def hold_run_file(file: IO[str]) -> None:
+    """A shared lock on a run file for as long as it is open here: the sign of a live run.
+    Shared, so two runs told to append to one file both get it; it waits only for a recovery
+    that holds the file for a moment (core.bench.recover). A file system without locks
+    (rare) goes without."""
+    with contextlib.suppress(OSError):
+        fcntl.flock(file.fileno(), fcntl.LOCK_SH)
 
 
 class BenchRunner:
@@ -120,7 +139,10 @@ class BenchRunner:
         kill_grace_s: float = 10.0,
         on_event: EventCallback | None = None,
         system: System | None = None,
+        run_record: Mapping[str, Any] | None = None,
     ) -> None:
+        """``run_record``: more fields for the run file's ``run`` line (e.g. ``history``:
+        whether the caller keeps the run in the history, which a recovery honours)."""
         self.options = options
         # a relative path would break: the worker starts in its own folder (symlinks are kept,
         # a venv's python must stay the venv's)
@@ -135,6 +157,7 @@ class BenchRunner:
         self.kill_grace_s = kill_grace_s
         self.on_event = on_event
         self.system: System = system or LiveSystem()
+        self.run_record = dict(run_record or {})
         self.proc: asyncio.subprocess.Process | None = None
         self._cancelled = False
         self._hung = False
@@ -202,8 +225,8 @@ class BenchRunner:
             if self.run_file is not None and not self._open_run_file(out):
                 return out
             argv = worker_command(self.python, self.options)
-            self._record({"event": "run", "schema": "rocmate.run/1", "suite": out.suite,
-                          "argv": argv, "started": started, "rx_t": 0.0})
+            self._record({**self.run_record, "event": "run", "schema": "rocmate.run/1",
+                          "suite": out.suite, "argv": argv, "started": started, "rx_t": 0.0})
             prepare_worker_root(workdir)
             await self._run_worker(argv, workdir, out)
         finally:
@@ -224,6 +247,7 @@ class BenchRunner:
         try:
             self.run_file.parent.mkdir(parents=True, exist_ok=True)
             self._file = open(self.run_file, "a", encoding="utf-8")  # noqa: SIM115
+            hold_run_file(self._file)
         except OSError as exc:
             out.error = self._parent_error(
                 "other", f"cannot write the run file {self.run_file}: {exc.strerror or exc}",

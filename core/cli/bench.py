@@ -64,6 +64,9 @@ class Progress:
         self.width = 0
         self.last_step: dict[str, Any] = {}
         self.hello_t: float | None = None  # until the first phase: the suite is being prepared
+        self.prepare_t: float | None = None  # when preparing began (first setup phase or hello)
+        self.setup_what: str | None = None  # the latest setup phase's words (newer workers)
+        self.setup_t = 0.0
 
     def _line(self, text: str, final: bool = False) -> None:
         if self.tty:
@@ -82,15 +85,23 @@ class Progress:
             self._line(f"{ev.get('suite')} on {dev}, torch {ev.get('torch')}"
                        + "".join(f", {flag}" for flag in flags), final=True)
             self.hello_t = float(ev.get("rx_t") or 0.0)
-            self._line("preparing (libraries, model, data) ...", final=not self.tty)
+            if self.prepare_t is None:
+                self.prepare_t = self.hello_t
+            if self.setup_what is None:  # an older worker: no words on what it prepares
+                self._line("preparing (libraries, model, data) ...", final=not self.tty)
         elif kind == "telemetry" and self.tty and self.hello_t is not None and not self.phase:
-            self._line(f"preparing (libraries, model, data) "
-                       f"{float(ev.get('rx_t') or 0.0) - self.hello_t:.0f} s")
+            now = float(ev.get("rx_t") or 0.0)
+            if self.setup_what is None:
+                self._line(f"preparing (libraries, model, data) {now - self.hello_t:.0f} s")
+            else:
+                self._line(f"preparing: {self.setup_what} {now - self.setup_t:.0f} s")
+        elif kind == "phase" and ev.get("phase") == "setup":
+            self._setup(ev)
         elif kind == "phase":
             if self.phase and self.tty:
                 self._line(self._status_text(), final=True)
-            elif self.tty and self.hello_t is not None:  # the preparing line, finished
-                took = float(ev.get("rx_t") or 0.0) - self.hello_t
+            elif self.tty and self.prepare_t is not None:  # the preparing line, finished
+                took = float(ev.get("rx_t") or 0.0) - self.prepare_t
                 self._line(f"prepared (libraries, model, data) in {took:.1f} s", final=True)
             self.phase = str(ev.get("phase"))
             self.part = ev.get("part")
@@ -106,6 +117,17 @@ class Progress:
                 self._line(self._status_text())
         elif kind == "error" and self.tty and self.width:
             self._line("", final=True)
+
+    def _setup(self, ev: dict[str, Any]) -> None:
+        """A setup phase: what the worker prepares before its first step, on one line."""
+        self.setup_what = str(ev.get("what") or "the run")
+        self.setup_t = float(ev.get("rx_t") or 0.0)
+        if self.prepare_t is None:
+            self.prepare_t = self.setup_t
+        if self.tty:
+            self._line(f"preparing: {self.setup_what}")
+        else:
+            self._line(f"preparing: {self.setup_what} ...", final=True)
 
     def _status_text(self) -> str:
         ev = self.last_step

@@ -2,9 +2,10 @@
 
 Every error (no such run, a file that is not a report, a newer schema, a database set aside or
 locked) is one line on stderr starting with ``rocmate report:`` and a non-zero exit status;
-never a traceback.
+never a traceback. ``list`` first adds the runs rocmate stopped before they ended (a crash, a
+closed window) to the default history, as ``interrupted`` (core.operations.benchmark).
 
-    rocmate report list [--suite S] [--limit N] [--json]
+    rocmate report list [--suite S] [--status S] [--limit N] [--json]
     rocmate report show ID|FILE [--format text|json|md|html] [--references]
     rocmate report export ID|FILE -o OUT.json|.html|.md [--format F] [--references]
     rocmate report compare ID|FILE [ID|FILE] [--references] [--all-cards] [--format F] [-o OUT]
@@ -23,7 +24,7 @@ from collections.abc import Callable
 
 from core.operations import reports as ops
 from core.report import formatting as fmt
-from core.report.model import ReportError
+from core.report.model import STATUSES, ReportError
 from core.report.writers import format_for, load_scrubbed_report, write_text
 
 PROG = "rocmate report"
@@ -44,7 +45,8 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
 
     ls = sub.add_parser("list", parents=[common], help="list the runs in the history")
     ls.add_argument("--suite", help="only this suite")
-    ls.add_argument("--status", choices=["ok", "error", "cancelled"])
+    ls.add_argument("--status", choices=list(STATUSES),
+                    help="only runs that ended so (interrupted: rocmate stopped before the end)")
     ls.add_argument("--limit", type=int, default=50, metavar="N", help="newest N (default 50)")
     ls.add_argument("--json", action="store_true", help="print the list as JSON")
 
@@ -143,6 +145,8 @@ def _out(text: str, end: str = "\n") -> None:
 
 
 def _list(args: argparse.Namespace, access: ops.HistoryAccess) -> int:
+    if getattr(args, "db", None) is None:  # the default history: its runs' files are known
+        _recover_interrupted()
     runs = ops.list_runs(access, suite=args.suite, status=args.status, limit=args.limit)
     if args.json:
         _out(json.dumps([dataclasses.asdict(e) for e in runs.entries], indent=2,
@@ -150,6 +154,22 @@ def _list(args: argparse.Namespace, access: ops.HistoryAccess) -> int:
     else:
         _out(runs.text())
     return 0
+
+
+def _recover_interrupted() -> None:
+    """Add the runs rocmate stopped before they ended; a failure is said, the list goes on."""
+    from core.operations.benchmark import recover_interrupted  # loads the runner: only here
+    from core.operations.errors import OperationError
+
+    try:
+        ids = recover_interrupted()
+    except OperationError as exc:
+        _say(str(exc))
+        return
+    if ids:
+        which = ", ".join(f"#{i}" for i in ids)
+        runs = "a run" if len(ids) == 1 else f"{len(ids)} runs"
+        _say(f"added {runs} that rocmate stopped before the end to the history: {which}")
 
 
 def _show(args: argparse.Namespace, access: ops.HistoryAccess) -> int:

@@ -4,6 +4,8 @@ built and scrubbed, written to a file when asked and added to the history.
 
 A measured run is never lost: a report file that cannot be written or a history that cannot be
 opened is said in the result (``out_error``, ``history_error``); the run file holds every event.
+A run that rocmate itself did not live to finish (a crash, a closed window) is added to the
+history later by :func:`recover_interrupted`, as ``interrupted`` with the steps it had.
 """
 
 from __future__ import annotations
@@ -15,8 +17,15 @@ import signal
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from core.bench.recover import recover
 from core.bench.run_report import build_report
-from core.bench.runner import BenchRunner, EventCallback, RunOutcome, default_run_file
+from core.bench.runner import (
+    BenchRunner,
+    EventCallback,
+    RunOutcome,
+    default_run_file,
+    default_runs_dir,
+)
 from core.bench.worker.options import BenchOptions
 from core.operations.errors import OperationError
 from core.probe.environment import applied_env
@@ -73,7 +82,7 @@ class BenchmarkResult:
 
     @property
     def status(self) -> str:
-        """ok | error | cancelled"""
+        """ok | error | cancelled (``interrupted`` only for a run recovered later)"""
         return self.outcome.status
 
 
@@ -100,7 +109,8 @@ class BenchmarkRun:
         self.runner = BenchRunner(
             request.options, python=self.python, env=extra, run_file=self.run_file,
             watchdog_s=request.watchdog_s, startup_timeout_s=request.startup_timeout_s,
-            telemetry=request.telemetry, on_event=on_event, system=self.system)
+            telemetry=request.telemetry, on_event=on_event, system=self.system,
+            run_record={"history": request.history})
 
     def cancel(self) -> None:
         self.runner.cancel()
@@ -114,7 +124,7 @@ class BenchmarkRun:
         home path leaves the machine), to the request's file and the history. A report that
         cannot be made is an error with the run file named: every event is in it."""
         try:
-            report = scrub_report(build_report([outcome], self.system))
+            report = report_of(outcome, self.system)
             text = to_json(report)
         except ReportError as exc:
             raise OperationError(
@@ -132,6 +142,54 @@ class BenchmarkRun:
             except (HistoryError, OSError) as exc:
                 result.history_error = str(exc)
         return result
+
+
+def report_of(outcome: RunOutcome, system: System, created: str | None = None) -> Report:
+    """The report of one run, scrubbed before it is written anywhere (no user, host or home
+    path leaves the machine); ``created`` instead of now when given."""
+    report = build_report([outcome], system)
+    if created:
+        report.created = created
+    return scrub_report(report)
+
+
+def recover_interrupted(history_path: Path | None = None, runs_dir: Path | None = None,
+                        system: System | None = None) -> list[int]:
+    """Add to the history every run that rocmate stopped before it ended (it crashed, its
+    window was closed or killed, the power went): a run file in ``runs_dir`` (default
+    ``$XDG_DATA_HOME/rocmate/runs``) without an ``end`` that no live rocmate holds and whose
+    worker is gone. Each is added once, as ``interrupted`` with the steps it had (or as the
+    ``ok``/``error`` run it was, when the worker had already sent its result or error), and
+    its run file is marked. Returns the new history ids (empty when there was nothing to do).
+
+    Call it where the history is shown (``rocmate report list``; the app, at start). A run of
+    a live rocmate is left alone; a run started with ``--no-history`` is marked, not added.
+    Raises :class:`OperationError` when the history cannot be written (the runs stay for the
+    next call)."""
+    system = system or LiveSystem()
+    env = system.env()
+    runs = runs_dir or default_runs_dir(env)
+    path = history_path or default_path(env)
+    history: History | None = None
+
+    def keep(outcome: RunOutcome) -> list[int]:
+        nonlocal history
+        report = report_of(outcome, system, created=outcome.started or None)
+        to_json(report)  # refuses (ReportError) what the history could not hold
+        if history is None:
+            history = History(path)
+        ids, _new = history.insert_new(report)
+        return ids
+
+    try:
+        found = recover(runs, keep, system)
+    except (HistoryError, OSError) as exc:
+        raise OperationError(f"the runs rocmate stopped before they ended could not be added "
+                             f"to the history: {exc}") from exc
+    finally:
+        if history is not None:
+            history.close()
+    return [i for item in found for i in item.history_ids]
 
 
 def run_benchmark(request: BenchmarkRequest, on_event: EventCallback | None = None,

@@ -126,7 +126,10 @@ def compare_runs(a: SuiteRun, b: SuiteRun) -> RunComparison:
     else:
         out.figures = _figures(a, b)
     for run, label in ((a, "A"), (b, "B")):
-        if run.result is None:
+        if run.result is None and run.status == "interrupted":
+            out.notes.append(f"{label} did not finish ({fmt.headline(run)}: rocmate stopped "
+                             "before the run ended)")
+        elif run.result is None:
             kind = run.error.kind if run.error else run.status
             out.notes.append(f"{label} did not measure ({run.status}: {kind})")
         elif run.settings.get("size") == "tiny":

@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from core.report.model import Driver, Figure, Report, SuiteRun
+from core.report.model import PEAK_SUFFIX, Driver, Figure, Reference, Report, SuiteRun
 
 SUITE_TITLES = {
     "resnet50-train": "ResNet-50 training",
@@ -174,11 +174,47 @@ def settings_items(settings: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 
 def headline(run: SuiteRun) -> str:
-    """``4,624 images/s`` or ``error: oom``."""
+    """``4,624 images/s``, ``peak 775, sustained 670 TFLOP/s`` (a figure with its peak beside
+    it), ``error: oom`` or ``interrupted after 37 steps``."""
     if run.result is not None:
         f = run.result.headline_figure
+        peak = run.result.peak_of(run.result.headline)
+        if peak is not None:
+            return f"peak {num(peak.median)}, sustained {num(f.median)} {f.unit}"
         return f"{num(f.median)} {f.unit}"
-    return f"{run.status}: {run.error.kind}" if run.error else run.status
+    if run.status == "interrupted":
+        return f"interrupted after {count(len(run.steps), 'step')}"
+    return status_text(run)
+
+
+def status_text(run: SuiteRun) -> str:
+    """``error: oom``, ``cancelled: interrupted``; ``interrupted`` alone (its error kind says
+    the same)."""
+    if run.error is None or run.error.kind == run.status:
+        return run.status
+    return f"{run.status}: {run.error.kind}"
+
+
+def count(n: int, noun: str) -> str:
+    """``1 step``, ``37 steps``."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+def datasheet_parts(ref: Reference, sep: str = " ") -> list[str]:
+    """How close each figure came to the datasheet: ``tflops_fp32 76 % of 66.9``; a figure with
+    its peak beside it (gemm) as ``tflops_bf16 peak 78 %, sustained 68 % of 989.4``."""
+    out: list[str] = []
+    for name, fraction in ref.fractions.items():
+        base = name.removesuffix(PEAK_SUFFIX)
+        if base != name and base in ref.fractions:
+            continue  # said with its sustained figure
+        of = f"of {num(ref.peaks.get(name))}"
+        peak = ref.fractions.get(name + PEAK_SUFFIX)
+        if peak is None:
+            out.append(f"{name}{sep}{pct(fraction, 0)} {of}")
+        else:
+            out.append(f"{name}{sep}peak {pct(peak, 0)}, sustained {pct(fraction, 0)} {of}")
+    return out
 
 
 def warmup_text(run: SuiteRun) -> str:

@@ -373,6 +373,20 @@ class History:
         with self._write("store the run"):
             return self._insert_rows(report, text, imported, origin)
 
+    def insert_new(self, report: Report) -> tuple[list[int], bool]:
+        """Store a report of this machine's unless the very same report is stored already (a
+        run recovered from its run file, stored once before the file could be marked); the
+        check and the insert are one transaction. Returns the row ids and whether they are
+        new."""
+        report, text, _ = self._prepare(report, None)
+        with self._write("store the run"):
+            existing = self._db.execute(
+                "SELECT id FROM runs WHERE digest = ? AND imported = 0 ORDER BY run_index",
+                (_digest(text),)).fetchall()
+            if existing:
+                return [int(r[0]) for r in existing], False
+            return self._insert_rows(report, text, False, None), True
+
     def import_report(self, report: Report, origin: str | None = None) -> tuple[list[int], bool]:
         """Store someone else's report for comparison (``imported``); a report already in the
         history is not stored twice, also when two processes import it at once (the check and

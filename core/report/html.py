@@ -18,7 +18,7 @@ from core.report import charts
 from core.report import formatting as fmt
 from core.report.charts import Band, Chart, Rule, Series
 from core.report.compare import Comparison, Difference
-from core.report.model import SCHEMA, Figure, Report, SuiteRun
+from core.report.model import PEAK_SUFFIX, SCHEMA, Figure, Reference, Report, SuiteRun
 from core.report.references import KIND_TITLES, CardsLikeMine, conditions_text
 from core.report.steadiness import cautions
 
@@ -54,6 +54,7 @@ border-radius:12px;padding:18px;margin:0 0 18px}
 .badge{display:inline-block;font-size:.75rem;font-weight:700;text-transform:uppercase;
 letter-spacing:.05em;padding:2px 9px;border-radius:999px;border:1px solid currentColor}
 .badge.ok{color:var(--ok)}.badge.error{color:var(--err)}.badge.cancelled{color:var(--warn)}
+.badge.interrupted{color:var(--warn)}
 .badge.plain{color:var(--muted)}
 .chips{margin:2px 0 12px}
 .chip{display:inline-block;padding:1px 10px;margin:0 6px 6px 0;border-radius:999px;
@@ -231,8 +232,13 @@ def _chips(run: SuiteRun) -> str:
 def _error_box(run: SuiteRun) -> str:
     err = run.error
     assert err is not None
-    where = "the worker" if err.source == "worker" else "rocmate (the worker died without a word)"
-    out = [f'<div class="errorbox"><div class="kind">{e(run.status)}: {e(err.kind)}</div>',
+    if run.status == "interrupted":
+        where = "rocmate, from the run file it had written up to then"
+    elif err.source == "worker":
+        where = "the worker"
+    else:
+        where = "rocmate (the worker died without a word)"
+    out = [f'<div class="errorbox"><div class="kind">{e(fmt.status_text(run))}</div>',
            f"<p>{e(err.message)}</p>",
            f'<div class="advice"><strong>What to do:</strong> {e(err.advice)}</div>',
            f'<p class="muted">Reported by {e(where)}.</p>']
@@ -264,17 +270,31 @@ def _kpis(run: SuiteRun) -> str:
     r = run.result
     assert r is not None
     f = r.headline_figure
-    hero = _kpi(f"{fmt.figure_label(r.headline)} (median)", fmt.num(f.median), f.unit,
-                _figure_sub(f), hero=True, exact=f.median)
-    tiles: list[str] = []
     ref = run.reference
-    for name, g in list((k, v) for k, v in r.figures.items() if k != r.headline)[:2]:
+    peak = r.peak_of(r.headline)
+    if peak is None:
+        hero = _kpi(f"{fmt.figure_label(r.headline)} (median)", fmt.num(f.median), f.unit,
+                    _figure_sub(f), hero=True, exact=f.median)
+    else:
+        hero = _peak_hero(r.headline, peak, f, ref)
+    tiles: list[str] = []
+    shown = [k for k in r.figures
+             if k != r.headline and not _beside_its_figure(k, r.figures)][:2]
+    for name in shown:
+        g = r.figures[name]
         sub = _figure_sub(g)
-        if ref is not None and name in ref.fractions:
+        g_peak = r.peak_of(name)
+        if ref is not None and name + PEAK_SUFFIX in ref.fractions:
+            sub = (f"peak {fmt.num(g_peak.median if g_peak else None)}: "
+                   f"{fmt.pct(ref.fractions[name + PEAK_SUFFIX], 0)} of the datasheet's "
+                   f"{fmt.num(ref.peaks.get(name))}")
+        elif ref is not None and name in ref.fractions:
             sub = (f"{fmt.pct(ref.fractions[name], 0)} of the datasheet's "
                    f"{fmt.num(ref.peaks.get(name))}")
-        tiles.append(_kpi(fmt.figure_label(name), fmt.num(g.median), g.unit, sub,
-                          exact=g.median))
+        elif g_peak is not None:
+            sub = f"peak {fmt.num(g_peak.median)}"
+        label = fmt.figure_label(name) + (" (sustained)" if g_peak is not None else "")
+        tiles.append(_kpi(label, fmt.num(g.median), g.unit, sub, exact=g.median))
     if r.peak_memory_bytes is not None:
         sub = (f"reserved {fmt.gib(r.peak_memory_reserved_bytes)}"
                if r.peak_memory_reserved_bytes else "")
@@ -287,6 +307,28 @@ def _kpis(run: SuiteRun) -> str:
     state = "fixed length" if w.forced else ("settled" if w.settled else "did not settle")
     tiles.append(_kpi("warm-up", fmt.seconds(w.seconds), "", f"{w.steps} steps, {state}"))
     return hero + '<div class="kpis">' + "".join(tiles) + "</div>"
+
+
+def _beside_its_figure(name: str, figures: dict[str, Figure]) -> bool:
+    """A peak figure whose sustained figure is there too (shown with it, not on its own)."""
+    base = name.removesuffix(PEAK_SUFFIX)
+    return base != name and base in figures
+
+
+def _peak_hero(name: str, peak: Figure, f: Figure, ref: Reference | None) -> str:
+    """The headline as ``peak 775 · sustained 670 TFLOP/s``, the datasheet's share under it."""
+    label = f"{fmt.figure_label(name)}: peak (best {peak.n} steps) and sustained (median)"
+    value = (f'<span class="u">peak</span> <data value="{e(repr(peak.median))}">'
+             f'{e(fmt.num(peak.median))}</data> <span class="u">· sustained</span> '
+             f'<data value="{e(repr(f.median))}">{e(fmt.num(f.median))}</data>'
+             f' <span class="u">{e(f.unit)}</span>')
+    sub = _figure_sub(f)
+    if ref is not None and name + PEAK_SUFFIX in ref.fractions:
+        sub = (f"peak {fmt.pct(ref.fractions[name + PEAK_SUFFIX], 0)} of the datasheet's "
+               f"{fmt.num(ref.peaks.get(name))}" + (f" · {sub}" if sub else ""))
+    s = f'<div class="s">{e(sub)}</div>' if sub else ""
+    return (f'<div class="kpi hero"><div class="k">{e(label)}</div>'
+            f'<div class="v">{value}</div>{s}</div>')
 
 
 def _num_cell(v: float | None, digits: int = 4, unit: str = "") -> str:
@@ -447,9 +489,7 @@ def _run_facts(run: SuiteRun) -> str:
                                 f"{fmt.num(en.per_item_j)} J/{en.item_unit} ({en.method})"))
     ref = run.reference
     if ref is not None:
-        parts = [f"{k}: {fmt.pct(v, 0)} of {fmt.num(ref.peaks.get(k))}"
-                 for k, v in ref.fractions.items()]
-        text = "; ".join(parts) or "no peak known"
+        text = "; ".join(fmt.datasheet_parts(ref, sep=": ")) or "no peak known"
         items.append(("vs datasheet", f"{ref.name or '?'}: {text}"))
         if ref.note:
             items.append(("datasheet note", ref.note))

@@ -99,7 +99,7 @@ def _summary(run: SuiteRun, multi: bool) -> str:
                    f"{md(fmt.headline(run))}")
     if run.error is not None:
         err = run.error
-        out.append(f"**{md(run.status)}: {md(err.kind)}** — {md(err.message)}")
+        out.append(f"**{md(fmt.status_text(run))}** — {md(err.message)}")
         out.append(f"> **What to do:** {md(err.advice)}")
     if run.result is not None:
         r = run.result
@@ -199,8 +199,7 @@ def _run_details(run: SuiteRun, multi: bool) -> list[str]:
                                 f"({en.method})"))
     ref = run.reference
     if ref is not None:
-        parts = [f"{k} {fmt.pct(v, 0)} of {fmt.num(ref.peaks.get(k))}"
-                 for k, v in ref.fractions.items()]
+        parts = fmt.datasheet_parts(ref)
         facts.append(("vs datasheet", f"{ref.name or '?'}: {'; '.join(parts) or ref.note}"))
     out.append(_table(["what", "value"], [[md(k), md(v)] for k, v in facts]))
     if run.error is not None and run.error.detail:

@@ -28,7 +28,14 @@ SCHEMA_FAMILY = "rocmate.report"
 SCHEMA_VERSION = 1
 SCHEMA = f"{SCHEMA_FAMILY}/{SCHEMA_VERSION}"
 
-STATUSES = ("ok", "error", "cancelled")
+STATUSES = ("ok", "error", "cancelled", "interrupted")
+"""A run's status: ``ok`` measured; ``error`` failed; ``cancelled`` stopped by the user;
+``interrupted`` (added in 1.x) rocmate itself stopped before the run ended (a crash, a closed
+window): rebuilt later from its run file, with the steps it had (core.bench.recover)."""
+
+PEAK_SUFFIX = "_peak"
+"""A figure named ``<name>_peak`` is the peak rate (the first burst) beside the sustained
+``<name>``: gemm's ``tflops_bf16_peak`` beside ``tflops_bf16`` (added in 1.x)."""
 
 # Limits on what a report may hold (a real one is far inside each):
 MAX_NUMBER = 1e15  # |v| of every number: bytes of memory (~1e11), FLOPs per item (~1e11),
@@ -91,6 +98,10 @@ class SuiteResult:
     @property
     def headline_figure(self) -> Figure:
         return self.figures[self.headline]
+
+    def peak_of(self, name: str) -> Figure | None:
+        """The peak (first-burst) figure measured beside figure ``name``, if any."""
+        return self.figures.get(name + PEAK_SUFFIX)
 
 
 @dataclass
@@ -158,7 +169,7 @@ class DeviceInfo:
 @dataclass
 class SuiteRun:
     suite: str
-    status: str  # ok | error | cancelled
+    status: str  # ok | error | cancelled | interrupted (see STATUSES)
     started: str  # ISO 8601, UTC
     duration_s: float
     settings: dict[str, Any]

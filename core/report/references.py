@@ -19,7 +19,7 @@ from typing import Any
 
 import tomllib
 
-from core.report.formatting import UNKNOWN_DEVICE
+from core.report.formatting import UNKNOWN_DEVICE, num
 from core.report.model import Report, SuiteRun
 
 KINDS = ("measured", "published", "community", "crowd", "blog-claim")
@@ -369,11 +369,16 @@ def your_value(run: SuiteRun, figure: str,
     better); value None when the run cannot give it."""
     res = run.result
     if res is None:
-        return None, "the run failed", None
+        return None, ("the run did not finish" if run.status == "interrupted"
+                      else "the run failed"), None
     if figure in res.figures:
         f = res.figures[figure]
         if f.unit != unit:
             return None, f"your {figure} is in {f.unit}, the reference in {unit}", None
+        burst = res.peak_of(figure)
+        if burst is not None and burst.unit == unit:  # published matmul rates are short bursts
+            return (burst.median, f"your peak (the best {burst.n} steps in a row; sustained "
+                                  f"{num(f.median)})", f.higher_is_better)
         return f.median, None, f.higher_is_better
     if figure == "iterations_per_s":
         step = res.figures.get("step_time")

@@ -38,11 +38,16 @@ def run_text(run: SuiteRun) -> list[str]:
     out = [f"{run.suite} on {fmt.device_label(run)}{': ' if flags else ''}{', '.join(flags)}"
            f"  [{run.status}]"]
     if run.result is None:
-        if run.error:
+        if run.error and run.status == "interrupted":
+            out.append(f"  interrupted: {run.error.message}")
+            out.append(f"  advice: {run.error.advice}")
+        elif run.error:
             out.append(f"  error ({run.error.kind}): {run.error.message}")
             out.append(f"  advice: {run.error.advice}")
         return out
     r = run.result
+    if r.peak_of(r.headline) is not None:
+        out.append(f"  {fmt.figure_label(r.headline)}: {fmt.headline(run)}")
     out.append(f"  {'figure':<20}{'median':>12}  {'p10–p90':>21}  {'cv':>7}  unit")
     for name, f in r.figures.items():
         mark = "*" if name == r.headline else " "
@@ -60,9 +65,7 @@ def run_text(run: SuiteRun) -> list[str]:
         out.append(f"  energy: {e.per_item_j:.4g} J/{e.item_unit}{power} ({e.method})")
     ref = run.reference
     if ref is not None and ref.fractions:
-        parts = [f"{k} {fmt.pct(v, 0)} of {fmt.num(ref.peaks.get(k))}"
-                 for k, v in ref.fractions.items()]
-        out.append(f"  vs datasheet ({ref.name}): " + "; ".join(parts))
+        out.append(f"  vs datasheet ({ref.name}): " + "; ".join(fmt.datasheet_parts(ref)))
     out += [f"  ! {c.text}" for c in cautions(run)]
     return [fmt.safe(line) for line in out]
 
@@ -128,7 +131,10 @@ def history_text(entries: Sequence[HistoryEntry]) -> str:
     rows: list[tuple[str, ...]] = [("id", "time", "suite", "device", "result", "status")]
     for e in entries:
         result = f"{fmt.num(e.value)} {e.unit}" if e.value is not None else "-"
-        status = e.status if e.status == "ok" else f"{e.status}: {e.error_kind or '?'}"
+        if e.status == "ok" or e.status == e.error_kind:
+            status = e.status  # "interrupted: interrupted" says it twice
+        else:
+            status = f"{e.status}: {e.error_kind or '?'}"
         if e.imported:
             status += f" (imported{': ' + e.origin if e.origin else ''})"
         rows.append(tuple(fmt.safe(str(c)) for c in (  # cells escaped before they are measured

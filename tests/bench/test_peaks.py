@@ -6,6 +6,7 @@ import pytest
 
 from core.bench.peaks import find_row, reference
 from core.knowledge.loader import load_knowledge
+from core.report.formatting import datasheet_parts
 from core.report.model import Figure
 
 
@@ -21,6 +22,17 @@ def test_gemm_against_the_h200_datasheet() -> None:
     assert ref.fractions["tflops_bf16"] == pytest.approx(750.0 / 989.4)
     assert ref.source and "anchors-performance" in ref.source
     assert ref.note and "PCI id" in ref.note
+
+
+def test_the_peak_beside_a_sustained_figure_is_set_against_the_same_datasheet_peak() -> None:
+    figs = {"tflops_bf16": fig(670.0), "tflops_bf16_peak": fig(775.0), "tflops_fp32": fig(50.0)}
+    ref = reference("gemm", {}, figs, "10de:2335", None, "NVIDIA H200")
+    assert ref is not None
+    assert ref.peaks == {"tflops_fp32": 66.9, "tflops_bf16": 989.4, "tflops_bf16_peak": 989.4}
+    assert ref.fractions["tflops_bf16_peak"] == pytest.approx(775.0 / 989.4)
+    assert ref.fractions["tflops_bf16"] == pytest.approx(670.0 / 989.4)
+    assert datasheet_parts(ref) == ["tflops_fp32 75 % of 66.9",
+                                     "tflops_bf16 peak 78 %, sustained 68 % of 989.4"]
 
 
 def test_bandwidth_and_model_flops_utilisation() -> None:

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.bench.worker.stats import SettleRule, cv, percentile, summarize
+from core.bench.worker.stats import SettleRule, best_window, cv, percentile, summarize
 
 positive = st.floats(min_value=1e-6, max_value=1e6, allow_nan=False, allow_infinity=False)
 
@@ -73,3 +73,35 @@ def test_settle_rule_waits_for_a_drift_to_end() -> None:
 def test_settle_rule_refuses_noise() -> None:
     rule = SettleRule(window=6, drift=0.5, max_cv=0.05, skip=0)
     assert not rule.settled([1.0, 1.3, 0.8, 1.2, 0.9, 1.1])
+
+
+def test_best_window_is_the_first_burst_before_the_clocks_drop() -> None:
+    # an H200-like bf16 series: ~775 for a while, then the power limit brings it to ~660
+    rates = [770.0, 776.0, 781.0, 774.0, 779.0, 772.0, 700.0, 662.0, 659.0, 661.0, 660.0, 658.0]
+    start, stop = best_window(rates, 5)
+    assert (start, stop) == (0, 5)  # the first of two windows with the same median
+    assert statistics.median(rates[start:stop]) == 776.0
+
+
+def test_best_window_is_not_made_by_one_lucky_step() -> None:
+    rates = [100.0, 100.0, 250.0, 100.0, 101.0, 100.0, 99.0]
+    start, stop = best_window(rates, 5)
+    assert statistics.median(rates[start:stop]) == 100.0
+
+
+def test_best_window_of_a_short_series_is_all_of_it() -> None:
+    assert best_window([3.0, 1.0, 2.0], 5) == (0, 3)
+    assert best_window([], 5) == (0, 0)
+
+
+def test_best_window_never_falls_below_the_series_median() -> None:
+    # the high steps sit at both ends: no 5 in a row hold three of them
+    rates = [9.0, 9.0, 1.0, 1.0, 1.0, 1.0, 9.0, 9.0]
+    assert best_window(rates, 5) == (0, 8)
+
+
+@given(st.lists(positive, min_size=1, max_size=40))
+def test_best_window_median_is_at_least_the_median(values: list[float]) -> None:
+    start, stop = best_window(values, 5)
+    assert stop - start == min(len(values), 5) or (start, stop) == (0, len(values))
+    assert statistics.median(values[start:stop]) >= statistics.median(values)

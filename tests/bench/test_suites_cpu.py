@@ -4,14 +4,19 @@ the statistics and the report built from it."""
 from __future__ import annotations
 
 import statistics
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from core.bench.peaks import reference
 from core.bench.run_report import build_report
 from core.bench.runner import RunOutcome
-from core.report.model import Machine, from_json, to_json
+from core.report import formatting as fmt
+from core.report.model import Machine, Report, Software, from_json, to_json
+from core.report.text import run_text
+from core.report.writers import render
 from core.system import LiveSystem
 from tests.bench.helpers import run_worker, tiny
 
@@ -20,15 +25,23 @@ MACHINE = Machine(platform={"distro_id": "test"}, gpus=[])
 
 def check_stream(events: list[dict[str, Any]], steps: int, warmup: int,
                  parts: int = 1) -> None:
-    """hello, then per part: warmup phase, its steps, measure phase, its steps; then result and
-    phase done; framed by the runner's run/end lines."""
+    """setup phases (importing PyTorch before hello, the suite's own after it), all before the
+    first step; hello, then per part: warmup phase, its steps, measure phase, its steps; then
+    result and phase done; framed by the runner's run/end lines."""
     kinds = [e["event"] for e in events]
     assert kinds[0] == "run" and kinds[-1] == "end"
     worker = [e for e in events if e["event"] in ("hello", "phase", "step", "result", "error")]
-    assert worker[0]["event"] == "hello"
+    setups = [i for i, e in enumerate(worker) if e.get("phase") == "setup"]
+    first_step = next(i for i, e in enumerate(worker) if e["event"] == "step")
+    assert setups and max(setups) < first_step
+    assert worker[0]["what"] == "importing PyTorch"
+    hello = next(i for i, e in enumerate(worker) if e["event"] == "hello")
+    assert [i for i in setups if i > hello], "the suite says what it prepares after hello"
+    for i in setups:
+        assert worker[i]["what"] and worker[i]["t"] >= 0
     assert worker[-2]["event"] == "result"
     assert worker[-1] == {**worker[-1], "event": "phase", "phase": "done"}
-    phases = [e["phase"] for e in worker if e["event"] == "phase"]
+    phases = [e["phase"] for e in worker if e["event"] == "phase" and e["phase"] != "setup"]
     assert phases == ["warmup", "measure"] * parts + ["done"]
     steps_seen = [e for e in worker if e["event"] == "step"]
     assert len([s for s in steps_seen if s["phase"] == "warmup"]) == warmup * parts
@@ -151,19 +164,61 @@ def test_llm_train(tmp_path: Path) -> None:
 
 
 def test_gemm(tmp_path: Path) -> None:
-    out, events = run_worker(tiny("gemm", steps=2), tmp_path)
+    out, events = run_worker(tiny("gemm", steps=12), tmp_path)
     assert out.status == "ok", out.error
-    check_stream(events, steps=2, warmup=1, parts=3)
+    check_stream(events, steps=12, warmup=1, parts=3)
     res = out.result
     assert res is not None and res["headline"] == "tflops_bf16"
     assert res["settings"]["precision"] is None
+    assert res["details"]["shape"] == "256x256x256" and res["details"]["size_choice"]
+    assert "size_trial" not in res["details"]  # no trial at --size tiny
     for dt in ("fp32", "fp16", "bf16"):
         steps = measured_steps(events, dt)
         n = res["details"]["parts"][dt]["n"]
         reps = res["details"]["parts"][dt]["products_per_step"]
-        want = statistics.median(2 * n**3 * reps / s["seconds"] / 1e12 for s in steps)
-        assert res["figures"][f"tflops_{dt}"]["median"] == pytest.approx(want)
+        rates = [2 * n**3 * reps / s["seconds"] / 1e12 for s in steps]
+        sustained = res["figures"][f"tflops_{dt}"]
+        assert sustained["median"] == pytest.approx(statistics.median(rates))
+        # the peak: the best median of 5 measured steps in a row, never below the sustained
+        peak = res["figures"][f"tflops_{dt}_peak"]
+        windows = [statistics.median(rates[i:i + 5]) for i in range(len(rates) - 4)]
+        assert peak["median"] == pytest.approx(max(windows))
+        assert peak["n"] == 5 and peak["unit"] == "TFLOP/s"
+        assert peak["median"] >= sustained["median"]
+        first, last = res["details"]["parts"][dt]["peak_steps"]
+        assert last - first == 4
+        assert peak["median"] == pytest.approx(statistics.median(rates[first:last + 1]))
+    assert list(res["figures"])[:2] == ["tflops_bf16", "tflops_bf16_peak"]
     check_report(out)
+
+
+def test_gemm_peak_is_the_datasheet_comparison_and_the_headline(tmp_path: Path) -> None:
+    """The CPU run's figures set against the H200 datasheet (as the parent does on that card):
+    the comparison quotes the peak, the sustained fraction beside it; every writer shows
+    "peak X, sustained Y"."""
+    out, _ = run_worker(tiny("gemm", steps=8), tmp_path)
+    assert out.status == "ok", out.error
+    run = build_report([out], LiveSystem(), machine_facts=MACHINE).runs[0]
+    assert run.result is not None
+    peak = run.result.figures["tflops_bf16_peak"].median
+    sustained = run.result.figures["tflops_bf16"].median
+    ref = reference("gemm", run.settings, run.result.figures, "10de:2335", None, "NVIDIA H200")
+    assert ref is not None and ref.peaks["tflops_bf16_peak"] == 989.4
+    assert ref.fractions["tflops_bf16_peak"] == pytest.approx(peak / 989.4)
+    assert ref.fractions["tflops_bf16"] == pytest.approx(sustained / 989.4)
+    run.reference = ref
+    both = f"peak {fmt.num(peak)}, sustained {fmt.num(sustained)} TFLOP/s"
+    assert fmt.headline(run) == both
+    text = "\n".join(run_text(run))
+    assert f"tflops bf16: {both}" in text
+    share = (f"tflops_bf16 peak {fmt.pct(peak / 989.4, 0)}, sustained "
+             f"{fmt.pct(sustained / 989.4, 0)} of 989.4")
+    assert share in text and "tflops_bf16_peak " not in text.split("vs datasheet")[1]
+    report = Report(tool_version="t", created="2026-12-01T00:00:00+00:00", machine=MACHINE,
+                    software=Software(), runs=[run])
+    assert both in render(report, "md").splitlines()[0]
+    html = render(report, "html")
+    assert f'<data value="{peak!r}">' in html and "sustained" in html
 
 
 def test_bandwidth(tmp_path: Path) -> None:
@@ -189,3 +244,13 @@ def test_the_worker_imports_core_from_its_own_folder_only(tmp_path: Path,
     root = Path(out.hello["worker_root"])
     assert root.name.startswith("rocmate-worker-")
     assert not root.exists()  # the runner removed its temporary folder
+
+
+def test_the_gemm_size_trial_times_a_short_burst() -> None:
+    import torch
+
+    from core.bench.worker.suites.gemm import trial_rate
+
+    t0 = time.perf_counter()
+    assert trial_rate(128, torch.float32, torch.device("cpu"), lambda: None) > 0
+    assert time.perf_counter() - t0 < 10

@@ -68,12 +68,15 @@ def run(argv: list[str] | None, emitter: Emitter) -> int:
         ctx.suite = args.suite
         ctx.batch_size = args.batch_size
 
+        emitter.setup("importing PyTorch")
         import torch  # noqa: F401  (a missing torch is reported as missing-package)
 
         from core.bench.worker import device as devmod
         from core.bench.worker import suites
         from core.bench.worker.harness import Harness, Options
 
+        if args.device != "cpu":
+            emitter.setup("starting the GPU runtime")
         try:
             dev = devmod.resolve(args.device)
         except devmod.NoGpuError as exc:
@@ -105,6 +108,7 @@ def run(argv: list[str] | None, emitter: Emitter) -> int:
             **devmod.software(),
             **dinfo,
         )
+        emitter.setup(suites.loading_words(args.suite))
         module = suites.load(args.suite)
         harness = Harness(emitter, dev, opts)
         result: dict[str, Any] = module.run(harness, opts)

@@ -67,6 +67,9 @@ class Workload:
     min_steps: int = 10
     default_seconds: float = 10.0
     max_steps: int = 100_000
+    first_step: str | None = None
+    """What the first step does beyond a step, in words ("compiling the model
+    (torch.compile)"): sent as the warm-up phase's ``what``."""
 
 
 @dataclass
@@ -98,6 +101,11 @@ class Harness:
         self.options = options
         self.started = time.perf_counter()
 
+    def setup(self, what: str, part: str | None = None) -> None:
+        """Say what the suite prepares before its first step, in plain words ("building the
+        model", "allocating the matrices"): a ``phase`` ``setup`` event."""
+        self.emitter.setup(what, part=part)
+
     def timed_step(self, fn: StepFn) -> tuple[float, dict[str, float]]:
         """One step: its seconds up to the device synchronisation after it, and its figures."""
         t0 = time.perf_counter()
@@ -128,7 +136,10 @@ class Harness:
 
     def warmup(self, w: Workload) -> dict[str, Any]:
         """Warm up: a fixed number of steps if asked, else until step times settle."""
-        self._phase("warmup", w)
+        if w.first_step:
+            self._phase("warmup", w, what=w.first_step)
+        else:
+            self._phase("warmup", w)
         self.device.sync()
         forced = self.options.warmup_steps is not None
         times: list[float] = []

@@ -6,25 +6,29 @@ Worker side and parent side share this module, so it imports the standard librar
 Every line is one JSON object with an ``"event"`` key:
 
 ``hello``   versions, device, backend (``hip`` | ``cuda`` | ``cpu``), resolved settings
-``phase``   ``phase``: ``warmup`` | ``measure`` | ``done`` (``part``: a sub-benchmark, e.g. bf16)
+``phase``   ``phase``: ``setup`` | ``warmup`` | ``measure`` | ``done`` (``part``: a sub-benchmark,
+            e.g. bf16); ``setup`` says in ``what`` what the worker prepares before its first
+            step (imports, model build, weights, matrices) and may come before ``hello``
 ``step``    ``phase``, ``index``, ``seconds``, ``items``, ``throughput``, ``unit`` and suite figures
 ``result``  the summary: ``headline``, ``figures`` (median, p10/p90, cv ...), memory, warm-up,
             ``details``
 ``error``   ``kind`` (one of :data:`ERROR_KINDS`), ``message``, ``advice``, ``detail``
 
-A stream ends with ``result`` then ``phase`` ``done``, or with one ``error``.
+A stream ends with ``result`` then ``phase`` ``done``, or with one ``error``. ``setup`` phases
+were added later: a reader accepts streams without them (an older worker sends none).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import time
 from typing import IO, Any
 
 PROTOCOL_VERSION = 1
 
 EVENTS = ("hello", "phase", "step", "result", "error")
-PHASES = ("warmup", "measure", "done")
+PHASES = ("setup", "warmup", "measure", "done")
 ERROR_KINDS = ("oom", "no-gpu", "no-binary-for-gpu", "missing-package", "interrupted", "other")
 SUITES = ("resnet50-train", "sd15-infer", "llm-train", "gemm", "bandwidth")
 PRECISIONS = ("fp32", "amp-fp16", "amp-bf16")
@@ -72,6 +76,8 @@ class Emitter:
         self._stream = stream
         self.error_sent = False
         self.count = 0
+        self.started = time.perf_counter()
+        """When the stream opened: the clock of the ``setup`` phases' ``t``."""
 
     def emit(self, event: str, **fields: Any) -> None:
         line = encode({"event": event, **fields})
@@ -80,3 +86,9 @@ class Emitter:
         self.count += 1
         if event == "error":
             self.error_sent = True
+
+    def setup(self, what: str, **fields: Any) -> None:
+        """A ``phase`` ``setup`` event: what the worker prepares now, in plain words ("importing
+        PyTorch", "building the model"), and ``t``, the seconds since the worker started."""
+        self.emit("phase", phase="setup", what=what, t=time.perf_counter() - self.started,
+                  **{k: v for k, v in fields.items() if v is not None})

@@ -73,6 +73,22 @@ def summarize(values: Sequence[float]) -> Summary:
     )
 
 
+def best_window(values: Sequence[float], window: int = 5) -> tuple[int, int]:
+    """Where the ``window`` consecutive values with the highest median lie, as ``(start,
+    stop)`` for ``values[start:stop]`` (the first such run when several tie): a robust "best
+    burst" of a series of rates, which one lucky value cannot make. The whole series when it is
+    shorter than ``window``, or when no window's median reaches the series' own median
+    (possible only at its edges), so the window's median is never below the series' median."""
+    vals = [float(v) for v in values]
+    if len(vals) <= window:
+        return 0, len(vals)
+    start = max(range(len(vals) - window + 1),
+                key=lambda i: (statistics.median(vals[i:i + window]), -i))
+    if statistics.median(vals[start:start + window]) < statistics.median(vals):
+        return 0, len(vals)
+    return start, start + window
+
+
 @dataclass(frozen=True)
 class SettleRule:
     """When warm-up is over: the last ``window`` step times agree.

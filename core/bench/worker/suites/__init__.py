@@ -15,6 +15,13 @@ MODULES = {
     "bandwidth": "core.bench.worker.suites.bandwidth",
 }
 
+# The libraries a suite's module imports beyond torch (slow to import: said in a setup phase).
+LIBRARIES: dict[str, tuple[str, ...]] = {
+    "resnet50-train": ("torchvision",),
+    "sd15-infer": ("diffusers", "transformers"),
+    "llm-train": ("transformers",),
+}
+
 # Per suite: batch size and precision on a GPU (default size), and on the CPU or at --size tiny.
 _DEFAULTS: dict[str, dict[str, Any]] = {
     "resnet50-train": {"batch_size": (64, 4), "precision": ("amp-fp16", "fp32")},
@@ -41,6 +48,14 @@ def precision(suite: str, asked: str | None, *, gpu: bool) -> str | None:
     if _DEFAULTS[suite]["precision"] == (None, None):
         return None
     return asked or fixed
+
+
+def loading_words(suite: str) -> str:
+    """What loading a suite does, in words, for its ``setup`` phase ("importing torchvision")."""
+    libraries = LIBRARIES.get(suite)
+    if libraries:
+        return "importing " + " and ".join(libraries)
+    return f"loading the {suite} suite"
 
 
 def load(suite: str) -> ModuleType:

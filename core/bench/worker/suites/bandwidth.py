@@ -41,6 +41,7 @@ def run(h: Harness, opts: Options) -> dict[str, Any]:
                        "bytes_counted_per_copy": moved, "warmup": part.warmup,
                        "measure": part.measure}
 
+    h.setup("allocating the buffers")
     src = torch.empty(dev_bytes // 4, device=dev, dtype=torch.float32).uniform_()
     dst = torch.empty_like(src)
     measure("d2d", dst, src, 2 * dev_bytes)

@@ -87,6 +87,7 @@ def run(h: Harness, opts: Options) -> dict[str, Any]:
                              opts.batch_size_given, seq_len, opts.tiny)
     cfg = config(preset, seq_len)
     torch.manual_seed(opts.seed)
+    h.setup(f"building the model (preset {preset}, random weights)")
     with torch.device(dev):
         model = LlamaForCausalLM(cfg)
     model.train()
@@ -109,11 +110,13 @@ def run(h: Harness, opts: Options) -> dict[str, Any]:
             x = torch.zeros((1, seq_len), dtype=torch.long)
         m(input_ids=x, labels=x, use_cache=True).loss.backward()
 
+    h.setup("counting the model's FLOPs")
     flops_seq = count_flops(fwd_bwd_meta)
     flops_step = flops_seq * bs if flops_seq else None
     tokens = bs * seq_len
     w = Workload(step=step, items=tokens, unit="tokens/s",
-                 max_warmup_steps=10 if opts.tiny else 30, min_steps=10)
+                 max_warmup_steps=10 if opts.tiny else 30, min_steps=10,
+                 first_step="compiling the model (torch.compile)" if opts.compile else None)
     part = h.run(w)
     figures = {
         "throughput": figure(part.throughputs(), "tokens/s"),

@@ -43,6 +43,7 @@ def run(h: Harness, opts: Options) -> dict[str, Any]:
     torch.manual_seed(opts.seed)
     if h.device.is_gpu:
         torch.backends.cudnn.benchmark = True  # fixed shapes: let cuDNN/MIOpen pick kernels once
+    h.setup("building the model")
     model, res, classes = build_model(opts.tiny)
     fmt = torch.channels_last if opts.channels_last else torch.contiguous_format
     model = model.to(dev).to(memory_format=fmt)
@@ -63,8 +64,10 @@ def run(h: Harness, opts: Options) -> dict[str, Any]:
         scaler.step(optimizer)
         scaler.update()
 
+    h.setup("counting the model's FLOPs")
     flops_img = _flops_per_image(opts.tiny, res)
-    w = Workload(step=step, items=bs, unit="images/s", max_warmup_steps=12 if opts.tiny else 60)
+    w = Workload(step=step, items=bs, unit="images/s", max_warmup_steps=12 if opts.tiny else 60,
+                 first_step="compiling the model (torch.compile)" if opts.compile else None)
     part = h.run(w)
     figures = {
         "throughput": figure(part.throughputs(), "images/s"),

@@ -307,8 +307,10 @@ def run(h: Harness, opts: Options) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="rocmate-sd15-") as workdir:
         t0 = time.perf_counter()
         if opts.model:
+            h.setup(f"loading the weights ({os.path.basename(opts.model.rstrip(os.sep))})")
             c = load_local(opts.model, dev, dtype, workdir)
         else:
+            h.setup("building the model (random weights)")
             c = build_random(opts.tiny, dev, dtype, workdir)
         pipe = build_pipeline(c)
         h.device.sync()
@@ -319,6 +321,7 @@ def run(h: Harness, opts: Options) -> dict[str, Any]:
         c.unet.to(memory_format=torch.channels_last)  # in place: the pipeline's unet
     vae_factor = 2 ** (len(c.vae.config.block_out_channels) - 1)
     latent = c.resolution // vae_factor
+    h.setup("counting the UNet's FLOPs (one forward)")
     unet_flops = _unet_flops(c.unet, bs, c.unet.config.in_channels, latent,
                              emb_dim=c.text_encoder.config.hidden_size,
                              seq=c.tokenizer.model_max_length, dev=dev, dtype=dtype)
@@ -329,7 +332,8 @@ def run(h: Harness, opts: Options) -> dict[str, Any]:
 
     step = image_step(pipe, timer, prompt, c.resolution, steps, h.device.sync)
     w = Workload(step=step, items=bs, unit="images/s", min_warmup_steps=2,
-                 max_warmup_steps=8 if opts.tiny else 15, min_steps=5)
+                 max_warmup_steps=8 if opts.tiny else 15, min_steps=5,
+                 first_step="compiling the model (torch.compile)" if opts.compile else None)
     try:
         part = h.run(w)
     finally:
