@@ -34,10 +34,10 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path[:0] = [str(HERE), str(ROOT)]
 
-import gui.qt  # noqa: E402,F401  (the binding first)
 import qasync  # noqa: E402
 from PySide6.QtCore import Qt, QTimer  # noqa: E402
 
+import gui.qt  # noqa: E402,F401  (the binding first)
 from core.report.history import History  # noqa: E402
 from core.report.model import from_json  # noqa: E402
 from gui.app import application, use_python_threads  # noqa: E402
