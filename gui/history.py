@@ -45,6 +45,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.operations.benchmark import recover_interrupted
+from core.operations.errors import OperationError
 from core.operations.reports import (
     HistoryAccess,
     Imported,
@@ -93,6 +95,8 @@ class HistoryRows:
     rows: list[HistoryRow]
     total: int
     notices: list[str] = field(default_factory=list)
+    recovered: int = 0
+    """Runs added just now from the run files of runs that did not end."""
 
 
 def _timestamp(iso: str) -> float:
@@ -144,11 +148,18 @@ def cell_texts(entry: HistoryEntry, when: str, result: str) -> tuple[str, ...]:
 
 
 def load_rows(path: Path | None, limit: int = MAX_ROWS) -> HistoryRows:
-    """The newest ``limit`` runs of the history at ``path`` (None: the default one)."""
+    """The newest ``limit`` runs of the history at ``path`` (None: the default one), after the
+    runs that rocmate stopped before their end (a crash, a killed window) were added."""
+    notices: list[str] = []
+    try:
+        recovered = recover_interrupted(path)
+    except OperationError as exc:  # the history cannot be written: said, and read as it is
+        notices.append(str(exc))
+        recovered = []
     with HistoryAccess(path) as access:
         runs = list_runs(access, limit=limit)
         return HistoryRows([history_row(e) for e in runs.entries], runs.total,
-                           list(access.notices))
+                           [*notices, *access.notices], len(recovered))
 
 
 def open_run(path: Path | None, entry_id: int) -> LoadedReport:
@@ -491,6 +502,10 @@ class HistoryWindow(QDialog):
                      else self.tr("%n runs in the history.", "", loaded.total))
         else:  # the area below says so, and how to make one
             count = ""
+        if loaded.recovered:
+            note += " " + self.tr("%n run(s) that stopped before their end (rocmate closed "
+                                  "or crashed) were added as interrupted.", "",
+                                  loaded.recovered)
         self.say(f"{note} {count}".strip())
         if self.detail.currentWidget() is self.placeholder:
             self._placeholder()

@@ -189,7 +189,9 @@ class BenchmarkPage(RocPage):
         self.setSubTitle(self.tr("Pick what to measure and press Start. The graphs follow the "
                                  "run live; the results are kept in the history."))
         self.cards: list[SuiteCard] = []
-        grid = QGridLayout()
+        self.choices = QWidget()  # the cards; folded away while the graphs need the room
+        grid = QGridLayout(self.choices)
+        grid.setContentsMargins(0, 0, 0, 0)
         grid.setSpacing(6)
         for i, plan in enumerate(plan_choices(None)):
             card = SuiteCard(plan)
@@ -211,7 +213,6 @@ class BenchmarkPage(RocPage):
         self.cancel_button = QPushButton(self.tr("&Cancel the run"))
         self.cancel_button.clicked.connect(self.cancel)
         self.cancel_button.setEnabled(False)
-        self.cards[0].check.setChecked(True)
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(False)
@@ -223,13 +224,18 @@ class BenchmarkPage(RocPage):
         self._plots: LivePlots | None = None  # made when the page is first shown (pyqtgraph
         # is slow to import, and the first window must not wait for it)
 
+        self.choose_again = QPushButton(self.tr("C&hoose again"))
+        self.choose_again.setToolTip(self.tr("Show the benchmark cards again"))
+        self.choose_again.clicked.connect(lambda: self.show_choices(True))
+        self.choose_again.setVisible(False)
         buttons = QHBoxLayout()
+        buttons.addWidget(self.choose_again)
         buttons.addWidget(self.fold)
         buttons.addWidget(self.status, 1)
         buttons.addWidget(self.start_button)
         buttons.addWidget(self.cancel_button)
         layout = QVBoxLayout(self)
-        layout.addLayout(grid)
+        layout.addWidget(self.choices)
         layout.addLayout(buttons)
         layout.addWidget(self.advanced)
         layout.addWidget(self.progress)
@@ -251,6 +257,7 @@ class BenchmarkPage(RocPage):
         self._ticker.timeout.connect(self._tick)
         bridge.finished.connect(self._finished)
         bridge.failed.connect(self._failed)
+        self.cards[0].check.setChecked(True)  # the quick health check, unless changed
 
     # -- the cards ---------------------------------------------------------------------------
 
@@ -285,6 +292,13 @@ class BenchmarkPage(RocPage):
         for card, plan in zip(self.cards, plans, strict=True):
             card.set_plan(plan)
 
+    def show_choices(self, shown: bool) -> None:
+        """The cards, or (while a run's graphs are shown) a button that brings them back."""
+        self.choices.setVisible(shown)
+        self.choose_again.setVisible(not shown)
+        if not shown:
+            self.fold.setChecked(False)
+
     def _fold(self, open_: bool) -> None:
         self.fold.setArrowType(Qt.ArrowType.DownArrow if open_ else Qt.ArrowType.RightArrow)
         self.advanced.setVisible(open_)
@@ -296,6 +310,8 @@ class BenchmarkPage(RocPage):
         for card in self.cards:
             card.check.setEnabled(not self.busy)
         self.advanced.setEnabled(not self.busy)
+        self.choose_again.setEnabled(not self.busy)
+        self.fold.setEnabled(not self.busy)
 
     # -- a run -------------------------------------------------------------------------------
 
@@ -324,6 +340,7 @@ class BenchmarkPage(RocPage):
         self._started = time.monotonic()
         self._doing = self.tr("starting the worker")
         self.plots.reset()
+        self.show_choices(False)
         self.progress.setVisible(True)
         self.set_busy(True)
         self._update_buttons()
@@ -367,6 +384,7 @@ class BenchmarkPage(RocPage):
     def show_recorded(self, report: Report) -> None:
         """The graphs of a finished run (the last of ``report``), as it was saved."""
         self.plots.show_run(report.runs[-1])
+        self.show_choices(False)
         self.status.setText(self.tr("A recorded run: %1").replace("%1", summary(report)))
 
     def _tick(self) -> None:
