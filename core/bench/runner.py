@@ -227,7 +227,9 @@ class BenchRunner:
             argv = worker_command(self.python, self.options)
             self._record({**self.run_record, "event": "run", "schema": "rocmate.run/1",
                           "suite": out.suite, "argv": argv, "started": started, "rx_t": 0.0})
-            prepare_worker_root(workdir)
+            # copying the package and loading the error texts takes tens of ms: not on the
+            # caller's event loop (the desktop app's window)
+            await asyncio.to_thread(prepare_worker_root, workdir)
             await self._run_worker(argv, workdir, out)
         finally:
             out.duration_s = self._now()

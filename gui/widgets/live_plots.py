@@ -167,6 +167,7 @@ class LivePlots(QWidget):
         self._fg = palette.color(QPalette.ColorRole.Text)
         self._plots: dict[str, _Plot] = {key: self._make_plot(key)
                                          for key in STEP_PLOTS + TELEMETRY_PLOTS}
+        self._shown: set[str] = set(self._plots)  # the plots laid out (decorated) now
         master = self._plots["throughput"].widget
         for plot in self._plots.values():
             if plot.widget is not master:
@@ -578,6 +579,8 @@ class LivePlots(QWidget):
         for r in range(3):
             self._grid.setRowStretch(r, 1 if r < rows else 0)
         self._telemetry.setVisible(bool(shown))
+        self._shown = set(STEP_PLOTS) | set(shown)
+        self._decorated = True  # a plot shown now gets its shading and marks
         self._layout.setStretch(1, 2 * rows)
         self._bottom = set(shown[(rows - 1) * columns:]) if shown else set(STEP_PLOTS)
         for key, plot in self._plots.items():  # the time axis is named under the last row
@@ -715,12 +718,13 @@ class LivePlots(QWidget):
         """Shading, part marks, the cold start and the medians: each item made once, then
         moved; those no longer wanted are taken away."""
         self._touched = set()
+        shown = [key for key in self._plots if key in self._shown]  # a hidden plot: none
         for n, (x0, x1) in enumerate(self._warm):
-            for key in self._plots:
+            for key in shown:
                 region = self._item(key, f"warm{n}", self._make_region)
                 region.setRegion((x0, max(x0, x1)))
         for n, (x, part) in enumerate(self._part_marks):
-            for key in self._plots:
+            for key in shown:
                 line = self._item(key, f"part{n}", partial(self._make_mark, key, part))
                 line.setValue(x)
         self._decorate_cold()

@@ -38,7 +38,7 @@ from core.operations.reports import (
     render_report,
 )
 from core.report import formatting as fmt
-from core.report.model import Report, SuiteRun
+from core.report.model import PEAK_SUFFIX, Reference, Report, SuiteResult, SuiteRun
 from core.report.references import KIND_TITLES, CardsLikeMine, cards_like_mine, conditions_text
 from core.report.steadiness import cautions
 from core.report.writers import SUFFIXES
@@ -224,11 +224,35 @@ class RunCard(QFrame):
 
     # -- a run that measured -----------------------------------------------------------------------
 
+    def _datasheet(self, r: SuiteResult, ref: Reference) -> list[str]:
+        """One line per figure, the headline's first: how close it came to the datasheet, its
+        peak (gemm's first burst) beside the sustained figure."""
+        names = [n for n in ref.fractions if not (n.endswith(PEAK_SUFFIX)
+                                                   and n.removesuffix(PEAK_SUFFIX) in
+                                                   ref.fractions)]
+        names.sort(key=lambda n: n != r.headline)
+        lines = []
+        for name in names:
+            peak = ref.fractions.get(name + PEAK_SUFFIX)
+            line = (self.tr("%1: peak %2, sustained %3 of the datasheet's %4 %5")
+                    if peak is not None else self.tr("%1: %3 of the datasheet's %4 %5"))
+            lines.append(line.replace("%1", fmt.figure_label(name))
+                         .replace("%2", fmt.pct(peak, 0))
+                         .replace("%3", fmt.pct(ref.fractions[name], 0))
+                         .replace("%4", fmt.num(ref.peaks.get(name)))
+                         .replace("%5", r.figures[name].unit if name in r.figures else "")
+                         .rstrip())
+        return lines
+
     def _result(self, run: SuiteRun) -> None:
         r = run.result
         assert r is not None
         f = r.headline_figure
-        self.headline = text_label(f"{fmt.num(f.median)} {f.unit}", bold=True, scale=1.8)
+        peak = r.peak_of(r.headline)
+        headline = (self.tr("%1 peak · %2 %3 sustained").replace("%1", fmt.num(peak.median))
+                    if peak is not None else "%2 %3")
+        self.headline = text_label(headline.replace("%2", fmt.num(f.median))
+                                   .replace("%3", f.unit), bold=True, scale=1.8)
         self.headline.setObjectName("headline")
         self.column.addWidget(self.headline)
         steady = self.tr("Steady: %1, the median of %2 measured steps · p10–p90 %3 · CV %4")
@@ -259,12 +283,8 @@ class RunCard(QFrame):
         facts.append(("measured", self.tr("Measured"), fmt.measure_text(run)))
         ref = run.reference
         if ref is not None:
-            parts = [self.tr("%1 at %2 of the datasheet's %3 %4")
-                     .replace("%1", fmt.figure_label(k)).replace("%2", fmt.pct(v, 0))
-                     .replace("%3", fmt.num(ref.peaks.get(k)))
-                     .replace("%4", r.figures[k].unit if k in r.figures else "")
-                     .rstrip() for k, v in ref.fractions.items()]
-            text = "; ".join(parts) or (ref.note or self.tr("no peak known for this card"))
+            text = "\n".join(self._datasheet(r, ref)) or (
+                ref.note or self.tr("no peak known for this card"))
             key = (self.tr("Datasheet (%1)").replace("%1", ref.name) if ref.name
                    else self.tr("Datasheet"))
             facts.append(("datasheet", key, text))

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QFileDialog, QLabel, QWizard
 
 from core.operations.reports import cold_start, render_report
 from core.report import formatting as fmt
-from core.report.model import ErrorInfo, Report, from_json
+from core.report.model import PEAK_SUFFIX, ErrorInfo, Report, from_json
 from core.report.references import cards_like_mine
 from core.report.steadiness import cautions
 from core.report.writers import load_report_file
@@ -32,6 +32,7 @@ REPORTS = ROOT / "tests" / "fixtures" / "reports"
 CPU = REPORTS / "cpu-tiny-resnet50-train.json"
 H200 = REPORTS / "h200-resnet50-train-amp-bf16-cl-bs256.json"
 SD15 = REPORTS / "h200-sd15-infer-eager-bs1-unsteady.json"
+GEMM = REPORTS / "gpu" / "h200-health-resnet50-page.json"  # a real run of the Benchmark page
 CANCELLED = REPORTS / "failed" / "cpu-tiny-resnet50-train-cancelled.json"
 FAILED = ROOT / "tests" / "report" / "data" / "cpu-failed-missing-package.json"
 
@@ -99,7 +100,7 @@ def test_the_unsteady_run_says_each_caution_in_words(qtbot: Any, bridge: Bridge)
     assert view.cards[0].cautions == {} and not cautions(load(H200).runs[0])
 
 
-@pytest.mark.parametrize("path", [H200, SD15], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [H200, SD15, GEMM], ids=lambda p: p.name)
 def test_the_datasheet_and_every_reference_with_its_source(qtbot: Any, bridge: Bridge,
                                                            path: Path) -> None:
     report = load(path)
@@ -109,9 +110,16 @@ def test_the_datasheet_and_every_reference_with_its_source(qtbot: Any, bridge: B
     ref = run.reference
     assert ref is not None and ref.fractions and run.result is not None
     text = card.facts["datasheet"].text()
+    lines = text.splitlines()
     for name, fraction in ref.fractions.items():
-        assert (f"{fmt.figure_label(name)} at {fmt.pct(fraction, 0)} of the datasheet's "
-                f"{fmt.num(ref.peaks[name])} {run.result.figures[name].unit}") in text
+        if name.endswith(PEAK_SUFFIX):
+            continue  # said on its sustained figure's line
+        peak = ref.fractions.get(name + PEAK_SUFFIX)
+        said = f"peak {fmt.pct(peak, 0)}, sustained " if peak is not None else ""
+        assert (f"{fmt.figure_label(name)}: {said}{fmt.pct(fraction, 0)} of the datasheet's "
+                f"{fmt.num(ref.peaks[name])} {run.result.figures[name].unit}") in lines
+    if run.result.headline in ref.fractions:  # the headline's line first
+        assert lines[0].startswith(fmt.figure_label(run.result.headline) + ":")
     refs = cards_like_mine(report, 0)
     assert refs.matches
     sources = [label.text() for c in card.references for label in c.findChildren(QLabel)
@@ -274,3 +282,17 @@ def test_the_page_before_any_benchmark_says_to_run_one(qtbot: Any, bridge: Bridg
     assert page.empty.isVisible() and not page.view.isVisible()
     assert "run one first" in page.empty.text()
     assert page.nextId() == -1
+
+
+def test_gemm_shows_its_peak_beside_the_sustained_figure(qtbot: Any, bridge: Bridge) -> None:
+    report = load(GEMM)
+    view = _view(qtbot, bridge, report)
+    run = report.runs[0]
+    assert run.suite == "gemm" and run.result is not None
+    peak = run.result.peak_of("tflops_bf16")
+    assert peak is not None and peak.median >= run.result.figures["tflops_bf16"].median
+    headline = view.cards[0].headline
+    assert headline is not None
+    assert headline.text() == (f"{fmt.num(peak.median)} peak · "
+                               f"{fmt.num(run.result.figures['tflops_bf16'].median)} TFLOP/s "
+                               "sustained")
