@@ -35,10 +35,6 @@ def log_file() -> Path:
 
 
 def application() -> QApplication:
-    # The GUI thread shares the GIL with core's worker threads (a report built, a knowledge file
-    # read): each time it gives the GIL away inside Qt it waits up to this long to get it back,
-    # so the 5 ms default turns a busy thread into 100 ms stalls of the window.
-    sys.setswitchinterval(0.005)
     app = QApplication.instance()
     if not isinstance(app, QApplication):
         app = QApplication(sys.argv[:1])
