@@ -47,11 +47,27 @@ lint: $(STAMP_TEST)
 ## Render every page of the app for three recorded machines into docs/screenshots/.
 SCREENSHOT_MACHINES := rx6600-ubuntu2404-fresh wsl2-ubuntu2204-rx7900xtx-ready \
 	popos2204-rx6800-ready
+# The benchmark, results, history and compare views show recorded reports: a real CPU run on
+# the first machine, real H200 runs on the others (the first report named is the one shown).
+R := tests/fixtures/reports
+SHOTS_rx6600-ubuntu2404-fresh := $(R)/cpu-tiny-resnet50-train.json \
+	$(R)/h200-resnet50-train-amp-bf16-cl-bs256.json
+SHOTS_wsl2-ubuntu2204-rx7900xtx-ready := $(R)/gpu/h200-health-resnet50-page.json \
+	$(R)/h200-resnet50-train-amp-bf16-cl-bs256.json $(R)/cpu-tiny-resnet50-train.json
+SHOTS_popos2204-rx6800-ready := $(R)/h200-sd15-infer-eager-bs1-unsteady.json \
+	$(R)/h200-resnet50-train-amp-bf16-cl-bs256.json $(R)/cpu-tiny-resnet50-train.json
 screenshots: $(STAMP_APP)
 	for m in $(SCREENSHOT_MACHINES); do \
 		rm -rf docs/screenshots/app-$$m; \
+		reports=""; \
+		case $$m in \
+			rx6600-ubuntu2404-fresh) reports="$(SHOTS_rx6600-ubuntu2404-fresh)";; \
+			wsl2-ubuntu2204-rx7900xtx-ready) reports="$(SHOTS_wsl2-ubuntu2204-rx7900xtx-ready)";; \
+			popos2204-rx6800-ready) reports="$(SHOTS_popos2204-rx6800-ready)";; \
+		esac; \
+		args=""; for r in $$reports; do args="$$args --screenshot-report $$r"; done; \
 		QT_QPA_PLATFORM=offscreen $(BIN)/rocmate gui --root tests/fixtures/machines/$$m \
-			--lang en --screenshot-dir docs/screenshots/app-$$m || exit 1; \
+			--lang en --screenshot-dir docs/screenshots/app-$$m $$args || exit 1; \
 	done
 
 bench-gui: $(STAMP_APP)

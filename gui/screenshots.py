@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 from core.operations.errors import OperationError
 from core.operations.machine import check_machine
 from core.operations.setup import plan_setup, verify_pytorch
+from core.report.history import HistoryEntry
 from core.report.model import from_json
 from gui.bridge import Bridge
 from gui.pages.base import PageId
@@ -68,13 +69,23 @@ def render_pages(app: QApplication, session: Session, out: Path,
         history.load_now()
         history.resize(900, 720)
         number = _grab(app, history, out, number, "history")
-        if len(reports) >= 2:
-            ids = sorted(history.visible_ids())
-            _wait_for(app, history.bridge, lambda: history.compare_ids(ids[0], ids[1]))
+        pair = _pair([row.entry for row in history.model.rows])
+        if pair is not None:
+            _wait_for(app, history.bridge, lambda: history.compare_ids(*pair))
             number = _grab(app, history, out, number, "compare")
         history.close()
         wizard.close()
     return 0
+
+
+def _pair(entries: list[HistoryEntry]) -> tuple[int, int] | None:
+    """Two runs to compare: the first two of one suite, else the first two."""
+    ids = sorted(e.id for e in entries)
+    for suite in dict.fromkeys(e.suite for e in sorted(entries, key=lambda e: e.id)):
+        same = sorted(e.id for e in entries if e.suite == suite)
+        if len(same) >= 2:
+            return same[0], same[1]
+    return (ids[0], ids[1]) if len(ids) >= 2 else None
 
 
 def _wait_for(app: QApplication, bridge: Bridge, start: Callable[[], None]) -> None:
