@@ -90,37 +90,32 @@ class RocWizard(QWizard):
     def confirm_close(self) -> bool:
         """While the set-up runs: ask first. Yes stops it after the current step (a root step
         is rolled back by the helper) and closes the window once it has stopped."""
-        answer = QMessageBox.question(
-            self, self.tr("The set-up is running"),
+        return self._stop_then_close(
+            PageId.RUN_SETUP, self.tr("The set-up is running"),
             self.tr("Stop the set-up after the step that is running now, and close? The steps "
-                    "that finished are kept; the next start of rocmate can resume."),
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-            QMessageBox.StandardButton.No)
-        if answer != QMessageBox.StandardButton.Yes:
-            return False
-        page = self.pages[PageId.RUN_SETUP]
-        if isinstance(page, RunSetupPage):
-            page.stop()
-            page.close_when_stopped = True
-            return False  # the page closes the window once the runner has stopped
-        return True
+                    "that finished are kept; the next start of rocmate can resume."))
 
     def confirm_stop_benchmark(self) -> bool:
         """While a benchmark runs: ask first; Yes cancels it (kept in the history as
         cancelled) and closes the window once the worker has gone."""
-        answer = QMessageBox.question(
-            self, self.tr("A benchmark is running"),
+        return self._stop_then_close(
+            PageId.BENCHMARK, self.tr("A benchmark is running"),
             self.tr("Cancel the benchmark and close? What it measured so far is kept in the "
-                    "history as cancelled."),
+                    "history as cancelled."))
+
+    def _stop_then_close(self, page_id: PageId, title: str, question: str) -> bool:
+        """Ask; on Yes the page stops its work and closes the window once it has stopped (so
+        the close asked for now waits: False)."""
+        answer = QMessageBox.question(
+            self, title, question,
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
             QMessageBox.StandardButton.No)
-        if answer != QMessageBox.StandardButton.Yes:
-            return False
-        page = self.pages[PageId.BENCHMARK]
-        if isinstance(page, BenchmarkPage):
+        page = self.pages[page_id]
+        if answer == QMessageBox.StandardButton.Yes and isinstance(page, (RunSetupPage,
+                                                                         BenchmarkPage)):
             page.close_when_stopped = True
             page.stop()
-        return False  # the page closes the window once the worker has stopped
+        return False
 
     def done(self, result: int) -> None:
         QSettings().setValue("wizard/geometry", self.saveGeometry())

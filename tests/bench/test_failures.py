@@ -6,16 +6,13 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
-import sysconfig
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from core.bench.runner import BenchRunner
-from tests.bench.helpers import run_worker, tiny
+from tests.bench.helpers import bare_venv, python_without_diffusers, run_worker, tiny
 
 
 def errors_in(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -43,41 +40,8 @@ def test_out_of_memory_under_a_memory_cap(tmp_path: Path) -> None:
     assert out.error["source"] == "worker"
 
 
-def _venv(path: Path) -> Path:
-    """A throwaway virtual environment of this interpreter's base Python (no packages)."""
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(path)], check=True)
-    return path / "bin" / "python"
-
-
-def _site_packages(python: Path) -> Path:
-    out = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path("
-                          "'purelib'))"], check=True, capture_output=True, text=True)
-    return Path(out.stdout.strip())
-
-
-BLOCKER = '''"""Makes diffusers absent, as if it had never been installed."""
-import sys
-
-
-class _NoDiffusers:
-    @staticmethod
-    def find_spec(name, path=None, target=None):
-        if name == "diffusers" or name.startswith("diffusers."):
-            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-        return None
-
-
-sys.meta_path.insert(0, _NoDiffusers)
-'''
-
-
 def test_a_python_without_diffusers(tmp_path: Path) -> None:
-    python = _venv(tmp_path / "nodiff")
-    site = _site_packages(python)
-    # the test set-up's packages (torch, transformers, ...) but not diffusers
-    (site / "with_test_packages.pth").write_text(sysconfig.get_path("purelib") + "\n")
-    (site / "_no_diffusers.py").write_text(BLOCKER)
-    (site / "_no_diffusers.pth").write_text("import _no_diffusers\n")
+    python = python_without_diffusers(tmp_path / "nodiff")
     out, events = run_worker(tiny("sd15-infer", inference_steps=2, steps=1), tmp_path,
                              python=str(python))
     assert out.status == "error"
@@ -88,7 +52,7 @@ def test_a_python_without_diffusers(tmp_path: Path) -> None:
 
 
 def test_a_python_without_torch(tmp_path: Path) -> None:
-    python = _venv(tmp_path / "bare")
+    python = bare_venv(tmp_path / "bare")
     out, events = run_worker(tiny("gemm"), tmp_path, python=str(python))
     err = one_error(events)
     assert err["kind"] == "missing-package" and err["package"] == "torch"

@@ -7,9 +7,7 @@ from __future__ import annotations
 import json
 import os
 import stat
-import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +19,7 @@ from gui.pages.base import PageId
 from gui.pages.benchmark import BenchmarkPage
 from gui.session import Session
 from gui.wizard import RocWizard
+from tests.bench.helpers import python_without_diffusers
 
 RUN_S = 240_000  # ms: a tiny CPU run takes seconds; a loaded CI machine gets slack
 
@@ -130,33 +129,9 @@ def test_out_of_memory_is_one_readable_message(qtbot: Any, aloop: Any, session: 
     assert "Traceback" not in text
 
 
-BLOCKER = '''import sys
-
-
-class _NoDiffusers:
-    @staticmethod
-    def find_spec(name, path=None, target=None):
-        if name == "diffusers" or name.startswith("diffusers."):
-            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-        return None
-
-
-sys.meta_path.insert(0, _NoDiffusers)
-'''
-
-
 def test_a_missing_package_is_one_readable_message(qtbot: Any, aloop: Any, session: Session,
                                                    tmp_path: Path) -> None:
-    venv = tmp_path / "nodiff"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    python = venv / "bin" / "python"
-    site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path("
-                                "'purelib'))"], check=True, capture_output=True,
-                               text=True).stdout.strip())
-    (site / "with_test_packages.pth").write_text(sysconfig.get_path("purelib") + "\n")
-    (site / "_no_diffusers.py").write_text(BLOCKER)
-    (site / "_no_diffusers.pth").write_text("import _no_diffusers\n")
-    session.python = str(python)
+    session.python = str(python_without_diffusers(tmp_path / "nodiff"))
     page = make_page(qtbot, session)
     choose(page, "sd15-infer")
     page.start_button.click()
