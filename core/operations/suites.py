@@ -240,3 +240,15 @@ def combined(reports: list[Report]) -> Report:
     if len(reports) == 1:
         return first
     return replace(first, runs=[run for report in reports for run in report.runs])
+
+
+def prepare_reports() -> None:
+    """Import and load, once, what making a run's report needs (the machine's probes, the
+    knowledge base, the error texts handed to the worker): the first run and its report then
+    do not pay for it while a window shows the run live. Cached: later calls cost nothing."""
+    from core.bench.failures import failure_patterns
+    from core.knowledge.vendors import load_vendors
+    from core.probe import gpus, platform  # noqa: F401  (the modules a report's machine needs)
+
+    failure_patterns()  # loads the knowledge base (cached)
+    load_vendors()

@@ -44,6 +44,7 @@ from core.operations.suites import (
     SuiteSequence,
     options_for,
     plan_choices,
+    prepare_reports,
 )
 from core.report.model import Report
 from gui.bridge import Bridge
@@ -272,6 +273,7 @@ class BenchmarkPage(RocPage):
         return self._plots
 
     def initializePage(self) -> None:
+        prepare_reports()  # once: not while a run is shown live
         self.plots.setVisible(True)
         self._resize_cards()
         replayed = self.session.root is not None
