@@ -565,8 +565,15 @@ class LivePlots(QWidget):
 
     def _relayout(self) -> None:
         """Show the telemetry plots a card offers, packed into rows; say what is missing."""
-        shown = [k for k in TELEMETRY_PLOTS if not self._missing(k)]
         columns = 3 if self.width() >= 720 else 2
+        undecided = not (self._samples or self._no_telemetry or self._silent or self._finished
+                         or self._hello_t is not None)
+        if undecided and self._columns == columns:
+            # a new run that has said nothing yet keeps the last run's plots: laying seven
+            # plots out and back again (a CPU run after a CPU run) stalls the window for nothing
+            self._laid_out = True
+            return
+        shown = [k for k in TELEMETRY_PLOTS if not self._missing(k)]
         for key in TELEMETRY_PLOTS:
             self._grid.removeWidget(self._plots[key].widget)
             self._plots[key].widget.setVisible(key in shown)
