@@ -60,9 +60,10 @@ def render_pages(app: QApplication, session: Session, out: Path,
             wizard.setStartId(page_id)  # as a user reaches it (a run page waits at its start)
             wizard.restart()
             page = wizard.currentPage()
-            if isinstance(page, BenchmarkPage) and shown is not None:
-                page.show_recorded(shown)
             number = _grab(app, wizard, out, number, PageId(page_id).name)
+            if isinstance(page, BenchmarkPage) and shown is not None:
+                page.show_recorded(shown)  # the graphs, as they were at the end of a run
+                number = _grab(app, wizard, out, number, "benchmark-graphs")
             page_id = page.nextId()
         history = HistoryWindow(wizard.bridge, session.history_path, wizard)
         history.show()

@@ -23,7 +23,8 @@ from core.report.model import Report
 from core.resources import data_dir
 from core.system import System
 
-GB = 1e9
+GB = 1e9  # the memory estimates' unit (PyTorch's peaks, measured)
+GIB = 1 << 30  # a card's memory as its box says it ("24 GB")
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,7 @@ def size_choice(choice: SuiteChoice, memory_bytes: int | None, *, gpu: bool = Tr
     first = 0.0 if tiny or not gpu else choice.seconds_first
     batch, why, warning = choice.batch, "the suite's default", None
     gb = memory_bytes / GB if memory_bytes else None
+    sold = f"{memory_bytes / GIB:.0f} GB" if memory_bytes else ""  # as the box says: GiB
     if tiny:
         return SuitePlan(choice, None, "tiny shapes: the suite's own small batch", estimate, 0.0)
     if not gpu:
@@ -120,15 +122,15 @@ def size_choice(choice: SuiteChoice, memory_bytes: int | None, *, gpu: bool = Tr
                     if choice.fixed_gb + choice.per_item_gb * b <= usable]
             if fits:
                 batch = fits[-1]
-                why = f"sized to the card's {gb:.0f} GB"
+                why = f"sized to the card's {sold}"
             else:
                 batch = table.ladder[0]
-                warning = (f"{gb:.0f} GB may be too little even for batch {batch}; "
-                           "lower the batch in the settings if it runs out of memory")
+                warning = (f"{sold} may be too little even for batch {batch}; lower the batch "
+                           "in the settings if it runs out of memory")
                 why = "the smallest batch rocmate offers"
     if choice.min_gb is not None and gb is not None and gb < choice.min_gb:
         warning = (f"needs about {choice.min_gb:.0f} GB of GPU memory; this card has "
-                   f"{gb:.0f} GB and may run out")
+                   f"{sold} and may run out")
     return SuitePlan(choice, batch, why, estimate, first, warning)
 
 

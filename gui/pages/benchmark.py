@@ -11,6 +11,7 @@ then SIGKILL) and the run is kept in the history as cancelled.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -241,6 +242,12 @@ class BenchmarkPage(RocPage):
         layout.addWidget(self.advanced)
         layout.addWidget(self.progress)
         layout.addWidget(self.message)
+        self.waiting = selectable_label(self.tr(
+            "The graphs appear here when a run starts: throughput and step time, and the card's "
+            "power, temperature, clocks, memory and load, live."))
+        self.waiting.setObjectName("graphs-placeholder")
+        layout.addWidget(self.waiting)
+        layout.addStretch(1)
         self.layout_ = layout
 
         self.sequence: SuiteSequence | None = None
@@ -269,12 +276,13 @@ class BenchmarkPage(RocPage):
 
             self._plots = LivePlots()
             self._plots.setMinimumHeight(260)
-            self.layout_.addWidget(self._plots, 1)
+            self._plots.setVisible(False)  # until a run starts (or a recorded one is shown)
+            self.layout_.addWidget(self._plots, 1000)
         return self._plots
 
     def initializePage(self) -> None:
         prepare_reports()  # once: not while a run is shown live
-        self.plots.setVisible(True)
+        self.plots  # noqa: B018  (made now, hidden: pyqtgraph is not imported on Start)
         self._resize_cards()
         replayed = self.session.root is not None
         self.start_button.setToolTip(
@@ -296,6 +304,8 @@ class BenchmarkPage(RocPage):
 
     def show_choices(self, shown: bool) -> None:
         """The cards, or (while a run's graphs are shown) a button that brings them back."""
+        self.waiting.setVisible(False)
+        self.plots.setVisible(True)
         self.choices.setVisible(shown)
         self.choose_again.setVisible(not shown)
         if not shown:
@@ -387,7 +397,8 @@ class BenchmarkPage(RocPage):
         """The graphs of a finished run (the last of ``report``), as it was saved."""
         self.plots.show_run(report.runs[-1])
         self.show_choices(False)
-        self.status.setText(self.tr("A recorded run: %1").replace("%1", summary(report)))
+        last = replace(report, runs=report.runs[-1:])  # the run the graphs show
+        self.status.setText(self.tr("A recorded run: %1").replace("%1", summary(last)))
 
     def _tick(self) -> None:
         elapsed = time.monotonic() - self._started

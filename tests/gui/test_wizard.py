@@ -142,8 +142,8 @@ def test_the_screenshot_command_renders_every_page(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in out.iterdir()) == [
         "01-welcome.png", "02-system-check.png", "03-setup-plan.png", "04-run-setup.png",
-        "05-override-tester.png", "06-verify.png", "07-benchmark.png", "08-results.png",
-        "09-history.png", "10-compare.png"]
+        "05-override-tester.png", "06-verify.png", "07-benchmark.png",
+        "08-benchmark-graphs.png", "09-results.png", "10-history.png", "11-compare.png"]
     assert all(p.stat().st_size > 10_000 for p in out.iterdir())
 
 
