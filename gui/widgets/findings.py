@@ -38,16 +38,23 @@ SEVERITY_ICONS = {
 }
 
 
-def selectable_label(text: str, *, bold: bool = False, mono: bool = False) -> QLabel:
-    """Plain text that wraps and can be selected and copied (by mouse and keyboard)."""
+def selectable_label(text: str, *, bold: bool = False, mono: bool = False, wrap: bool = True,
+                     right: bool = False, scale: float = 1.0) -> QLabel:
+    """Plain text that can be selected and copied (by mouse and keyboard); it wraps unless
+    ``wrap`` is off; ``right`` aligns it right, ``scale`` enlarges its font."""
     label = QLabel(text)
-    label.setWordWrap(True)
+    label.setWordWrap(wrap)
     label.setTextFormat(Qt.TextFormat.PlainText)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
                                   | Qt.TextInteractionFlag.TextSelectableByKeyboard)
-    label.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+    if wrap:
+        label.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+    if right:
+        label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
     font = label.font()
     font.setBold(bold)
+    if scale != 1.0:
+        font.setPointSizeF(font.pointSizeF() * scale)
     if mono:
         font.setFamily("monospace")
         font.setStyleHint(font.StyleHint.Monospace)

@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QScrollArea,
-    QSizePolicy,
     QStyle,
     QVBoxLayout,
     QWidget,
@@ -43,6 +42,7 @@ from core.report.references import KIND_TITLES, CardsLikeMine, cards_like_mine, 
 from core.report.steadiness import cautions
 from core.report.writers import SUFFIXES
 from gui.bridge import Bridge
+from gui.widgets.findings import selectable_label
 
 REFERENCES_SHOWN = 3  # reference results on a card before "Show all"
 
@@ -90,26 +90,10 @@ def plainly(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
 
 def text_label(text: str, *, bold: bool = False, wrap: bool = True, mono: bool = False,
                right: bool = False, scale: float = 1.0) -> QLabel:
-    """Plain text that can be selected and copied; whatever a report holds cannot reorder or
+    """A selectable label of a report's text: whatever the report holds cannot reorder or
     hide what is shown (control characters and bidi overrides as escapes)."""
-    label = QLabel(fmt.safe(text, keep_newlines=True))
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setWordWrap(wrap)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
-                                  | Qt.TextInteractionFlag.TextSelectableByKeyboard)
-    if wrap:
-        label.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
-    if right:
-        label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-    font = label.font()
-    font.setBold(bold)
-    if scale != 1.0:
-        font.setPointSizeF(font.pointSizeF() * scale)
-    if mono:
-        font.setFamily("monospace")
-        font.setStyleHint(font.StyleHint.Monospace)
-    label.setFont(font)
-    return label
+    return selectable_label(fmt.safe(text, keep_newlines=True), bold=bold, mono=mono,
+                            wrap=wrap, right=right, scale=scale)
 
 
 class TextGrid(QWidget):
