@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -134,3 +135,18 @@ def test_figures_round_trip(median: float, p10: float | None, cv: float | None, 
     report.runs[0].result.figures["throughput"] = Figure(unit=unit, median=median, p10=p10,
                                                           cv=cv, n=n)
     assert from_json(to_json(report)) == report
+
+
+def test_check_values_names_the_place_in_any_kind_of_mapping() -> None:
+    """The quick walk hands anything it cannot vouch for to the walk that names the place: a
+    number out of range deep in the data, and in a mapping that is not a plain dict."""
+    from collections import OrderedDict
+
+    from core.report.model import ReportError, check_values
+
+    check_values({"runs": [{"steps": [{"t": 1.0, "ok": True, "n": 3}]}]})  # fine: no error
+    for data, where in (({"runs": [{"steps": [{"t": float("inf")}]}]}, "report.runs[0].steps[0].t"),
+                        (OrderedDict(a=OrderedDict(b=float("nan"))), "report.a.b"),
+                        ({"x": [1, 2, 10**16]}, "report.x[2]")):
+        with pytest.raises(ReportError, match=re.escape(where)):
+            check_values(data)
