@@ -111,8 +111,7 @@ async def benchmark(beat: Heartbeat, history: Path) -> tuple[float, int]:
     page.resize(900, 720)
     page.initializePage()
     page.show()
-    for card in page.cards:
-        card.check.setChecked(card.plan.choice.key == "health")
+    page.choose("health")
     page.advanced.device.setCurrentIndex(page.advanced.device.findData("cpu"))
     page.advanced.tiny.setChecked(True)
     page.advanced.measure.setValue(4)

@@ -69,8 +69,7 @@ def run_page(choices: list[str], python: str, out: Path, *, cpu_tiny: bool = Fal
     wizard.show()
     page = wizard.pages[PageId.BENCHMARK]
     assert isinstance(page, BenchmarkPage)
-    for card in page.cards:
-        card.check.setChecked(card.plan.choice.key in choices)
+    page.choose(*choices)
     if cpu_tiny:  # a check of this script on a machine without a GPU
         page.advanced.device.setCurrentIndex(page.advanced.device.findData("cpu"))
         page.advanced.tiny.setChecked(True)

@@ -8,10 +8,7 @@ from __future__ import annotations
 
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
-    QFrame,
-    QHBoxLayout,
     QPushButton,
-    QScrollArea,
     QStyle,
     QVBoxLayout,
     QWidget,
@@ -21,7 +18,14 @@ from core.operations.reports import LoadedReport, compare_reports
 from core.report import formatting as fmt
 from core.report.compare import Comparison, Difference, RunComparison, compare
 from gui.bridge import Bridge
-from gui.widgets.results_view import TextGrid, core_word, icon_line, plainly, text_label
+from gui.widgets.results_view import (
+    TextGrid,
+    core_word,
+    icon_line,
+    plainly,
+    scrolled_pane,
+    text_label,
+)
 
 
 class CompareView(QWidget):
@@ -42,26 +46,11 @@ class CompareView(QWidget):
         self.column.setContentsMargins(6, 6, 6, 6)
         self.column.addStretch(1)
         self.parts: list[QWidget] = []
-        area = QScrollArea()
-        area.setWidgetResizable(True)
-        area.setFrameShape(QFrame.Shape.NoFrame)
-        area.setWidget(self.content)
-        self.message = text_label("")
-        self.message.setObjectName("message")
         self.copy_button = QPushButton(self.tr("Copy as &Markdown"))
         self.swap_button = QPushButton(self.tr("S&wap A and B"))
         self.copy_button.clicked.connect(self.copy_markdown)
         self.swap_button.clicked.connect(self.swap)
-        buttons = QHBoxLayout()
-        for button in (self.copy_button, self.swap_button):
-            button.setEnabled(False)
-            buttons.addWidget(button)
-        buttons.addStretch(1)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(area, 1)
-        layout.addWidget(self.message)
-        layout.addLayout(buttons)
+        _, self.message = scrolled_pane(self, self.content, [self.copy_button, self.swap_button])
         bridge.finished.connect(self._finished)
         bridge.failed.connect(self._failed)
 

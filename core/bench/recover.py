@@ -191,13 +191,25 @@ def _run_files(runs_dir: Path) -> list[Path]:
         return []
 
 
+_FINISHED: set[tuple[str, int, int]] = set()
+"""Run files (path, size, mtime) read and found finished: the history is looked at again and
+again in one app, and a finished file that has not changed need not be read again."""
+
+
 def _candidate(path: Path) -> bool:
     """A file worth a closer look: readable, not too big, and maybe holding an unfinished run."""
     try:
-        if path.stat().st_size > MAX_RUN_FILE:
+        st = path.stat()
+        if st.st_size > MAX_RUN_FILE:
             log.warning("run file %s is too big to be one of rocmate's; left alone", path)
             return False
-        return _maybe_unfinished(path.read_bytes())
+        seen = (str(path), st.st_size, st.st_mtime_ns)
+        if seen in _FINISHED:
+            return False
+        if _maybe_unfinished(path.read_bytes()):
+            return True
+        _FINISHED.add(seen)
+        return False
     except OSError:
         return False
 

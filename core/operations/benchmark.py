@@ -117,7 +117,8 @@ class BenchmarkRun:
 
     async def run(self) -> BenchmarkResult:
         outcome = await self.runner.run()
-        return self.keep(outcome)
+        # the report is built and stored off the event loop (a window may be drawing on it)
+        return await asyncio.to_thread(self.keep, outcome)
 
     def keep(self, outcome: RunOutcome) -> BenchmarkResult:
         """The report of ``outcome``, scrubbed before it is written anywhere (no user, host or

@@ -7,7 +7,6 @@ estimate from rocmate's own runs, said as "about"."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -192,7 +191,7 @@ class SuiteSequence:
     through :class:`BenchmarkRun`; ``cancel()`` stops the one running and the rest.
 
     ``on_start(index, run)`` is called as each suite's run starts; ``on_event`` gets every event
-    of every run. Each run's report is built and stored off the event loop's thread."""
+    of every run."""
 
     def __init__(self, requests: list[BenchmarkRequest], *,
                  on_event: EventCallback | None = None,
@@ -224,8 +223,7 @@ class SuiteSequence:
             self.current = run
             if self.on_start is not None:
                 self.on_start(index, run)
-            outcome = await run.runner.run()
-            result = await asyncio.to_thread(run.keep, outcome)
+            result = await run.run()
             results.append(result)
             if result.status != "ok":
                 break

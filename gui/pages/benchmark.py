@@ -311,6 +311,11 @@ class BenchmarkPage(RocPage):
         if not shown:
             self.fold.setChecked(False)
 
+    def choose(self, *keys: str) -> None:
+        """Tick exactly these cards (health, resnet50-train, sd15-infer, llm-train)."""
+        for card in self.cards:
+            card.check.setChecked(card.plan.choice.key in keys)
+
     def _fold(self, open_: bool) -> None:
         self.fold.setArrowType(Qt.ArrowType.DownArrow if open_ else Qt.ArrowType.RightArrow)
         self.advanced.setVisible(open_)

@@ -96,6 +96,29 @@ def text_label(text: str, *, bold: bool = False, wrap: bool = True, mono: bool =
                             wrap=wrap, right=right, scale=scale)
 
 
+def scrolled_pane(owner: QWidget, content: QWidget, buttons: Sequence[QPushButton]
+                  ) -> tuple[QScrollArea, QLabel]:
+    """Lay ``owner`` out as ``content`` in a scroll area, a line for messages under it and a
+    row of ``buttons`` (greyed until there is something to act on); the area and the line."""
+    area = QScrollArea()
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setWidget(content)
+    message = text_label("")
+    message.setObjectName("message")
+    row = QHBoxLayout()
+    for button in buttons:
+        button.setEnabled(False)
+        row.addWidget(button)
+    row.addStretch(1)
+    layout = QVBoxLayout(owner)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.addWidget(area, 1)
+    layout.addWidget(message)
+    layout.addLayout(row)
+    return area, message
+
+
 class TextGrid(QWidget):
     """Rows of selectable text in columns (a header row in bold); ``cells[r][c]`` for tests."""
 
@@ -401,12 +424,6 @@ class ResultsView(QWidget):
         self.runs.addWidget(self.heading)
         self.runs.addWidget(self.machine)
         self.runs.addStretch(1)
-        self.area = area = QScrollArea()
-        area.setWidgetResizable(True)
-        area.setFrameShape(QFrame.Shape.NoFrame)
-        area.setWidget(self.content)
-        self.message = text_label("")
-        self.message.setObjectName("message")
         self.save_button = QPushButton(self.tr("&Save report…"))
         self.copy_button = QPushButton(self.tr("Copy as &Markdown"))
         self.browser_button = QPushButton(self.tr("Open in the bro&wser"))
@@ -414,16 +431,8 @@ class ResultsView(QWidget):
         self.save_button.clicked.connect(self.choose_file)
         self.copy_button.clicked.connect(self.copy_markdown)
         self.browser_button.clicked.connect(self.open_in_browser)
-        buttons = QHBoxLayout()
-        for button in (self.save_button, self.copy_button, self.browser_button):
-            button.setEnabled(False)
-            buttons.addWidget(button)
-        buttons.addStretch(1)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(area, 1)
-        layout.addWidget(self.message)
-        layout.addLayout(buttons)
+        self.area, self.message = scrolled_pane(
+            self, self.content, [self.save_button, self.copy_button, self.browser_button])
         bridge.finished.connect(self._finished)
         bridge.failed.connect(self._failed)
 

@@ -41,8 +41,7 @@ def make_page(qtbot: Any, session: Session) -> BenchmarkPage:
 
 def choose(page: BenchmarkPage, key: str, *, steps: int = 2, batch: int = 0,
            tiny: bool = True) -> None:
-    for card in page.cards:
-        card.check.setChecked(card.plan.choice.key == key)
+    page.choose(key)
     settings = page.advanced
     settings.device.setCurrentIndex(settings.device.findData("cpu"))
     settings.tiny.setChecked(tiny)
