@@ -20,9 +20,13 @@ import copy
 import datetime as _dt
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, TypeVar
+
+from core.report.columns import build, look, looks_kept
+from core.report.pause import collector_paused
 
 SCHEMA_FAMILY = "rocmate.report"
 SCHEMA_VERSION = 1
@@ -240,6 +244,9 @@ def _plain(value: Any) -> Any:
     are new, the strings and numbers in them are shared (they cannot change)."""
     kind = type(value)
     if kind is list or kind is tuple:
+        flat = _plain_series(value)
+        if flat is not None:
+            return flat
         return [v if type(v) in _LEAVES else _plain(v) for v in value]
     if kind is dict:
         return {k: v if type(v) in _LEAVES else _plain(v) for k, v in value.items()}
@@ -261,9 +268,40 @@ _LEAVES = (str, int, float, bool, type(None))
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
 
+def _plain_series(items: list[Any] | tuple[Any, ...]) -> list[dict[str, Any]] | None:
+    """A run's steps or telemetry (150,000 of them in a long run) from their ``__dict__``:
+    their fields are strings and numbers (left as they are) and dicts (made plain); None for
+    any other list."""
+    if not items or type(items[0]) not in _SERIES:
+        return None
+    kind = type(items[0])
+    count, maps = _SERIES[kind]
+    out = []
+    for item in items:
+        if type(item) is not kind:
+            return None
+        d = item.__dict__.copy()
+        if len(d) != count:  # an attribute a caller added
+            return None
+        for name in maps:
+            v = d[name]
+            d[name] = {} if type(v) is dict and not v else _plain(v)
+        out.append(d)
+    return out
+
+
+_SERIES: dict[type, tuple[int, tuple[str, ...]]] = {
+    cls: (len(fields(cls)), tuple(f.name for f in fields(cls) if f.default_factory is dict))
+    for cls in (Step, TelemetrySample)
+}
+"""The series dataclasses: how many fields, and which are dicts."""
+
+
 def to_json(report: Report, *, indent: int | None = 2) -> str:
     validate(report)
-    return json.dumps(to_dict(report), indent=indent, allow_nan=False, ensure_ascii=False)
+    with collector_paused():  # to_dict's copies form a tree: no cycles to look for
+        return json.dumps(to_dict(report), indent=indent, allow_nan=False, ensure_ascii=False,
+                          check_circular=False)
 
 
 def validate(report: Report) -> None:
@@ -441,6 +479,21 @@ def _telemetry(r: _R) -> TelemetrySample:
                            energy_j=r.onum("energy_j"))
 
 
+_STEP_FIELDS = (("phase", "text"), ("index", "integer"), ("seconds", "num"),
+                ("items", "integer"), ("t", "onum"), ("part", "otext"), ("figures", "num_map"))
+_SAMPLE_FIELDS = (("t", "num"), ("busy_pct", "onum"), ("vram_used_bytes", "ointeger"),
+                  ("vram_total_bytes", "ointeger"), ("power_w", "onum"),
+                  ("temps_c", "num_map"), ("clocks_mhz", "num_map"), ("energy_j", "onum"))
+
+
+def _series(r: _R, key: str, spec: tuple[tuple[str, str], ...], cls: Callable[..., T],
+            one: Callable[[_R], T]) -> list[T]:
+    """A run's steps or telemetry: the usual list built a column at a time, any other read
+    item by item (which names what is wrong)."""
+    quick = build(r.seq(key), spec, cls)
+    return quick if quick is not None else r.items(key, one)
+
+
 def _run(r: _R) -> SuiteRun:
     status = r.text("status")
     if status not in STATUSES:
@@ -465,8 +518,8 @@ def _run(r: _R) -> SuiteRun:
         reference=r.osub("reference", lambda e: Reference(
             name=e.otext("name"), source=e.otext("source"), peaks=e.num_map("peaks"),
             fractions=e.num_map("fractions"), note=e.otext("note"))),
-        steps=r.items("steps", _step),
-        telemetry=r.items("telemetry", _telemetry),
+        steps=_series(r, "steps", _STEP_FIELDS, Step, _step),
+        telemetry=_series(r, "telemetry", _SAMPLE_FIELDS, TelemetrySample, _telemetry),
     )
     if status == "ok" and run.result is None:
         raise ReportError(f"{r.path}: status ok but no result")
@@ -502,29 +555,11 @@ def check_schema(data: Any) -> None:
 
 def check_values(data: Any) -> None:
     """Refuse numbers a writer cannot take (not finite, or beyond ±MAX_NUMBER) and nesting
-    deeper than MAX_DEPTH, anywhere in a report's JSON data, naming where. A quick walk first
-    (no path kept: a report holds a few hundred thousand values); only data it finds wrong is
-    walked again to name the place."""
-    if not _fine(data, 0):
+    deeper than MAX_DEPTH, anywhere in a report's JSON data, naming where. A quick look first
+    (a column at a time: a report holds a few hundred thousand values); only data it finds
+    wrong is walked again to name the place."""
+    if not look(data, max_depth=MAX_DEPTH, max_number=MAX_NUMBER).fine:
         _check_node(data, ["report"], 0)
-
-
-def _fine(node: Any, depth: int) -> bool:
-    """Whether ``node`` holds no number out of range and no nesting too deep (exact dicts and
-    lists only: anything else goes to the walk that names it)."""
-    if depth >= MAX_DEPTH:
-        return False
-    for v in node.values() if isinstance(node, dict) else node:
-        t = type(v)
-        if t is dict or t is list:
-            if not _fine(v, depth + 1):
-                return False
-        elif t is float or t is int:
-            if not -MAX_NUMBER <= v <= MAX_NUMBER:  # NaN fails too
-                return False
-        elif isinstance(v, (dict, list, int, float)) and t is not bool:
-            return False  # a subclass, from a caller's own data
-    return True
 
 
 def _check_node(node: Any, path: list[str], depth: int) -> None:
@@ -607,15 +642,62 @@ def from_json(text: str | bytes, *, series_limits: bool = True) -> Report:
     """Parse and validate a report; raises ReportError with the reason. ``series_limits``
     (MAX_STEPS, MAX_SAMPLES) is for a file from elsewhere; the history reads back what this
     machine measured without them."""
-    return from_dict(parse_json(text, series_limits=series_limits))
+    with reading():
+        return from_dict(parse_json(text, series_limits=series_limits))
+
+
+@contextmanager
+def reading() -> Iterator[None]:
+    """Around reading a report: the cycle collector held back (a big report is two million
+    new objects) and each look at its data taken once (core.report.columns)."""
+    with collector_paused(), looks_kept():
+        yield
 
 
 def parse_json(text: str | bytes, *, series_limits: bool = True) -> Any:
     """A report's JSON data, parsed strictly (no NaN, no duplicate keys, no huge integers, not
     too deep) and, with ``series_limits``, its schema and series sizes checked; from_dict
     checks the rest."""
+    data = _plain_parse(text)
+    if data is _UNSURE:
+        data = _strict_parse(text)
+    if series_limits:
+        check_schema(data)  # what the file is comes first
+        check_series(data)
+    return data
+
+
+_UNSURE = object()
+_SPACED_KEY = re.compile(r'"[ \t\r\n]+:')
+
+
+def _plain_parse(text: str | bytes) -> Any:
+    """``text`` parsed by the plain (C) parser where that is provably as strict, else
+    ``_UNSURE``. Plain parsing takes NaN, long integers and duplicate keys: a look at the
+    data refuses the first two; for the third the keys parsed are counted against the keys
+    in the text: ``":`` is a key's end where no string holds an escaped quote (inside a
+    string a quote is escaped) and none starts with a colon (an opening quote before it)."""
+    if not isinstance(text, str):
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError:
+            return _UNSURE
+    if '\\"' in text or _SPACED_KEY.search(text):
+        return _UNSURE
     try:
-        data = json.loads(text, parse_constant=_constant, parse_int=_int,
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return _UNSURE  # the strict parser says what is wrong
+    found = look(data, max_depth=MAX_DEPTH, max_number=MAX_NUMBER)
+    if not found.fine or any(name.startswith(":") for name in found.names) or any(
+            text.startswith(":") for text, _, _ in found.texts):
+        return _UNSURE
+    return data if found.keys == text.count('":') else _UNSURE
+
+
+def _strict_parse(text: str | bytes) -> Any:
+    try:
+        return json.loads(text, parse_constant=_constant, parse_int=_int,
                           object_pairs_hook=_object)
     except ReportError:
         raise
@@ -623,7 +705,3 @@ def parse_json(text: str | bytes, *, series_limits: bool = True) -> Any:
         raise ReportError("not a rocmate report: the JSON is nested too deeply") from None
     except ValueError as exc:
         raise ReportError(f"not a rocmate report: not JSON ({exc})") from None
-    if series_limits:
-        check_schema(data)  # what the file is comes first
-        check_series(data)
-    return data

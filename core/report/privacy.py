@@ -38,7 +38,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.report import model
-from core.report.model import Report, from_dict, to_dict
+from core.report.columns import look
+from core.report.model import MAX_DEPTH, MAX_NUMBER, Report, from_dict, to_dict
 
 USER = "<user>"
 HOST = "<host>"
@@ -255,55 +256,31 @@ class _Survey:
 
 def _survey(data: Any) -> _Survey:
     """Each distinct string is scanned once (a report repeats its keys and phase names a
-    hundred thousand times); numbers are passed over without a call."""
+    hundred thousand times): the data is walked a column at a time (core.report.columns)."""
     users: set[str] = set()
     hosts: set[str] = set()
     homes: set[str] = set()
-    scanned: set[str] = set()
-    texts: set[tuple[str, str, bool]] = set()
-
-    def scan(text: str) -> None:
-        if text in scanned:
-            return
-        scanned.add(text)
+    found = look(data, max_depth=MAX_DEPTH, max_number=MAX_NUMBER)
+    scanned = found.names | {text for text, _, _ in found.texts}
+    for text in scanned:
         for pattern in _HOME_PATTERNS:
             users.update(m.group(1) for m in pattern.finditer(text))
         for m in _PROMPT.finditer(text):
             users.add(m.group(1))
             hosts.update({m.group(2), m.group(2).split(".")[0]})
-
-    def keyed(text: str, key: str, packages: bool) -> None:
-        texts.add((text, key, packages))
+    for text, key, _ in found.texts:
         k = key.lower()
-        if k in _USER_KEYS and text.strip():
-            users.add(text.strip())
-        elif k in _HOST_KEYS and text.strip():
-            hosts.update({text.strip(), text.strip().split(".")[0]})
-        elif k == "home" and text.strip():
-            homes.add(text.strip())
-        scan(text)
-
-    def visit(node: Any, key: str, packages: bool) -> None:
-        if isinstance(node, dict):
-            for k, v in node.items():
-                name = str(k)
-                scan(name)
-                if type(v) is str:
-                    keyed(v, name, packages)
-                elif isinstance(v, (dict, list)):
-                    visit(v, name, packages or name == "packages")
-        elif isinstance(node, list):
-            for v in node:
-                if type(v) is str:
-                    keyed(v, key, packages)
-                elif isinstance(v, (dict, list)):
-                    visit(v, key, packages)
-        elif isinstance(node, str):
-            keyed(node, key, packages)
-
-    visit(data, "", False)
+        value = text.strip()
+        if not value:
+            continue
+        if k in _USER_KEYS:
+            users.add(value)
+        elif k in _HOST_KEYS:
+            hosts.update({value, value.split(".")[0]})
+        elif k == "home":
+            homes.add(value)
     return _Survey(Identity(frozenset(users), frozenset(hosts), frozenset(homes)), scanned,
-                   texts)
+                   found.texts)
 
 
 # --- scrubbing ------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from pathlib import Path
 from core.report.compare import compare
 from core.report.html import render_html
 from core.report.markdown import render_markdown
-from core.report.model import Report, ReportError, from_dict, parse_json, to_json
+from core.report.model import Report, ReportError, from_dict, parse_json, reading, to_json
 from core.report.privacy import (
     Identity,
     learned,
@@ -48,21 +48,23 @@ def format_for(path: str | Path | None, explicit: str | None = None) -> str:
 
 def load_report_file(path: str | Path) -> Report:
     """Read and validate a report file; ReportError says what is wrong, naming the file."""
-    data = _report_data(path)
-    try:
-        return from_dict(data)
-    except ReportError as exc:
-        raise ReportError(f"{Path(path).name}: {exc}") from None
+    with reading():
+        data = _report_data(path)
+        try:
+            return from_dict(data)
+        except ReportError as exc:
+            raise ReportError(f"{Path(path).name}: {exc}") from None
 
 
 def load_scrubbed_report(path: str | Path, identity: Identity | None = None) -> Report:
     """A report file read, validated and scrubbed of ``identity`` and the names it gives away
     about its author, in one pass (the way to read a report from someone else)."""
-    data = _report_data(path)
-    try:
-        return scrubbed_from_data(data, identity)[0]
-    except ReportError as exc:
-        raise ReportError(f"{Path(path).name}: {exc}") from None
+    with reading():
+        data = _report_data(path)
+        try:
+            return scrubbed_from_data(data, identity)[0]
+        except ReportError as exc:
+            raise ReportError(f"{Path(path).name}: {exc}") from None
 
 
 def _report_data(path: str | Path) -> object:

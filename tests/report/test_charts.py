@@ -76,3 +76,13 @@ def test_many_points_draw_a_line_not_thousands_of_dots() -> None:
     svg = render(Chart(title="t", x_label="x", y_unit="u",
                        series=[Series("s", [(float(i), float(i)) for i in range(5000)])]))
     assert svg.count("<circle") == 0 and len(re.findall(r"\d+\.\d,\d+\.\d", svg)) <= 820
+
+
+def test_a_long_series_with_a_few_non_finite_points_draws_the_rest() -> None:
+    pts = [(float(i), 1.0 + i % 7) for i in range(3000)]
+    pts[10] = (10.0, float("nan"))
+    pts[2000] = (float("inf"), 2.0)
+    pts[2500] = (2500.0, 1e308)  # finite: its sum with the others is not
+    svg = render(Chart(title="t", x_label="x", y_unit="u", series=[Series("s", pts)]))
+    assert "nan" not in svg and "inf" not in svg
+    assert svg.count("<polyline") == 1
