@@ -79,7 +79,7 @@ def test_mixed_shapes_lists_in_lists_packages_and_subclasses() -> None:
     class Text(str):
         pass
 
-    class Obj(dict):  # type: ignore[type-arg]
+    class Obj(dict):
         pass
 
     data = {"runs": [{"steps": [*_steps(5), {"phase": "x", "index": 1, "extra": [[1, "in"]]},
