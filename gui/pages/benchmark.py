@@ -362,7 +362,10 @@ class BenchmarkPage(RocPage):
         self.set_busy(True)
         self._update_buttons()
         self._ticker.start()
-        self._tick()
+        # the first words at the next turn of the event loop: the progress bar paints the
+        # whole window at once when its value is set (Qt's QProgressBar repaints at once),
+        # and the page's new layout is enough for this turn
+        QTimer.singleShot(0, self, self._tick)
         sequence = self.sequence
         self.bridge.start_async(KEY, sequence.run)
 
@@ -406,6 +409,8 @@ class BenchmarkPage(RocPage):
         self.status.setText(self.tr("A recorded run: %1").replace("%1", summary(last)))
 
     def _tick(self) -> None:
+        if not self._ticker.isActive():  # a tick left over from a run that ended
+            return
         elapsed = time.monotonic() - self._started
         estimate = max(self._estimate_s, 1.0)
         fraction = min(elapsed / estimate, 0.97)

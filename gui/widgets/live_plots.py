@@ -26,8 +26,15 @@ import gui.qt  # noqa: F401  (the binding is chosen before pyqtgraph looks for o
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, QPointF, Qt, QTimer
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPalette, QResizeEvent
-from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QVBoxLayout, QWidget
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainterPath, QPalette, QPen, QResizeEvent
+from PySide6.QtWidgets import (
+    QGraphicsItem,
+    QGraphicsPathItem,
+    QGridLayout,
+    QHBoxLayout,
+    QVBoxLayout,
+    QWidget,
+)
 
 from core.report.formatting import num
 from core.report.model import Figure, SuiteRun
@@ -175,6 +182,10 @@ class LivePlots(QWidget):
         self._x_follow = True  # the shared x range follows the run until the user zooms
 
         self._deco: dict[tuple[str, str], Any] = {}  # (plot, name) -> shading, mark, label
+        self._deco_state: dict[tuple[str, str, str], object] = {}  # what each was last set to
+        self._rows_shown: list[list[str]] = [[k] for k in STEP_PLOTS]  # painted apart
+        self._held: list[list[str]] = []  # rows whose painting waits for the next ticks
+        self._resting = False  # the timer stops once the held rows are painted
         self._touched: set[tuple[str, str]] = set()
         self._rows: list[list[tuple[float, float]]] = []  # median labels side by side
         self._steps = Ring(capacity, 5)
@@ -264,6 +275,8 @@ class LivePlots(QWidget):
             plot.follow = True
             plot.y_range = None
         self._dirty.update(self._series)
+        self._hold_rows()  # a first run shows the plots now: not all painted at once
+        self._resting = False
         self._timer.start()
 
     def add_event(self, event: dict[str, Any]) -> None:
@@ -334,7 +347,9 @@ class LivePlots(QWidget):
         self._finished = True
         self._laid_out = False
         self._redraw()
-        self._timer.stop()
+        while self._held:  # a saved run is shown whole at once: nothing streams in
+            self._release(self._held.pop(0))
+        self._rest()
 
     def finish(self) -> None:
         """The run ended: a last redraw (the whole run in view), then the timer stops."""
@@ -342,7 +357,13 @@ class LivePlots(QWidget):
         self._finished = True
         self._laid_out = False
         self._redraw()
-        self._timer.stop()
+        self._rest()
+
+    def _rest(self) -> None:
+        """Nothing more to draw: the timer stops (once the rows held back are painted)."""
+        self._resting = bool(self._held)
+        if not self._held:
+            self._timer.stop()
 
     def counts(self) -> dict[str, int]:
         """Points held per series: throughput, step_time, power, busy, vram_used, vram_total,
@@ -574,9 +595,14 @@ class LivePlots(QWidget):
             self._laid_out = True
             return
         shown = [k for k in TELEMETRY_PLOTS if not self._missing(k)]
+        master = self._plots["throughput"].widget
         for key in TELEMETRY_PLOTS:
-            self._grid.removeWidget(self._plots[key].widget)
-            self._plots[key].widget.setVisible(key in shown)
+            widget = self._plots[key].widget
+            self._grid.removeWidget(widget)
+            widget.setVisible(key in shown)
+            # a hidden plot leaves the shared time axis: each move of it would otherwise
+            # re-clip its curves for nothing (linked again, it takes the range at once)
+            widget.setXLink(master if key in shown else None)
         rows = (len(shown) + columns - 1) // columns
         for i, key in enumerate(shown):
             row, col = divmod(i, columns)
@@ -586,7 +612,12 @@ class LivePlots(QWidget):
         for r in range(3):
             self._grid.setRowStretch(r, 1 if r < rows else 0)
         self._telemetry.setVisible(bool(shown))
+        if not self._shown.issuperset(shown):
+            self._titled = False  # a plot shown again: its title in today's words and unit
         self._shown = set(STEP_PLOTS) | set(shown)
+        # painted apart when all change at once: each step plot, then each telemetry row
+        self._rows_shown = [[key] for key in STEP_PLOTS] + [
+            shown[r * columns:(r + 1) * columns] for r in range(rows)]
         self._decorated = True  # a plot shown now gets its shading and marks
         self._layout.setStretch(1, 2 * rows)
         self._bottom = set(shown[(rows - 1) * columns:]) if shown else set(STEP_PLOTS)
@@ -602,19 +633,54 @@ class LivePlots(QWidget):
     # -- drawing ---------------------------------------------------------------------------------
 
     def _tick(self) -> None:
-        """The timer: a redraw where something changed, else the timer rests until the next
-        event."""
-        if self._dirty or self._decorated or not self._laid_out or not self._titled:
+        """The timer: a row held back is painted, else a redraw where something changed, else
+        the timer rests until the next event."""
+        if self._held:
+            self._release(self._held.pop(0))
+            if not self._held and self._resting:
+                self._resting = False
+                self._timer.stop()
+        elif self._dirty or self._decorated or not self._laid_out or not self._titled:
             self._redraw()
         else:
             self._timer.stop()
 
+    def _hold_rows(self) -> None:
+        """Every plot is to be drawn anew (the shared x range moved: axes and curves all
+        change). Seven plots painted in one frame stall the window (about 10 ms each on a
+        slow machine), so the throughput plot is painted now and the step-time plot and each
+        row of telemetry at the next ticks of the timer, one a tick (they still show their
+        last picture meanwhile, for 40 to 120 ms)."""
+        held = {key for row in self._held for key in row}
+        for row in self._rows_shown[1:]:
+            for key in row:
+                self._plots[key].widget.setUpdatesEnabled(False)
+            if not held.intersection(row):
+                self._held.append(row)
+        if self._held:
+            self._timer.start()
+
+    def _release(self, row: list[str]) -> None:
+        for key in row:
+            self._plots[key].widget.setUpdatesEnabled(True)  # and painted at the next frame
+
+    @property
+    def settled(self) -> bool:
+        """Whether everything received is drawn and painted (the timer rests)."""
+        return not self._timer.isActive()
+
     def _redraw(self) -> None:
+        """New points to the curves; titles, layout and decorations where they changed. While
+        the run is live, one of those three a tick at most (each is tens of milliseconds on a
+        slow machine and repaints the plots): they follow at the next ticks, 40 ms apart."""
         self.redraws += 1
+        busy = False  # a heavy step was taken this tick
         if not self._titled:
             self._retitle()
-        if not self._laid_out:
+            busy = True
+        if not self._laid_out and (self._finished or not busy):
             self._relayout()
+            busy = True
         dirty = [self._series[k] for k in self._dirty if k in self._series]
         changed = {s.plot for s in dirty} | ({"step_time"} if self._cold else set())
         self._set_ranges(changed)
@@ -624,10 +690,10 @@ class LivePlots(QWidget):
             y = series.ring.column(series.y)
             self._draw(series, series.ring.column(0), y * series.scale if series.scale != 1.0
                        else y)
-        if self._decorated:
-            self._decorate()
         self._dirty.clear()
-        self._decorated = False
+        if self._decorated and (self._finished or not busy):
+            self._decorate()
+            self._decorated = False
 
     def _draw(self, series: _Series, x: np.ndarray, y: np.ndarray) -> None:
         plot = self._plots[series.plot]
@@ -682,6 +748,7 @@ class LivePlots(QWidget):
 
     def _set_x(self, lo: float, hi: float) -> None:
         self._decorated = True  # labels pick their side anew
+        self._hold_rows()
         self._plots["throughput"].widget.getPlotItem().getViewBox().setXRange(lo, hi, padding=0)
 
     def _y_range(self, key: str) -> tuple[float, float] | None:
@@ -729,23 +796,35 @@ class LivePlots(QWidget):
         for n, (x0, x1) in enumerate(self._warm):
             for key in shown:
                 region = self._item(key, f"warm{n}", self._make_region)
-                region.setRegion((x0, max(x0, x1)))
+                self._set(key, f"warm{n}", region.setRegion, (x0, max(x0, x1)))
         for n, (x, part) in enumerate(self._part_marks):
             for key in shown:
                 line = self._item(key, f"part{n}", partial(self._make_mark, key, part))
-                line.setValue(x)
+                self._set(key, f"part{n}", line.setValue, x)
         self._decorate_cold()
         if self._vram_total is not None:
             total = self._series["vram_total"]
             line = self._item("vram", "total", lambda: pg.InfiniteLine(
                 angle=0, movable=False,
                 pen=pg.mkPen(total.colour, width=1.5, style=Qt.PenStyle.DashLine)))
-            line.setValue(self._vram_total / GIB)
+            self._set("vram", "total", line.setValue, self._vram_total / GIB)
         self._rows = []
         for n, m in enumerate(self._medians):
             self._decorate_median(n, m)
         for gone in [k for k in self._deco if k not in self._touched]:
             self._plots[gone[0]].widget.removeItem(self._deco.pop(gone))
+            for state in [k for k in self._deco_state if k[:2] == gone]:
+                del self._deco_state[state]
+
+    def _set(self, plot: str, name: str, setter: Callable[..., object], *value: Any,
+             part: str = "") -> None:
+        """``setter(*value)`` on a decoration where the value differs from the one it was last
+        given: pyqtgraph redraws a plot for every call, a changed value or not, and a
+        redraw of all seven plots at once stalls the window."""
+        key = (plot, name, part)
+        if self._deco_state.get(key, self) != value:
+            self._deco_state[key] = value
+            setter(*value)
 
     def _item(self, plot: str, name: str, make: Callable[[], Any]) -> Any:
         key = (plot, name)
@@ -770,12 +849,24 @@ class LivePlots(QWidget):
             labelOpts={"position": 0.1, "color": self._fg, "anchors": [(0, 0), (0, 0)],
                        "fill": _alpha(self._bg, 200)})
 
+    def _make_star(self) -> QGraphicsPathItem:
+        """The cold start's mark: a star 13 px across, drawn by Qt itself (a scatter plot
+        of one point costs pyqtgraph a millisecond at every paint of its plot)."""
+        star = QGraphicsPathItem(_star_path(6.5))
+        star.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
+        star.setBrush(QColor(COLOURS[1]))
+        pen = QPen(self._fg, 1.0)
+        pen.setCosmetic(True)
+        star.setPen(pen)
+        star.setZValue(5)
+        return star
+
     def _make_label(self) -> Any:
         return pg.TextItem(color=self._fg, fill=_alpha(self._bg, 210))
 
     def _place(self, label: Any, plot: str, x: float, *, centre: bool,
-               rows: list[list[tuple[float, float]]] | None = None) -> None:
-        """Put ``label`` at the top of ``plot`` (the y range leaves room there), centred on
+               rows: list[list[tuple[float, float]]] | None = None) -> QPointF:
+        """Where ``label`` goes: at the top of ``plot`` (the y range leaves room there), centred on
         ``x`` or just after it (before it where the view ends first), inside the view; with
         ``rows``, a line lower where it would overlap a label placed before."""
         view = self._plots[plot].widget.getPlotItem().getViewBox()
@@ -799,8 +890,7 @@ class LivePlots(QWidget):
                 rows.append([])
             rows[row].append((left, left + width))
         per_px_y = (top - bottom) / view.height() if view.height() > 0 else 0.0
-        label.setAnchor((0.0, 0.0))
-        label.setPos(QPointF(left, top - row * box.height() * per_px_y))
+        return QPointF(left, top - row * box.height() * per_px_y)
 
     def _decorate_cold(self) -> None:
         """A star at the first step on both step plots; in the step-time plot, where that step
@@ -813,29 +903,32 @@ class LivePlots(QWidget):
         at = min(seconds, y_range[1] * 0.94) if capped and y_range else seconds
         for key, y in (("throughput", throughput), ("step_time", at)):
             if math.isfinite(y):
-                star = self._item(key, "cold", lambda: pg.ScatterPlotItem(
-                    symbol="star", size=13, brush=pg.mkBrush(COLOURS[1]),
-                    pen=pg.mkPen(self._fg)))
-                star.setData([t], [y])
+                star = self._item(key, "cold", self._make_star)
+                self._set(key, "cold", star.setPos, QPointF(t, y))
         text = self.tr("cold start %1 s").replace("%1", num(seconds))
         label = self._item("step_time", "cold-label", self._make_label)
-        label.setText(text + (" \u2191" if capped else ""))  # the arrow: off the scale, above
-        self._place(label, "step_time", t, centre=False)
+        # the arrow: off the scale, above
+        self._set("step_time", "cold-label", label.setText, text + (" \u2191" if capped else ""))
+        self._set("step_time", "cold-label", label.setPos,
+                  self._place(label, "step_time", t, centre=False), part="pos")
 
     def _decorate_median(self, n: int, m: _Median) -> None:
         """The median as a dashed line over the measured steps; its label at the top of the
         plot (the y range leaves room there), above the line's middle."""
         line = self._item("throughput", f"median{n}", lambda: pg.PlotCurveItem(
             pen=pg.mkPen(COLOURS[1], width=2, style=Qt.PenStyle.DashLine)))
-        line.setData([m.x0, m.x1], [m.value, m.value])
+        self._set("throughput", f"median{n}", line.setData, [m.x0, m.x1], [m.value, m.value])
         if m.part is None:
             text = self.tr("median %1 %2").replace("%1", num(m.value)).replace("%2", self._unit)
         else:  # the unit is in the title; parts' labels stay short to fit side by side
             text = f"{m.part} {num(m.value)}"
         label = self._item("throughput", f"median{n}-label", self._make_label)
-        label.setHtml(f"<span style='color:{COLOURS[1]}'>\u254d\u254d</span> "
-                      f"<span style='color:{self._fg.name()}'>{html.escape(text)}</span>")
-        self._place(label, "throughput", (m.x0 + m.x1) / 2, centre=True, rows=self._rows)
+        self._set("throughput", f"median{n}-label", label.setHtml,
+                  f"<span style='color:{COLOURS[1]}'>\u254d\u254d</span> "
+                  f"<span style='color:{self._fg.name()}'>{html.escape(text)}</span>")
+        self._set("throughput", f"median{n}-label", label.setPos,
+                  self._place(label, "throughput", (m.x0 + m.x1) / 2, centre=True,
+                              rows=self._rows), part="pos")
 
     # -- look and words --------------------------------------------------------------------------
 
@@ -854,6 +947,9 @@ class LivePlots(QWidget):
             axis.setPen(_alpha(self._fg, 150))
             axis.setTextPen(self._fg)
             axis.enableAutoSIPrefix(False)
+            # major and minor ticks, not a third level: a third of the work each time an
+            # axis is drawn anew (seven at once when the shared time axis moves)
+            axis.setStyle(maxTickLevel=1)
         item.getAxis("left").setWidth(46)
         plot = _Plot(key, widget)
         item.getViewBox().sigRangeChangedManually.connect(
@@ -906,6 +1002,8 @@ class LivePlots(QWidget):
         legend_font.setPointSizeF(LEGEND_PT)
         title_px, legend_px = QFontMetrics(title_font), QFontMetrics(legend_font)
         for key, plot in self._plots.items():
+            if key not in self._shown:  # titled when it is shown (_relayout asks)
+                continue
             item = plot.widget.getPlotItem()
             unit = self._unit if key == "throughput" else self._y_units[key]
             title = self._titles[key] + (f" ({unit})" if unit else "")
@@ -955,6 +1053,21 @@ class LivePlots(QWidget):
         """A redraw at the next turn of the event loop where the timer is not running."""
         if not self._timer.isActive():
             QTimer.singleShot(0, self, self._tick)
+
+
+def _star_path(radius: float) -> QPainterPath:
+    """A five-pointed star around (0, 0), its first point up."""
+    path = QPainterPath()
+    for i in range(10):
+        r = radius if i % 2 == 0 else radius * 0.45
+        angle = math.pi / 2 + i * math.pi / 5
+        point = QPointF(r * math.cos(angle), -r * math.sin(angle))
+        if i == 0:
+            path.moveTo(point)
+        else:
+            path.lineTo(point)
+    path.closeSubpath()
+    return path
 
 
 def _alpha(colour: QColor, alpha: int) -> QColor:

@@ -16,7 +16,7 @@ import numpy as np
 import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QGraphicsPathItem, QLabel
 
 from core.bench.runner import BenchRunner
 from core.bench.worker.options import BenchOptions
@@ -76,7 +76,9 @@ def _plots(qtbot: Any, **kw: Any) -> LivePlots:
 
 
 def _redrawn(qtbot: Any, plots: LivePlots, before: int) -> None:
-    qtbot.waitUntil(lambda: plots.redraws > before, timeout=2000)
+    """Drawn again and settled (titles, layout and decorations may follow a tick or two
+    after the curves)."""
+    qtbot.waitUntil(lambda: plots.redraws > before and plots.settled, timeout=3000)
 
 
 def _expected_counts(run: SuiteRun) -> dict[str, int]:
@@ -218,9 +220,9 @@ def test_every_plot_shares_one_time_axis_and_an_outlying_first_step_stays_in_vie
     assert run.steps[0].seconds > 100 * top
     assert top > max(s.seconds for s in run.steps[1:])
     stars = [i for i in plots.plot("step_time").getPlotItem().items
-             if isinstance(i, pg.ScatterPlotItem)]
+             if isinstance(i, QGraphicsPathItem)]
     (star,) = stars
-    assert bottom < star.data["y"][0] < top
+    assert bottom < star.pos().y() < top
     texts = [i.textItem.toPlainText() for i in plots.plot("step_time").getPlotItem().items
              if isinstance(i, pg.TextItem)]
     assert any("cold start 11.23 s" in t for t in texts)
@@ -334,11 +336,15 @@ def test_reset_clears_every_series_shading_and_mark(qtbot: Any) -> None:
     assert plots.steps_seen == 0
     assert set(plots.counts().values()) == {0}
     assert plots.medians() == {}
-    _redrawn(qtbot, plots, before)  # the cleared plots, on the next tick
-    for key in ("throughput", "step_time", *TELEMETRY_PLOTS):
-        items = plots.plot(key).getPlotItem().items
-        assert not [i for i in items if isinstance(i, (pg.LinearRegionItem, pg.TextItem,
-                                                       pg.ScatterPlotItem, pg.InfiniteLine))]
+    _redrawn(qtbot, plots, before)  # the cleared plots, at the next ticks
+
+    def marks() -> list[Any]:
+        return [i for key in ("throughput", "step_time", *TELEMETRY_PLOTS)
+                for i in plots.plot(key).getPlotItem().items
+                if isinstance(i, (pg.LinearRegionItem, pg.TextItem, QGraphicsPathItem,
+                                  pg.InfiniteLine))]
+
+    qtbot.waitUntil(lambda: not marks(), timeout=2000)
     assert plots.points("throughput")[0].size == 0
     assert "temp:gpu" not in plots.counts()
     # and a new run draws from scratch, with its own sensors
@@ -427,3 +433,45 @@ def test_a_real_cpu_run_is_drawn_live_with_a_median_per_part(
         for part in parts})
     assert len(_regions(plots, "throughput")) == 3  # one warm-up per part
     assert "not available on this card" in plots.telemetry_note()
+
+
+# -- a frame at a time: what a moving time axis repaints -------------------------------------------
+
+
+def test_a_moving_time_axis_paints_the_plots_a_few_at_a_time_and_all_in_the_end(
+        qtbot: Any) -> None:
+    run = _run(H200)
+    plots = _plots(qtbot, fps=25.0)
+    events = run_events(run)
+    early = [e for e in events if e["rx_t"] < 10.0]
+    for event in early:
+        plots.add_event(event)
+    _redrawn(qtbot, plots, plots.redraws)
+    widgets = {key: plots.plot(key) for key in ("throughput", "step_time", *TELEMETRY_PLOTS)}
+    held_seen: set[str] = set()
+    for event in events[len(early):-1]:  # the rest arrives; the x range moves on
+        plots.add_event(event)
+        qtbot.wait(5)
+        held_seen |= {k for k, w in widgets.items() if not w.updatesEnabled()}
+    assert widgets["throughput"].updatesEnabled()  # painted at once, always
+    assert held_seen and held_seen <= set(widgets) - {"throughput"}
+    plots.finish()
+    qtbot.waitUntil(lambda: plots.settled, timeout=3000)
+    assert all(w.updatesEnabled() for w in widgets.values())  # each painted in the end
+    ranges = [w.getPlotItem().getViewBox().viewRange()[0] for w in widgets.values()]
+    assert all(r == pytest.approx(ranges[0]) for r in ranges)
+
+
+def test_a_hidden_plot_leaves_the_shared_time_axis_and_rejoins_it_when_shown(
+        qtbot: Any) -> None:
+    plots = _plots(qtbot, fps=25.0)
+    plots.show_run(_run(CPU))  # a CPU run: no telemetry plots shown
+    power = plots.plot("power")
+    assert not power.isVisible()
+    assert power.getPlotItem().getViewBox().linkedView(0) is None
+    plots.show_run(_run(H200))
+    assert power.isVisible()
+    assert power.getPlotItem().getViewBox().linkedView(0) is not None
+    x = plots.plot("throughput").getPlotItem().getViewBox().viewRange()[0]
+    assert power.getPlotItem().getViewBox().viewRange()[0] == pytest.approx(x)
+    assert all(plots.plot(k).updatesEnabled() for k in ("throughput", *TELEMETRY_PLOTS))
