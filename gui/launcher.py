@@ -10,7 +10,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import NoReturn
 
+from core.cli import end
 from core.cli import main as cli_main
 
 
@@ -46,6 +48,11 @@ def main(argv: list[str] | None = None) -> int:
         print("rocmate: on a desktop, `rocmate` (or `rocmate gui`) opens the set-up app",
               file=sys.stderr)
     return status
+
+
+def entry() -> NoReturn:
+    """The ``rocmate`` command."""
+    end(main())
 
 
 def _desktop() -> bool:

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import gc
 import importlib
 import sys
+from typing import NoReturn
 
 from core import __version__
 
@@ -68,6 +70,14 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+
+
+def end(status: int) -> NoReturn:
+    """End the rocmate process with ``status``. Everything the command made goes with the
+    process, so the cycle collector's last walk over it at exit is skipped (``gc.freeze``):
+    after a 20 MB report was read, that walk alone took a third of a second."""
+    gc.freeze()
+    raise SystemExit(status)
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:

@@ -1,5 +1,5 @@
 """``python -m core.cli ...`` is ``rocmate ...``."""
 
-from core.cli import main
+from core.cli import end, main
 
-raise SystemExit(main())
+end(main())

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from core.operations import reports as ops
 from core.report import formatting as fmt
 from core.report.model import STATUSES, ReportError
+from core.report.pause import collector_paused
 from core.report.writers import format_for, load_scrubbed_report, write_text
 
 PROG = "rocmate report"
@@ -114,7 +115,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     access = ops.HistoryAccess(getattr(args, "db", None), on_notice=_say)
     try:
-        status = _COMMANDS[command](args, access)
+        # a short command over reports, which hold no reference cycles: the cycle collector
+        # would only walk the millions of objects of a big report again and again
+        with collector_paused():
+            status = _COMMANDS[command](args, access)
     except ops.REPORT_ERRORS as exc:
         _say(str(exc))
         status = 1

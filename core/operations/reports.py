@@ -27,6 +27,7 @@ from core.report.writers import (
     ExportError,
     format_for,
     load_scrubbed_report,
+    read_scrubbed_report,
     render,
     write_text,
 )
@@ -216,10 +217,10 @@ class Imported:
 
 def import_report(file: str | Path, access: HistoryAccess) -> Imported:
     """Add someone else's report file to the history, for comparison."""
-    report = load_scrubbed_report(file, Identity.current())
+    report, source = read_scrubbed_report(file, Identity.current())
     history = access.history(create=True)
     assert history is not None
-    ids, new = history.import_report(report, origin=Path(file).name)
+    ids, new = history.import_report(report, origin=Path(file).name, source=source)
     name = history.entry(ids[0]).origin or Path(file).name  # as stored: scrubbed
     return Imported(str(file), name, tuple(ids), new, summary(report))
 

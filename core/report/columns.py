@@ -72,12 +72,12 @@ def looks_kept() -> Iterator[None]:
     looked at inside."""
     outer = getattr(_kept, "looks", None)
     if outer is None:
-        _kept.looks = {}
+        _kept.looks, _kept.columns = {}, {}
     try:
         yield
     finally:
         if outer is None:
-            _kept.looks = None
+            _kept.looks = _kept.columns = None
 
 
 class _Walker:
@@ -131,7 +131,8 @@ class _Walker:
         if depth >= self.max_depth:
             self.found.fine = False
             return
-        items = list(chain.from_iterable(lists))
+        # one list (a run's steps) is walked as it is, so that its columns are kept for build
+        items = lists[0] if len(lists) == 1 else list(chain.from_iterable(lists))
         if items:
             self.column(items, key, packages, depth + 1)
 
@@ -161,11 +162,21 @@ class _Walker:
 
 def _same_keys(objects: list[dict[Any, Any]]) -> dict[Any, list[Any]] | None:
     """The columns of objects that all have as many keys as the first, or None where one
-    lacks a key of the first (then their keys differ)."""
+    lacks a key of the first (then their keys differ). Inside :func:`looks_kept` the columns
+    of a list are taken once: the look and the build of a run's steps share them."""
+    kept: dict[int, tuple[list[Any], dict[Any, list[Any]] | None]] | None = getattr(
+        _kept, "columns", None)
+    if kept is not None and id(objects) in kept:
+        same, columns = kept[id(objects)]
+        if same is objects:
+            return columns
     try:
-        return {k: list(map(itemgetter(k), objects)) for k in objects[0]}
+        columns = {k: list(map(itemgetter(k), objects)) for k in objects[0]}
     except KeyError:
-        return None
+        columns = None
+    if kept is not None:
+        kept[id(objects)] = (objects, columns)  # holding the list: its id stays its own
+    return columns
 
 
 # --- building dataclasses from a list of like-shaped objects ---------------------------------

@@ -29,6 +29,7 @@ import datetime as _dt
 import fcntl
 import hashlib
 import logging
+import marshal
 import os
 import sqlite3
 import time
@@ -37,14 +38,36 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.report.model import Report, ReportError, SuiteRun, from_json, to_json
+from core.report.model import (
+    Report,
+    ReportError,
+    Source,
+    SuiteRun,
+    data_to_json,
+    from_json,
+    to_dict,
+    validate,
+)
+from core.report.pause import collector_paused
 from core.report.privacy import Identity, learned, scrub_report, scrub_text
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
-_MIGRATIONS: dict[int, tuple[str, ...]] = {
+
+def _redigest(db: sqlite3.Connection) -> None:
+    """Schema 3: a row's digest is its report's content (:func:`_digest`), no longer the sha256
+    of the JSON text stored (a report imported from a file keeps that file's text)."""
+    texts: dict[str, list[int]] = {}
+    for row_id, text in db.execute("SELECT id, report_json FROM runs").fetchall():
+        texts.setdefault(text, []).append(row_id)
+    for text, ids in texts.items():
+        digest = _text_digest(text)
+        db.executemany("UPDATE runs SET digest = ? WHERE id = ?", [(digest, i) for i in ids])
+
+
+_MIGRATIONS: dict[int, tuple[str | Callable[[sqlite3.Connection], None], ...]] = {
     1: (
         """CREATE TABLE runs (
             id            INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -69,6 +92,7 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
         "ALTER TABLE runs ADD COLUMN digest TEXT",  # sha256 of report_json (finds re-imports)
         "CREATE INDEX runs_digest ON runs (digest)",
     ),
+    3: (_redigest,),
 }
 
 _COLUMNS = ("id, created, suite, status, device, headline, value, unit, error_kind, imported, "
@@ -255,7 +279,10 @@ class History:
             (version,) = db.execute("PRAGMA user_version").fetchone()  # another may have won
             for v in range(version + 1, SCHEMA_VERSION + 1):
                 for statement in _MIGRATIONS[v]:
-                    db.execute(statement)
+                    if callable(statement):
+                        statement(db)
+                    else:
+                        db.execute(statement)
                 db.execute(f"PRAGMA user_version = {v}")
             db.execute("COMMIT")
         except BaseException:
@@ -331,7 +358,7 @@ class History:
                      row.get("headline"), row.get("value"), row.get("unit"),
                      row.get("error_kind"), row.get("run_index", 0), row["report_json"],
                      int(row.get("imported") or 0), row.get("origin"), row.get("added"),
-                     _digest(row["report_json"])))
+                     _text_digest(row["report_json"])))
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -359,51 +386,63 @@ class History:
             self._identity = Identity.current()
         return self._identity
 
-    def _prepare(self, report: Report, origin: str | None) -> tuple[Report, str, str | None]:
-        """The report as stored: scrubbed of the current user's and its own author's names."""
+    def _prepare(self, report: Report, origin: str | None,
+                 source: Source | None = None) -> _Prepared:
+        """The report as stored: scrubbed of the current user's and its own author's names.
+        The text stored is the file's own (``source``) when the report is its data unchanged
+        (nothing scrubbed, nothing left out), else the report written anew."""
         report = scrub_report(report, self.identity)
         identity = learned(report)  # what it was scrubbed of
-        return report, to_json(report, indent=None), (scrub_text(origin, identity)
-                                                      if origin else None)
+        validate(report)
+        with collector_paused():  # plain trees: no cycles to look for
+            data = to_dict(report)
+            same = source is not None and source.data == data
+            text = source.text if source is not None and same else data_to_json(data,
+                                                                                 indent=None)
+            digest = _digest(data)
+        return _Prepared(report, text, digest,
+                         scrub_text(origin, identity) if origin else None)
 
     def insert(self, report: Report, *, imported: bool = False,
                origin: str | None = None) -> list[int]:
         """Store every run of a report (scrubbed of names first); returns the new row ids."""
-        report, text, origin = self._prepare(report, origin)
+        prepared = self._prepare(report, origin)
         with self._write("store the run"):
-            return self._insert_rows(report, text, imported, origin)
+            return self._insert_rows(prepared, imported)
 
     def insert_new(self, report: Report) -> tuple[list[int], bool]:
         """Store a report of this machine's unless the very same report is stored already (a
         run recovered from its run file, stored once before the file could be marked); the
         check and the insert are one transaction. Returns the row ids and whether they are
         new."""
-        report, text, _ = self._prepare(report, None)
+        prepared = self._prepare(report, None)
         with self._write("store the run"):
             existing = self._db.execute(
                 "SELECT id FROM runs WHERE digest = ? AND imported = 0 ORDER BY run_index",
-                (_digest(text),)).fetchall()
+                (prepared.digest,)).fetchall()
             if existing:
                 return [int(r[0]) for r in existing], False
-            return self._insert_rows(report, text, False, None), True
+            return self._insert_rows(prepared, False), True
 
-    def import_report(self, report: Report, origin: str | None = None) -> tuple[list[int], bool]:
+    def import_report(self, report: Report, origin: str | None = None,
+                      source: Source | None = None) -> tuple[list[int], bool]:
         """Store someone else's report for comparison (``imported``); a report already in the
         history is not stored twice, also when two processes import it at once (the check and
-        the insert are one transaction). Returns the row ids and whether they are new."""
-        report, text, origin = self._prepare(report, origin)
+        the insert are one transaction). ``source``: the file it was read from, whose text is
+        kept when the report is that file's data unchanged. Returns the row ids and whether
+        they are new."""
+        prepared = self._prepare(report, origin, source)
         with self._write("import the report"):
             existing = self._db.execute(
                 "SELECT id FROM runs WHERE digest = ? ORDER BY run_index",
-                (_digest(text),)).fetchall()
+                (prepared.digest,)).fetchall()
             if existing:
                 return [int(r[0]) for r in existing], False
-            return self._insert_rows(report, text, True, origin), True
+            return self._insert_rows(prepared, True), True
 
-    def _insert_rows(self, report: Report, text: str, imported: bool,
-                     origin: str | None) -> list[int]:
+    def _insert_rows(self, prepared: _Prepared, imported: bool) -> list[int]:
         """Inside a write transaction: one row per run of a prepared report."""
-        digest = _digest(text)
+        report = prepared.report
         added = _now()
         ids: list[int] = []
         for i, run in enumerate(report.runs):
@@ -411,8 +450,8 @@ class History:
                 "INSERT INTO runs (created, suite, status, device, headline, value, unit, "
                 "error_kind, run_index, report_json, imported, origin, added, digest) "
                 "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (report.created, run.suite, run.status, *_summary(run), i, text,
-                 int(imported), origin, added, digest),
+                (report.created, run.suite, run.status, *_summary(run), i, prepared.text,
+                 int(imported), prepared.origin, added, prepared.digest),
             )
             ids.append(int(cur.lastrowid or 0))
         return ids
@@ -546,8 +585,33 @@ def _salvage_row(db: sqlite3.Connection, entry_id: int) -> dict[str, Any] | None
         return None
 
 
-def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+@dataclass(frozen=True)
+class _Prepared:
+    """A report ready to be stored: scrubbed, its JSON text and content digest."""
+
+    report: Report
+    text: str
+    digest: str
+    origin: str | None
+
+
+def _digest(data: dict[str, Any]) -> str:
+    """What tells two reports apart, however their files were written (indented or not, the
+    report's fields in any order): the sha256 of the report's data (:func:`to_dict`) in marshal's
+    format 2, which writes each float's exact bits, keeps the order of every dict and, unlike
+    later formats, shares nothing by reference, so its bytes depend on the values alone. A
+    tenth of the time of writing the data as JSON (no float is turned into decimal digits)."""
+    return hashlib.sha256(marshal.dumps(data, 2)).hexdigest()
+
+
+def _text_digest(text: str) -> str | None:
+    """:func:`_digest` of a stored report's JSON text; None for a text that is no report."""
+    try:
+        report = from_json(text, series_limits=False)
+    except ReportError:
+        return None
+    with collector_paused():
+        return _digest(to_dict(report))
 
 
 def _entry(row: tuple[Any, ...]) -> HistoryEntry:

@@ -300,8 +300,13 @@ _SERIES: dict[type, tuple[int, tuple[str, ...]]] = {
 def to_json(report: Report, *, indent: int | None = 2) -> str:
     validate(report)
     with collector_paused():  # to_dict's copies form a tree: no cycles to look for
-        return json.dumps(to_dict(report), indent=indent, allow_nan=False, ensure_ascii=False,
-                          check_circular=False)
+        return data_to_json(to_dict(report), indent=indent)
+
+
+def data_to_json(data: dict[str, Any], *, indent: int | None = 2) -> str:
+    """A validated report's :func:`to_dict` as the JSON text :func:`to_json` writes."""
+    return json.dumps(data, indent=indent, allow_nan=False, ensure_ascii=False,
+                      check_circular=False)
 
 
 def validate(report: Report) -> None:
@@ -652,6 +657,15 @@ def reading() -> Iterator[None]:
     new objects) and each look at its data taken once (core.report.columns)."""
     with collector_paused(), looks_kept():
         yield
+
+
+@dataclass(frozen=True)
+class Source:
+    """A report file as it was read: its text and the JSON data parsed from it (the history
+    keeps the text itself when the report is the data unchanged, instead of writing it anew)."""
+
+    text: str
+    data: Any
 
 
 def parse_json(text: str | bytes, *, series_limits: bool = True) -> Any:

@@ -11,7 +11,15 @@ from pathlib import Path
 from core.report.compare import compare
 from core.report.html import render_html
 from core.report.markdown import render_markdown
-from core.report.model import Report, ReportError, from_dict, parse_json, reading, to_json
+from core.report.model import (
+    Report,
+    ReportError,
+    Source,
+    from_dict,
+    parse_json,
+    reading,
+    to_json,
+)
 from core.report.privacy import (
     Identity,
     learned,
@@ -49,9 +57,9 @@ def format_for(path: str | Path | None, explicit: str | None = None) -> str:
 def load_report_file(path: str | Path) -> Report:
     """Read and validate a report file; ReportError says what is wrong, naming the file."""
     with reading():
-        data = _report_data(path)
+        source = _read(path)
         try:
-            return from_dict(data)
+            return from_dict(source.data)
         except ReportError as exc:
             raise ReportError(f"{Path(path).name}: {exc}") from None
 
@@ -59,16 +67,22 @@ def load_report_file(path: str | Path) -> Report:
 def load_scrubbed_report(path: str | Path, identity: Identity | None = None) -> Report:
     """A report file read, validated and scrubbed of ``identity`` and the names it gives away
     about its author, in one pass (the way to read a report from someone else)."""
+    return read_scrubbed_report(path, identity)[0]
+
+
+def read_scrubbed_report(path: str | Path,
+                         identity: Identity | None = None) -> tuple[Report, Source]:
+    """:func:`load_scrubbed_report`, and the file as it was read."""
     with reading():
-        data = _report_data(path)
+        source = _read(path)
         try:
-            return scrubbed_from_data(data, identity)[0]
+            return scrubbed_from_data(source.data, identity)[0], source
         except ReportError as exc:
             raise ReportError(f"{Path(path).name}: {exc}") from None
 
 
-def _report_data(path: str | Path) -> object:
-    """A report file's JSON data, parsed strictly; ReportError names the file."""
+def _read(path: str | Path) -> Source:
+    """A report file's text and JSON data, parsed strictly; ReportError names the file."""
     p = Path(path)
     name = p.name
     try:
@@ -91,7 +105,7 @@ def _report_data(path: str | Path) -> object:
     except UnicodeDecodeError:
         raise ReportError(f"{name}: not a rocmate report (not UTF-8 text)") from None
     try:
-        return parse_json(text)
+        return Source(text, parse_json(text))
     except ReportError as exc:
         raise ReportError(f"{name}: {exc}") from None
 

@@ -4,6 +4,8 @@ two writers at once. Real SQLite files and real processes, nothing mocked."""
 from __future__ import annotations
 
 import copy
+import hashlib
+import json
 import os
 import signal
 import sqlite3
@@ -17,6 +19,7 @@ import pytest
 from core.report.history import SCHEMA_VERSION, History, HistoryError
 from core.report.model import ErrorInfo, Report, to_json
 from core.report.privacy import Identity
+from core.report.writers import read_scrubbed_report
 from tests.report.support import CPU, H200, ROOT, load
 
 NO_ONE = Identity()
@@ -57,11 +60,71 @@ def test_migrates_a_version_1_database(tmp_path: Path) -> None:
         (entry,) = h.list()
         assert entry.id == 1 and not entry.imported and entry.origin is None
         assert h.report(1) == load(CPU)
+        assert h.import_report(load(CPU))[1] is False  # the old row got its digest
         h.insert(load(H200))
         assert h.count() == 2
     db = sqlite3.connect(path)
-    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
     db.close()
+
+
+def test_migrates_a_version_2_database_to_content_digests(tmp_path: Path) -> None:
+    """Schema 2 kept the sha256 of the stored JSON text; schema 3 the report's content, so a
+    report imported before the update is still known when it comes again."""
+    path = tmp_path / "h.sqlite"
+    with _history(path) as h:
+        h.insert(load(CPU))
+        h.import_report(load(H200), origin="theirs.json")
+    db = sqlite3.connect(path)
+    for text, in db.execute("SELECT report_json FROM runs").fetchall():
+        db.execute("UPDATE runs SET digest = ? WHERE report_json = ?",
+                   (hashlib.sha256(text.encode()).hexdigest(), text))
+    db.execute("INSERT INTO runs (created, suite, status, run_index, report_json, digest) "
+               "VALUES ('2026-01-01', 'gemm', 'ok', 0, 'not a report', 'x')")
+    db.execute("PRAGMA user_version = 2")
+    db.commit()
+    db.close()
+    with _history(path) as h:
+        assert h.import_report(load(H200))[1] is False
+        assert h.insert_new(load(CPU))[1] is False
+        assert h.count() == 3
+    db = sqlite3.connect(path)
+    digests = [d for d, in db.execute("SELECT digest FROM runs ORDER BY id").fetchall()]
+    assert digests[2] is None and len({*digests[:2]}) == 2 and all(
+        len(d) == 64 for d in digests[:2])
+    db.close()
+
+
+def test_an_imported_file_keeps_its_text_when_nothing_was_scrubbed(tmp_path: Path) -> None:
+    """The text stored is the file's own when the report is that data unchanged (no need to
+    write 20 MB of JSON anew); a report that had to be scrubbed is stored as written anew. The
+    same report indented or not is one report."""
+    clean = to_json(load(H200))
+    indented = json.dumps(json.loads(clean), indent=4)
+    with _history(tmp_path / "h.sqlite") as h:
+        report, source = read_scrubbed_report(_write(tmp_path / "a.json", indented), NO_ONE)
+        (first,), new = h.import_report(report, origin="a.json", source=source)
+        assert new and _stored(h, first) == indented
+        report, source = read_scrubbed_report(_write(tmp_path / "b.json", clean), NO_ONE)
+        assert h.import_report(report, source=source) == ([first], False)
+        assert h.report(first) == load(H200)
+
+        named = json.loads(clean)
+        named["machine"]["platform"]["kernel"] = "built in /home/adalovelace/src/linux"
+        text = json.dumps(named)
+        report, source = read_scrubbed_report(_write(tmp_path / "c.json", text), NO_ONE)
+        (second,), new = h.import_report(report, source=source)
+        assert new and "adalovelace" not in _stored(h, second)
+        assert _stored(h, second) == to_json(h.report(second), indent=None)
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+def _stored(h: History, row: int) -> str:
+    return str(h._db.execute("SELECT report_json FROM runs WHERE id = ?", (row,)).fetchone()[0])
 
 
 def test_entry_run_report_delete(tmp_path: Path) -> None:
@@ -369,3 +432,16 @@ def test_copy_of_report_is_not_changed_by_insert(tmp_path: Path) -> None:
     with _history(tmp_path / "h.sqlite") as h:
         h.insert(report)
     assert report == before
+
+
+def test_the_content_digest_depends_on_values_alone() -> None:
+    """Objects shared by reference (a parser's memoised keys, one dict in two places) write
+    the same bytes as equal copies; a float's last bit and an int for a float do not."""
+    from core.report.history import _digest
+
+    shared = {"gpu": 35.0}
+    one = {"a": [shared, shared], "b": 0.30000000000000004}
+    two = {"a": [{"gpu": 35.0}, {"gpu": float("35")}], "b": 0.1 + 0.2}
+    assert _digest(one) == _digest(two)
+    assert _digest({**two, "b": 0.3}) != _digest(two)
+    assert _digest({"a": 1}) != _digest({"a": 1.0}) != _digest({"a": True})
