@@ -41,7 +41,7 @@ from PySide6.QtCore import Qt, QTimer  # noqa: E402
 import gui.qt  # noqa: E402,F401  (the binding first)
 from core.report.history import History  # noqa: E402
 from core.report.model import from_json  # noqa: E402
-from gui.app import application, use_python_threads  # noqa: E402
+from gui.app import application, settle_collector, use_python_threads  # noqa: E402
 from gui.bridge import Bridge  # noqa: E402
 from gui.pages.base import PageId  # noqa: E402
 from gui.session import Session  # noqa: E402
@@ -186,6 +186,7 @@ async def history_window(beat: Heartbeat, history: Path, runs: int = 1000) -> tu
 
 def main() -> int:
     app = application()
+    settle_collector()  # as the app does once its window is up (the windows here come later)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     use_python_threads(loop)

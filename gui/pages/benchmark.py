@@ -48,6 +48,7 @@ from core.operations.suites import (
     prepare_reports,
 )
 from core.report.model import Report
+from gui.app import settle_collector
 from gui.bridge import Bridge
 from gui.pages.base import PageId, RocPage
 from gui.session import Session
@@ -278,6 +279,7 @@ class BenchmarkPage(RocPage):
             self._plots.setMinimumHeight(260)
             self._plots.setVisible(False)  # until a run starts (or a recorded one is shown)
             self.layout_.addWidget(self._plots, 1000)
+            settle_collector()  # pyqtgraph and numpy, imported now, live as long as the app
         return self._plots
 
     def initializePage(self) -> None:
@@ -302,14 +304,24 @@ class BenchmarkPage(RocPage):
         for card, plan in zip(self.cards, plans, strict=True):
             card.set_plan(plan)
 
-    def show_choices(self, shown: bool) -> None:
-        """The cards, or (while a run's graphs are shown) a button that brings them back."""
-        self.waiting.setVisible(False)
+    def show_choices(self, shown: bool, *, progress: bool | None = None) -> None:
+        """The cards, or (while a run's graphs are shown) a button that brings them back;
+        ``progress``: the progress bar shown or hidden as well."""
+        # each widget shown lays the page out again at once, and each new size of the graphs
+        # costs them a pass over every plot: the page is laid out once, with the graphs last
+        self.layout_.setEnabled(False)
+        try:
+            self.waiting.setVisible(False)
+            self.choices.setVisible(shown)
+            self.choose_again.setVisible(not shown)
+            if progress is not None:
+                self.progress.setVisible(progress)
+            if not shown:
+                self.fold.setChecked(False)
+        finally:
+            self.layout_.setEnabled(True)
+            self.layout_.activate()
         self.plots.setVisible(True)
-        self.choices.setVisible(shown)
-        self.choose_again.setVisible(not shown)
-        if not shown:
-            self.fold.setChecked(False)
 
     def choose(self, *keys: str) -> None:
         """Tick exactly these cards (health, resnet50-train, sd15-infer, llm-train)."""
@@ -357,8 +369,7 @@ class BenchmarkPage(RocPage):
         self._started = time.monotonic()
         self._doing = self.tr("starting the worker")
         self.plots.reset()
-        self.show_choices(False)
-        self.progress.setVisible(True)
+        self.show_choices(False, progress=True)
         self.set_busy(True)
         self._update_buttons()
         self._ticker.start()

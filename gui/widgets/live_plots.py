@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 from core.report.formatting import num
 from core.report.model import Figure, SuiteRun
 from gui.widgets.findings import selectable_label
+from gui.widgets.plot_marks import Band, Rule, Tag
 
 STEP_PLOTS = ("throughput", "step_time")
 TELEMETRY_PLOTS = ("power", "temperature", "clocks", "vram", "busy")
@@ -831,23 +832,28 @@ class LivePlots(QWidget):
         item = self._deco.get(key)
         if item is None:
             item = self._deco[key] = make()
-            self._plots[plot].widget.addItem(item, ignoreBounds=True)
+            widget = self._plots[plot].widget
+            widget.addItem(item, ignoreBounds=True)
+            if isinstance(item, (Band, Rule)):
+                item.fit(*widget.getPlotItem().getViewBox().viewRange()[1])
         self._touched.add(key)
         return item
 
-    def _make_region(self) -> Any:
-        region = pg.LinearRegionItem(movable=False, brush=_alpha(self._fg, 28),
-                                     pen=pg.mkPen(None))
-        region.setZValue(-10)
-        return region
+    def _fit_marks(self, plot: str, bottom: float, top: float) -> None:
+        """A plot's y range changed: its bands and lines span the new one."""
+        for (key, _), item in self._deco.items():
+            if key == plot and isinstance(item, (Band, Rule)):
+                item.fit(bottom, top)
 
-    def _make_mark(self, key: str, part: str) -> Any:
-        return pg.InfiniteLine(
-            angle=90, movable=False,
-            pen=pg.mkPen(_alpha(self._fg, 140), style=Qt.PenStyle.DotLine),
-            label=part if key in STEP_PLOTS else None,
-            labelOpts={"position": 0.1, "color": self._fg, "anchors": [(0, 0), (0, 0)],
-                       "fill": _alpha(self._bg, 200)})
+    def _make_region(self) -> Band:
+        return Band(_alpha(self._fg, 28))
+
+    def _make_mark(self, key: str, part: str) -> Rule:
+        label = None
+        if key in STEP_PLOTS:  # the part's name at the foot of the line
+            label = Tag(self._fg, _alpha(self._bg, 200), foot=True)
+            label.setText(part)
+        return Rule(_alpha(self._fg, 140), label)
 
     def _make_star(self) -> QGraphicsPathItem:
         """The cold start's mark: a star 13 px across, drawn by Qt itself (a scatter plot
@@ -861,10 +867,10 @@ class LivePlots(QWidget):
         star.setZValue(5)
         return star
 
-    def _make_label(self) -> Any:
-        return pg.TextItem(color=self._fg, fill=_alpha(self._bg, 210))
+    def _make_label(self) -> Tag:
+        return Tag(self._fg, _alpha(self._bg, 210))
 
-    def _place(self, label: Any, plot: str, x: float, *, centre: bool,
+    def _place(self, label: Tag, plot: str, x: float, *, centre: bool,
                rows: list[list[tuple[float, float]]] | None = None) -> QPointF:
         """Where ``label`` goes: at the top of ``plot`` (the y range leaves room there), centred on
         ``x`` or just after it (before it where the view ends first), inside the view; with
@@ -873,7 +879,7 @@ class LivePlots(QWidget):
         (lo, hi), (bottom, top) = view.viewRange()
         width_px = view.width() if view.width() > 0 else 1.0
         per_px = (hi - lo) / width_px if hi > lo else 0.0
-        box = label.textItem.boundingRect()
+        box = label.size()
         width = box.width() * per_px
         if centre:
             left = x - width / 2
@@ -954,6 +960,8 @@ class LivePlots(QWidget):
         plot = _Plot(key, widget)
         item.getViewBox().sigRangeChangedManually.connect(
             lambda *_: self._zoomed(plot))
+        item.getViewBox().sigYRangeChanged.connect(
+            lambda _view, y_range: self._fit_marks(key, *y_range))
         item.autoBtn.clicked.connect(lambda *_: self._follow_again(plot))
         return plot
 

@@ -22,6 +22,7 @@ from core.bench.runner import BenchRunner
 from core.bench.worker.options import BenchOptions
 from core.report.model import SuiteRun, from_json
 from gui.widgets.live_plots import TELEMETRY_PLOTS, LivePlots, Ring
+from gui.widgets.plot_marks import Band, Rule, Tag
 
 REPORTS = Path(__file__).resolve().parents[1] / "fixtures" / "reports"
 H200 = "h200-resnet50-train-amp-bf16-cl-bs256.json"
@@ -98,7 +99,7 @@ def _expected_counts(run: SuiteRun) -> dict[str, int]:
 
 def _regions(plots: LivePlots, key: str) -> list[tuple[float, float]]:
     items = plots.plot(key).getPlotItem().items
-    return sorted(tuple(i.getRegion()) for i in items if isinstance(i, pg.LinearRegionItem))
+    return sorted(tuple(i.getRegion()) for i in items if isinstance(i, Band))
 
 
 # -- live: events in, redraws on the timer --------------------------------------------------------
@@ -223,8 +224,8 @@ def test_every_plot_shares_one_time_axis_and_an_outlying_first_step_stays_in_vie
              if isinstance(i, QGraphicsPathItem)]
     (star,) = stars
     assert bottom < star.pos().y() < top
-    texts = [i.textItem.toPlainText() for i in plots.plot("step_time").getPlotItem().items
-             if isinstance(i, pg.TextItem)]
+    texts = [i.toPlainText() for i in plots.plot("step_time").getPlotItem().items
+             if isinstance(i, Tag)]
     assert any("cold start 11.23 s" in t for t in texts)
 
 
@@ -341,8 +342,7 @@ def test_reset_clears_every_series_shading_and_mark(qtbot: Any) -> None:
     def marks() -> list[Any]:
         return [i for key in ("throughput", "step_time", *TELEMETRY_PLOTS)
                 for i in plots.plot(key).getPlotItem().items
-                if isinstance(i, (pg.LinearRegionItem, pg.TextItem, QGraphicsPathItem,
-                                  pg.InfiniteLine))]
+                if isinstance(i, (Band, Tag, Rule, QGraphicsPathItem, pg.InfiniteLine))]
 
     qtbot.waitUntil(lambda: not marks(), timeout=2000)
     assert plots.points("throughput")[0].size == 0
