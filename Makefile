@@ -8,7 +8,7 @@ STAMP_TEST := $(VENV)/.stamp-test
 # torch for the benchmark tests: pinned to what the build machines hold (never newer than 2.14.1).
 TORCH_PINS := torch==2.14.1 torchvision==0.29.1
 
-.PHONY: run test lint venv clean screenshots bench-doctor bench-gui
+.PHONY: run test lint venv clean screenshots bench-doctor bench-gui i18n
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -69,6 +69,11 @@ screenshots: $(STAMP_APP)
 		QT_QPA_PLATFORM=offscreen $(BIN)/rocmate gui --root tests/fixtures/machines/$$m \
 			--lang en --screenshot-dir docs/screenshots/app-$$m $$args || exit 1; \
 	done
+
+## Refresh the translation catalogues from the code (new texts come in unfinished; see
+## docs/translating.md).
+i18n: $(STAMP_APP)
+	$(BIN)/python -m core.i18n_catalogue update zh_CN
 
 bench-gui: $(STAMP_APP)
 	$(BIN)/python benchmarks/gui_start.py

@@ -82,5 +82,10 @@ def run_gui(args: argparse.Namespace, quiet_fallback: bool = False) -> int:
         return 2
     if args.screenshot_dir:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from core.i18n import set_language
+
+    # the words core gives the app (findings, plans) in the app's language, not the desktop's:
+    # a Chinese finding inside English pages would be worse than either
+    set_language(args.lang)
     return run(Session(root=args.root, python=args.python), args.screenshot_dir,
                [Path(f) for f in args.screenshot_report])

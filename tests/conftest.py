@@ -10,6 +10,11 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# the recorded outputs are English: a developer's Chinese desktop must not change them (tests
+# of other languages ask for theirs with --lang or core.i18n.set_language)
+for _name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
+    os.environ.pop(_name, None)
+os.environ["LANG"] = "C.UTF-8"
 
 FIXTURES = Path(__file__).parent / "fixtures"
 MACHINES = FIXTURES / "machines"

@@ -15,6 +15,10 @@ from typing import NoReturn
 
 from core import __version__
 
+# the words rocmate speaks (core.i18n.LANGUAGES; that module is imported once a command runs,
+# so that Ctrl-C while Python still starts rocmate finds main() ready to catch it)
+LANGUAGES = ("en", "zh_CN")
+
 # The module under core.cli that defines each command. Only the one a command line names is
 # imported (``rocmate explain`` answers in well under half a second); ``--help`` loads them all.
 MODULES = {"doctor": "doctor", "snapshot": "doctor", "explain": "doctor", "bench": "bench",
@@ -40,8 +44,41 @@ def command_word(words: list[str]) -> tuple[int, str] | None:
     return None
 
 
+def take_lang(words: list[str]) -> tuple[list[str], str | None]:
+    """``--lang X`` (or ``--lang=X``) taken out of a command line, wherever it stands; ValueError
+    for a language rocmate does not speak or a missing value."""
+    rest: list[str] = []
+    lang = None
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word == "--":
+            rest += words[i:]
+            break
+        if word == "--lang" or word.startswith("--lang="):
+            if word == "--lang":
+                if i + 1 >= len(words):
+                    raise ValueError("--lang needs a language: " + ", ".join(LANGUAGES))
+                value, i = words[i + 1], i + 2
+            else:
+                value, i = word.split("=", 1)[1], i + 1
+            if value not in LANGUAGES:
+                raise ValueError(f"unknown language {value!r} for --lang: use one of "
+                                 f"{', '.join(LANGUAGES)}")
+            lang = value
+            continue
+        rest.append(word)
+        i += 1
+    return rest, lang
+
+
 def main(argv: list[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
+    try:
+        words, lang = take_lang(words)
+    except ValueError as exc:
+        print(f"rocmate: {exc}", file=sys.stderr)
+        return 2
     found = command_word(words)
     command = found[1] if found else None
     if command is not None and command not in COMMANDS:
@@ -54,12 +91,16 @@ def main(argv: list[str] | None = None) -> int:
     elif found and found[0] > 0:  # options written before the command: theirs
         words = [command or "doctor", *words[:found[0]], *words[found[0] + 1:]]
     try:
+        from core.i18n import set_language
         from core.knowledge.rows import KnowledgeError
 
+        set_language(lang)  # None: the environment's (LANGUAGE, LC_ALL, LC_MESSAGES, LANG)
         args = build_parser(command).parse_args(words)
     except KeyboardInterrupt:  # Ctrl-C while the command is still loading
         print("rocmate: interrupted", file=sys.stderr)
         return 130
+    if getattr(args, "json", False):
+        set_language("en")  # JSON is for programs: its texts in English, whatever the language
     try:
         return int(args.func(args))
     except KnowledgeError as exc:
@@ -87,9 +128,20 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         description="Gets PyTorch running on your AMD GPU with ROCm, then benchmarks it.",
     )
     parser.add_argument("--version", action="version", version=f"rocmate {__version__}")
+    _lang_option(parser)
     sub = parser.add_subparsers(dest="command")
     names = [MODULES[command]] if command in MODULES else list(dict.fromkeys(MODULES.values()))
     for name in names:
         module = importlib.import_module(f"core.cli.{name}")
         module.add_parsers(sub)
+    for each in sub.choices.values():
+        _lang_option(each)
     return parser
+
+
+def _lang_option(parser: argparse.ArgumentParser) -> None:
+    """``--lang`` in every command's help (main() takes it out of the line before parsing, so
+    it works anywhere on it)."""
+    parser.add_argument("--lang", choices=LANGUAGES, metavar="{en,zh_CN}",
+                        help="the language to answer in (default: from LANGUAGE, LC_ALL, "
+                             "LC_MESSAGES or LANG; --json output is always English)")

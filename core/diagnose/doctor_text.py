@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 from core.diagnose.doctor import DoctorReport
-from core.diagnose.engine import NOT_SUPPORTED, READY
+from core.diagnose.engine import NOT_SUPPORTED, READY, READY_AFTER_FIXES
+from core.i18n import t
 from core.termstyle import Style
 
 GIB = 1 << 30
@@ -13,12 +16,18 @@ MARKS = {
     "info": ("i", "blue"),
     "ok": ("✓", "green"),
 }
+LABEL_WIDTH = 8  # the system summary's labels are padded to (at least) this many columns
 
 
 def render_text(report: DoctorReport, style: Style, verbose: bool = False) -> str:
-    lines = [style("rocmate doctor", "bold"), ""]
+    lines = [style(t("doctor.text.header", "rocmate doctor"), "bold"), ""]
     lines += _machine(report, style)
     lines.append("")
+    caused_by = t("doctor.text.caused-by", "Caused by:")
+    fix = t("doctor.text.fix", "Fix:")
+    # a label that ends in a full-width colon has its room in it: no space after it
+    gap = "" if display_width(fix[-1:]) == 2 else " "
+    fix_indent = " " * (4 + display_width(fix) + len(gap))  # further lines under the first
     for finding in report.findings:
         if finding.severity == "ok" and not verbose and finding.id not in _ALWAYS_SHOWN:
             continue
@@ -28,11 +37,13 @@ def render_text(report: DoctorReport, style: Style, verbose: bool = False) -> st
             lines += [f"    {line}" for line in _wrap(finding.detail)]
         causes = [c.title for c in report.findings if c.id in finding.caused_by]
         if causes and finding.needs_action:
-            lines.append(f"    {style('Caused by:', 'cyan')} {'; '.join(causes)}")
+            separator = t("doctor.list-separator", "; ")
+            space = "" if display_width(caused_by[-1:]) == 2 else " "
+            lines.append(f"    {style(caused_by, 'cyan')}{space}{separator.join(causes)}")
         if finding.fix and finding.needs_action:
             fix_lines = finding.fix.splitlines() or [""]
-            lines.append(f"    {style('Fix:', 'cyan')} {fix_lines[0]}")
-            lines += [f"         {line}" for line in fix_lines[1:]]
+            lines.append(f"    {style(fix, 'cyan')}{gap}{fix_lines[0]}")
+            lines += [f"{fix_indent}{line}" for line in fix_lines[1:]]
         if verbose:
             lines.append(style(f"    [{finding.id}]", "dim"))
     lines.append("")
@@ -40,78 +51,185 @@ def render_text(report: DoctorReport, style: Style, verbose: bool = False) -> st
     return "\n".join(lines) + "\n"
 
 
-_PROBE_PROBLEM = {
-    "python-missing": "no Python there",
-    "not-a-python": "not a Python",
-    "timeout": "importing torch did not finish",
-    "crashed": "importing torch crashed",
-    "failed": "no answer from that Python",
-}
 _ALWAYS_SHOWN = {"gpu-found", "torch-ok", "override-ok", "wsl-windows-driver"}
+
+
+def _probe_problem(problem: str) -> str:
+    """Why the PyTorch check got no answer, in words (``problem`` is TorchFacts.problem)."""
+    words = {
+        "python-missing": t("doctor.text.probe.python-missing", "no Python there"),
+        "not-a-python": t("doctor.text.probe.not-a-python", "not a Python"),
+        "timeout": t("doctor.text.probe.timeout", "importing torch did not finish"),
+        "crashed": t("doctor.text.probe.crashed", "importing torch crashed"),
+        "failed": t("doctor.text.probe.failed", "no answer from that Python"),
+    }
+    return words.get(problem, problem)
+
+
+def _status(status: str, override: str | None) -> str:
+    """A GPU's support status (a contract value: official, override, unsupported) in words."""
+    if status == "override" and override:
+        return t("doctor.text.status.override-value", "override {value}", value=override)
+    words = {
+        "official": t("doctor.text.status.official", "official"),
+        "override": t("doctor.text.status.override", "override"),
+        "unsupported": t("doctor.text.status.unsupported", "unsupported"),
+    }
+    word = words.get(status, status)
+    return f"{word} {override}" if override else word
 
 
 def _machine(report: DoctorReport, style: Style) -> list[str]:
     facts = report.facts
     p = facts.platform
-    system = f"{p.distro_name} {p.distro_version}".strip() or "unknown distribution"
-    if p.ubuntu_codename and p.distro_id != "ubuntu":
-        system += f" (Ubuntu {p.ubuntu_codename} base)"
-    if p.wsl:
-        system += f", WSL {p.wsl}"
-    lines = [f"  System   {system}, kernel {p.kernel or 'unknown'}"]
+    distro = f"{p.distro_name} {p.distro_version}".strip() or t(
+        "doctor.text.unknown-distribution", "unknown distribution")
+    base = t("doctor.text.ubuntu-base", " (Ubuntu {codename} base)", codename=p.ubuntu_codename) \
+        if p.ubuntu_codename and p.distro_id != "ubuntu" else ""
+    wsl = t("doctor.text.wsl", ", WSL {wsl}", wsl=p.wsl) if p.wsl else ""
+    kernel = p.kernel or t("doctor.text.unknown-kernel", "unknown")
+    system_label = t("doctor.text.label.system", "System")
+    gpus_label = t("doctor.text.label.gpus", "GPUs")
+    rows = [(system_label, t("doctor.text.system", "{distro}{base}{wsl}, kernel {kernel}",
+                             distro=distro, base=base, wsl=wsl, kernel=kernel))]
     if not facts.gpus.gpus:
-        lines.append("  GPUs     none found")
+        rows.append((gpus_label, t("doctor.text.gpus.none", "none found")))
     for i, (gpu, support) in enumerate(zip(facts.gpus.gpus, report.supports, strict=True)):
-        label = "GPUs" if i == 0 else ""
+        label = gpus_label if i == 0 else ""
         if not gpu.is_amd:
-            vendor = {"nvidia": "NVIDIA", "intel": "Intel"}.get(gpu.vendor, "other vendor")
-            lines.append(f"  {label:<8} {gpu.name} - {vendor}, not a ROCm GPU")
+            vendor = {"nvidia": "NVIDIA", "intel": "Intel"}.get(gpu.vendor) or t(
+                "doctor.text.gpu.other-vendor", "other vendor")
+            rows.append((label, t("doctor.text.gpu.not-rocm", "{name} - {vendor}, not a ROCm GPU",
+                                  name=gpu.name, vendor=vendor)))
             continue
-        bits = [gpu.gfx or "no gfx target"]
-        if gpu.vram_bytes and not gpu.integrated:
-            bits.append(f"{gpu.vram_bytes / GIB:.0f} GiB")
+        gfx = gpu.gfx or t("doctor.text.gpu.no-gfx", "no gfx target")
+        status = _status(support.status, support.override)
         if gpu.integrated:
-            bits.append("integrated")
-        status = support.status
-        if support.override:
-            status += f" {support.override}"
-        lines.append(f"  {label:<8} {gpu.name} ({', '.join(bits)}) - {status}")
+            line = t("doctor.text.gpu.integrated", "{name} ({gfx}, integrated) - {status}",
+                     name=gpu.name, gfx=gfx, status=status)
+        elif gpu.vram_bytes:
+            line = t("doctor.text.gpu.vram", "{name} ({gfx}, {gib} GiB) - {status}",
+                     name=gpu.name, gfx=gfx, gib=f"{gpu.vram_bytes / GIB:.0f}", status=status)
+        else:
+            line = t("doctor.text.gpu", "{name} ({gfx}) - {status}", name=gpu.name, gfx=gfx,
+                     status=status)
+        rows.append((label, line))
     versions = facts.rocm.versions
-    lines.append(f"  ROCm     {', '.join(versions) if versions else 'not installed system-wide'}")
+    rows.append((t("doctor.text.label.rocm", "ROCm"), ", ".join(versions) if versions else t(
+        "doctor.text.rocm.none", "not installed system-wide")))
+    torch_label = t("doctor.text.label.pytorch", "PyTorch")
     torch = facts.torch
     if not facts.torch_probed:
-        lines.append("  PyTorch  not checked (--no-torch)")
+        rows.append((torch_label, t("doctor.text.torch.not-checked", "not checked ({option})",
+                                    option="--no-torch")))
     elif torch is not None and torch.problem:
-        lines.append(f"  PyTorch  not checked: {_PROBE_PROBLEM[torch.problem]}")
+        rows.append((torch_label, t("doctor.text.torch.no-answer", "not checked: {problem}",
+                                    problem=_probe_problem(torch.problem))))
     elif torch is None or not torch.installed:
-        lines.append("  PyTorch  not installed")
+        rows.append((torch_label, t("doctor.text.torch.not-installed", "not installed")))
     else:
-        backend = {"rocm": f"ROCm {torch.hip}", "cuda": f"CUDA {torch.cuda}", "cpu": "CPU only"}
-        lines.append(
-            f"  PyTorch  {torch.version} ({backend.get(torch.build, '')}) in {torch.python}"
-        )
-    return lines
+        if torch.build == "rocm":
+            backend = f"ROCm {torch.hip}"
+        elif torch.build == "cuda":
+            backend = f"CUDA {torch.cuda}"
+        elif torch.build == "cpu":
+            backend = t("doctor.text.torch.cpu-only", "CPU only")
+        else:
+            backend = ""
+        rows.append((torch_label, t("doctor.text.torch.installed",
+                                    "{version} ({backend}) in {python}", version=torch.version,
+                                    backend=backend, python=torch.python)))
+    return _columns(rows)
+
+
+def _columns(rows: list[tuple[str, str]]) -> list[str]:
+    """``  label   value`` lines, the values in one column however wide the labels are drawn
+    (a Chinese character takes two columns)."""
+    width = max([LABEL_WIDTH, *(display_width(label) for label, _ in rows)])
+    return [f"  {_pad(label, width)} {value}" for label, value in rows]
+
+
+def _verdict_word(verdict: str) -> str:
+    """The verdict (a contract value) as shown: the value chooses the words."""
+    words = {
+        READY: t("doctor.text.verdict.ready", "Ready"),
+        READY_AFTER_FIXES: t("doctor.text.verdict.ready-after-fixes", "Ready after these fixes"),
+        NOT_SUPPORTED: t("doctor.text.verdict.not-supported", "Not supported"),
+    }
+    return words.get(verdict, verdict)
 
 
 def _verdict_line(report: DoctorReport, style: Style) -> str:
     colour = {READY: "green", NOT_SUPPORTED: "red"}.get(report.verdict, "yellow")
     count = sum(1 for f in report.findings if f.needs_action)
-    suffix = ""
+    verdict = _verdict_word(report.verdict)
     if report.verdict not in (READY, NOT_SUPPORTED):
-        suffix = f" ({count} to fix)"
-    return style(f"Verdict: {report.verdict}{suffix}", colour, "bold")
+        line = t("doctor.text.verdict-line.to-fix", "Verdict: {verdict} ({count} to fix)",
+                 verdict=verdict, count=count)
+    else:
+        line = t("doctor.text.verdict-line", "Verdict: {verdict}", verdict=verdict)
+    return style(line, colour, "bold")
+
+
+# Terminal layout: a wide (East Asian) character takes two columns, and Chinese text has no
+# spaces, so a line may also break between two such characters -- but never inside a Latin word
+# or a command, nor inside a path's Chinese folder name (/home/张三/venv), and not before a
+# closing mark (，。) nor after an opening one (（).
+_NO_LINE_START = set("，。、；：？！）】》」』〉％")
+_NO_LINE_END = set("（【《「『〈")
+_PATH_SEPARATORS = "/\\"
+
+
+def char_width(char: str) -> int:
+    """The terminal columns one character takes: 2 for East Asian wide and full-width ones,
+    else 1."""
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
+def display_width(text: str) -> int:
+    """The terminal columns ``text`` takes."""
+    return sum(char_width(c) for c in text)
+
+
+def _pad(text: str, width: int) -> str:
+    """``text`` with spaces after it to fill ``width`` columns (``f"{text:<8}"`` by columns)."""
+    return text + " " * max(0, width - display_width(text))
+
+
+def _pieces(word: str) -> list[str]:
+    """``word`` (no spaces in it) cut where a line may break: between two wide characters,
+    but not inside a folder name after a path separator (/home/张三/venv, up to a punctuation
+    mark), nor against punctuation that must stay attached."""
+    wide = [char_width(c) == 2 for c in word]
+    if not any(wide):
+        return [word]
+    breaks = []
+    in_path = False
+    for k in range(1, len(word)):
+        before, after = word[k - 1], word[k]
+        if before in _PATH_SEPARATORS:
+            in_path = True
+        elif not wide[k - 1] or before in _NO_LINE_START or before in _NO_LINE_END:
+            in_path = False
+        if (wide[k - 1] and wide[k] and not in_path and after not in _NO_LINE_START
+                and before not in _NO_LINE_END):
+            breaks.append(k)
+    return [word[a:b] for a, b in zip([0, *breaks], [*breaks, len(word)], strict=True)]
 
 
 def _wrap(text: str, width: int = 92) -> list[str]:
-    words = text.split()
+    """``text`` in lines of at most ``width`` terminal columns, broken at spaces (which the
+    break swallows) and between Chinese characters; a piece wider than a line gets its own."""
     lines: list[str] = []
     current = ""
-    for word in words:
-        if current and len(current) + 1 + len(word) > width:
-            lines.append(current)
-            current = word
-        else:
-            current = f"{current} {word}".strip()
+    for word in text.split():
+        for n, piece in enumerate(_pieces(word)):
+            gap = " " if current and n == 0 else ""
+            if current and display_width(current) + len(gap) + display_width(piece) > width:
+                lines.append(current)
+                current = piece
+            else:
+                current = f"{current}{gap}{piece}"
     if current:
         lines.append(current)
     return lines

@@ -6,6 +6,7 @@ import re
 
 from core.diagnose.context import Context, OverrideSetting, Support, fits, make_setting
 from core.diagnose.finding import Finding
+from core.i18n import t
 from core.probe.gpus import Gpu
 from core.probe.parse.kfd import override_to_gfx
 
@@ -21,23 +22,31 @@ def no_gpu(ctx: Context) -> list[Finding]:
             Finding(
                 "wsl-gpu-unknown",
                 "warning",
-                "WSL 2 passes a GPU through, but rocmate cannot tell which one",
-                "/dev/dxg exists, so Windows shares a GPU with this WSL distribution, but neither "
-                "the ROCm WSL runtime (rocminfo) nor Windows interop (powershell.exe) answered.",
-                "Install AMD's WSL runtime (rocmate install --strategy wsl) or enable interop "
-                "(/etc/wsl.conf: [interop] enabled=true), then run rocmate doctor again.",
+                t("doctor.wsl-gpu-unknown.title",
+                  "WSL 2 passes a GPU through, but rocmate cannot tell which one"),
+                t("doctor.wsl-gpu-unknown.detail",
+                  "/dev/dxg exists, so Windows shares a GPU with this WSL distribution, but "
+                  "neither the ROCm WSL runtime (rocminfo) nor Windows interop (powershell.exe) "
+                  "answered."),
+                t("doctor.wsl-gpu-unknown.fix",
+                  "Install AMD's WSL runtime ({install}) or enable interop ({setting}), then run "
+                  "rocmate doctor again.", install="rocmate install --strategy wsl",
+                  setting="/etc/wsl.conf: [interop] enabled=true"),
             )
         ]
     return [
         Finding(
             "no-gpu",
             "error",
-            "No GPU found",
-            "Neither the PCI bus nor the ROCm driver shows a graphics or compute device "
-            "(a server's BMC display adapter does not count). In a container or VM, the GPU "
-            "must be passed through first.",
-            "Check that the card is seated and powered (lspci -nn | grep -Ei 'vga|display|3d'); "
-            "in Docker add --device=/dev/kfd --device=/dev/dri; in a VM pass the card through.",
+            t("doctor.no-gpu.title", "No GPU found"),
+            t("doctor.no-gpu.detail",
+              "Neither the PCI bus nor the ROCm driver shows a graphics or compute device "
+              "(a server's BMC display adapter does not count). In a container or VM, the GPU "
+              "must be passed through first."),
+            t("doctor.no-gpu.fix",
+              "Check that the card is seated and powered ({check}); in Docker add {options}; in "
+              "a VM pass the card through.", check="lspci -nn | grep -Ei 'vga|display|3d'",
+              options="--device=/dev/kfd --device=/dev/dri"),
         )
     ]
 
@@ -48,17 +57,25 @@ def no_amd_gpu(ctx: Context) -> list[Finding]:
         return []
     names = ", ".join(g.name for g in gpus)
     has_nvidia = any(g.vendor == "nvidia" for g in gpus)
-    detail = (
-        f"This machine has {names}. ROCm runs only on AMD GPUs (Radeon RX 6000 and newer, "
-        "Radeon PRO, Instinct)."
-    )
-    fix = "To use ROCm, fit an AMD GPU that ROCm supports (for example a Radeon RX 7900 XTX)."
     if has_nvidia:
-        detail += (
-            " rocmate's benchmarks still run on this NVIDIA GPU through a CUDA build of PyTorch."
-        )
-        fix += " To benchmark this card: rocmate bench resnet50-train --device cuda:0"
-    return [Finding("no-amd-gpu", "error", "No AMD GPU: ROCm cannot be used here", detail, fix)]
+        detail = t("doctor.no-amd-gpu.detail.nvidia",
+                   "This machine has {names}. ROCm runs only on AMD GPUs (Radeon RX 6000 and "
+                   "newer, Radeon PRO, Instinct). rocmate's benchmarks still run on this NVIDIA "
+                   "GPU through a CUDA build of PyTorch.", names=names)
+        fix = t("doctor.no-amd-gpu.fix.nvidia",
+                "To use ROCm, fit an AMD GPU that ROCm supports (for example a Radeon RX 7900 "
+                "XTX). To benchmark this card: {command}",
+                command="rocmate bench resnet50-train --device cuda:0")
+    else:
+        detail = t("doctor.no-amd-gpu.detail",
+                   "This machine has {names}. ROCm runs only on AMD GPUs (Radeon RX 6000 and "
+                   "newer, Radeon PRO, Instinct).", names=names)
+        fix = t("doctor.no-amd-gpu.fix",
+                "To use ROCm, fit an AMD GPU that ROCm supports (for example a Radeon RX 7900 "
+                "XTX).")
+    return [Finding("no-amd-gpu", "error",
+                    t("doctor.no-amd-gpu.title", "No AMD GPU: ROCm cannot be used here"),
+                    detail, fix)]
 
 
 def support(ctx: Context) -> list[Finding]:
@@ -77,11 +94,14 @@ def support(ctx: Context) -> list[Finding]:
                 Finding(
                     "gfx-unknown",
                     "warning",
-                    f"rocmate cannot tell which ROCm target {gpu.name}{pci} is",
-                    "The card is not in rocmate's knowledge base and the amdgpu driver is not "
-                    "loaded (no /dev/kfd), so its gfx target cannot be read: whether ROCm "
-                    "supports it is unknown.",
-                    "Load the amdgpu driver (see kfd-missing), then run rocmate doctor again.",
+                    t("doctor.gfx-unknown.title", "rocmate cannot tell which ROCm target "
+                      "{gpu}{pci} is", gpu=gpu.name, pci=pci),
+                    t("doctor.gfx-unknown.detail",
+                      "The card is not in rocmate's knowledge base and the amdgpu driver is not "
+                      "loaded (no /dev/kfd), so its gfx target cannot be read: whether ROCm "
+                      "supports it is unknown."),
+                    t("doctor.gfx-unknown.fix", "Load the amdgpu driver (see {finding}), then "
+                      "run rocmate doctor again.", finding="kfd-missing"),
                 )
             ]
         torch = ctx.facts.torch
@@ -90,21 +110,30 @@ def support(ctx: Context) -> list[Finding]:
                 Finding(
                     "gfx-legacy-works",
                     "info",
-                    f"{gpu.name} ({gpu.gfx}) is past AMD's support, but this PyTorch runs on it",
-                    f"{sup.note} The installed PyTorch {torch.version} carries {gpu.gfx} code "
-                    "and sees the card, so it works as it is.",
-                    f"Keep this PyTorch (pip install 'torch=={torch.version}' pins it): newer "
-                    f"wheels drop {gpu.gfx}, and rocmate install would not find one for it.",
+                    t("doctor.gfx-legacy-works.title",
+                      "{gpu} ({gfx}) is past AMD's support, but this PyTorch runs on it",
+                      gpu=gpu.name, gfx=gpu.gfx),
+                    t("doctor.gfx-legacy-works.detail",
+                      "{note} The installed PyTorch {version} carries {gfx} code and sees the "
+                      "card, so it works as it is.", note=sup.note, version=torch.version,
+                      gfx=gpu.gfx),
+                    t("doctor.gfx-legacy-works.fix",
+                      "Keep this PyTorch ({command} pins it): newer wheels drop {gfx}, and "
+                      "rocmate install would not find one for it.",
+                      command=f"pip install 'torch=={torch.version}'", gfx=gpu.gfx),
                 )
             ]
         findings.append(
             Finding(
                 "gfx-unsupported",
                 "error",
-                f"{gpu.name} ({gpu.gfx or 'unknown target'}) is not supported by ROCm",
-                f"{sup.note} No HSA_OVERRIDE_GFX_VERSION value is known to make PyTorch run on it.",
-                "Use a supported card (RX 6800/6900 series, RX 7000 series, RX 9000 series, "
-                "Radeon PRO W6800/W7000, Instinct), or run PyTorch on the CPU.",
+                t("doctor.gfx-unsupported.title", "{gpu} ({gfx}) is not supported by ROCm",
+                  gpu=gpu.name, gfx=gpu.gfx or _unknown_target()),
+                t("doctor.gfx-unsupported.detail", "{note} No HSA_OVERRIDE_GFX_VERSION value is "
+                  "known to make PyTorch run on it.", note=sup.note),
+                t("doctor.gfx-unsupported.fix",
+                  "Use a supported card (RX 6800/6900 series, RX 7000 series, RX 9000 series, "
+                  "Radeon PRO W6800/W7000, Instinct), or run PyTorch on the CPU."),
             )
         )
         return findings
@@ -114,12 +143,18 @@ def support(ctx: Context) -> list[Finding]:
                 Finding(
                     "gpu-not-usable",
                     "info",
-                    f"{gpu.name} ({gpu.gfx or 'unknown target'}) will not be used",
+                    t("doctor.gpu-not-usable.title", "{gpu} ({gfx}) will not be used",
+                      gpu=gpu.name, gfx=gpu.gfx or _unknown_target()),
                     sup.note,
-                    "Nothing to do unless it gets in the way; see igpu-first.",
+                    t("doctor.gpu-not-usable.fix", "Nothing to do unless it gets in the way; "
+                      "see {finding}.", finding="igpu-first"),
                 )
             )
     return findings
+
+
+def _unknown_target() -> str:
+    return t("doctor.gpu.unknown-target", "unknown target")
 
 
 def wsl_gpu(ctx: Context) -> list[Finding]:
@@ -141,12 +176,16 @@ def wsl_gpu(ctx: Context) -> list[Finding]:
         Finding(
             "wsl-gpu-unsupported",
             "error",
-            f"{gpu.name} ({gpu.gfx}) is not on AMD's list for ROCm on WSL 2",
-            f"AMD's WSL 2 support (ROCm {versions}) covers {', '.join(sorted(served))} only "
-            "(RX 7700 and up, RX 9000, Ryzen AI APUs). Users with RDNA2 cards report that "
-            "rocminfo shows no GPU under WSL, override or not.",
-            "Run Linux natively (a second boot) to use this card with ROCm; under WSL, "
-            "PyTorch can only use the CPU.",
+            t("doctor.wsl-gpu-unsupported.title",
+              "{gpu} ({gfx}) is not on AMD's list for ROCm on WSL 2", gpu=gpu.name, gfx=gpu.gfx),
+            t("doctor.wsl-gpu-unsupported.detail",
+              "AMD's WSL 2 support (ROCm {versions}) covers {targets} only (RX 7700 and up, "
+              "RX 9000, Ryzen AI APUs). Users with RDNA2 cards report that rocminfo shows no GPU "
+              "under WSL, override or not.", versions=versions,
+              targets=", ".join(sorted(served))),
+            t("doctor.wsl-gpu-unsupported.fix",
+              "Run Linux natively (a second boot) to use this card with ROCm; under WSL, "
+              "PyTorch can only use the CPU."),
         )
     ]
 
@@ -157,8 +196,16 @@ def gpus_found(ctx: Context) -> list[Finding]:
     parts = []
     for gpu, sup in ctx.usable_amd:
         vram = f", {gpu.vram_bytes / GIB:.0f} GiB" if gpu.vram_bytes and not gpu.integrated else ""
-        parts.append(f"{gpu.name} ({gpu.gfx}{vram}, {sup.status})")
-    return [Finding("gpu-found", "ok", "AMD GPU found: " + "; ".join(parts))]
+        parts.append(f"{gpu.name} ({gpu.gfx}{vram}, {_status_shown(sup.status)})")
+    return [Finding("gpu-found", "ok", t("doctor.gpu-found.title", "AMD GPU found: {gpus}",
+                                         gpus=t("doctor.list-separator", "; ").join(parts)))]
+
+
+def _status_shown(status: str) -> str:
+    """A support status as the reader sees it (the value itself, in JSON, stays as it is)."""
+    shown = {"official": t("doctor.gpu.status.official", "official"),
+             "override": t("doctor.gpu.status.override", "override")}
+    return shown.get(status, status)
 
 
 def override_needed(ctx: Context) -> list[Finding]:
@@ -173,11 +220,13 @@ def override_needed(ctx: Context) -> list[Finding]:
             Finding(
                 "override-ok",
                 "ok",
-                f"{setting.variable}={setting.value} is set for {gpu.name}",
-                (_set_by(setting) + f"The installed PyTorch {version} has no {gpu.gfx} code "
-                 f"but has {setting.gfx}'s, so posing as {setting.gfx} is what makes it run. A "
-                 f"wheel built with {gpu.gfx} would run it natively (then the override can "
-                 "go)."),
+                t("doctor.override-ok.title", "{setting} is set for {gpu}",
+                  setting=f"{setting.variable}={setting.value}", gpu=gpu.name),
+                t("doctor.override-ok.detail.official",
+                  "{set_by}The installed PyTorch {version} has no {gfx} code but has {posing}'s, "
+                  "so posing as {posing} is what makes it run. A wheel built with {gfx} would "
+                  "run it natively (then the override can go).", set_by=_set_by(setting),
+                  version=version, gfx=gpu.gfx, posing=setting.gfx),
             )
         ]
     if sup.status != "override" or not sup.override:
@@ -188,7 +237,8 @@ def override_needed(ctx: Context) -> list[Finding]:
                 Finding(
                     "override-ok",
                     "ok",
-                    f"{setting.variable}={setting.value} is set for {gpu.name}",
+                    t("doctor.override-ok.title", "{setting} is set for {gpu}",
+                      setting=f"{setting.variable}={setting.value}", gpu=gpu.name),
                     (_set_by(setting) + (sup.caveat or "")).strip(),
                 )
             ]
@@ -200,12 +250,15 @@ def override_needed(ctx: Context) -> list[Finding]:
         Finding(
             "gfx-needs-override",
             "warning",
-            f"{gpu.name} needs HSA_OVERRIDE_GFX_VERSION={sup.override}",
-            f"Its own target {gpu.gfx} is not on AMD's list and PyTorch's wheels carry no code "
-            f"for it; posing as {_gfx_of(sup.override)} (a close relative) makes PyTorch "
-            f"run.{caveat}",
-            f"export HSA_OVERRIDE_GFX_VERSION={sup.override}   "
-            "(rocmate install writes it into the managed environment; see rocmate env)",
+            t("doctor.gfx-needs-override.title", "{gpu} needs {setting}", gpu=gpu.name,
+              setting=f"HSA_OVERRIDE_GFX_VERSION={sup.override}"),
+            t("doctor.gfx-needs-override.detail",
+              "Its own target {gfx} is not on AMD's list and PyTorch's wheels carry no code for "
+              "it; posing as {posing} (a close relative) makes PyTorch run.{caveat}",
+              gfx=gpu.gfx, posing=_gfx_of(sup.override), caveat=caveat),
+            t("doctor.gfx-needs-override.fix",
+              "{command}   (rocmate install writes it into the managed environment; see "
+              "rocmate env)", command=f"export HSA_OVERRIDE_GFX_VERSION={sup.override}"),
         )
     ]
 
@@ -220,8 +273,9 @@ def _set_by(setting: OverrideSetting) -> str:
     """Where an override comes from, when it is not this process's own environment."""
     if not setting.origin:
         return ""
-    return (f"rocmate's environment sets it ({setting.origin}): its Python gets it when "
-            "rocmate runs it, and a shell once the environment is activated. ")
+    return t("doctor.override.set-by",
+             "rocmate's environment sets it ({path}): its Python gets it when rocmate runs it, "
+             "and a shell once the environment is activated. ", path=setting.origin)
 
 
 def override_wrong(ctx: Context) -> list[Finding]:
@@ -238,7 +292,9 @@ def override_wrong(ctx: Context) -> list[Finding]:
         seen.add(setting.variable)
         origins = ctx.facts.environment.origins(setting.variable)
         where = (
-            " It is set in " + ", ".join(f"{o.path} line {o.line}" for o in origins) + "."
+            t("doctor.override-wrong.set-in", " It is set in {places}.",
+              places=", ".join(t("doctor.override-wrong.place", "{path} line {line}",
+                                 path=o.path, line=o.line) for o in origins))
             if origins
             else ""
         )
@@ -247,12 +303,16 @@ def override_wrong(ctx: Context) -> list[Finding]:
             Finding(
                 "override-wrong",
                 "error" if sup.status == "official" or not setting.valid else "warning",
-                f"{setting.variable}={_shown(setting.value)} does not fit {gpu.name}",
+                t("doctor.override-wrong.title", "{setting} does not fit {gpu}",
+                  setting=f"{setting.variable}={_shown(setting.value)}", gpu=gpu.name),
                 problem + where,
-                f"{right}, or run rocmate install again: it rewrites {setting.origin}."
+                t("doctor.override-wrong.fix.rocmate-file",
+                  "{command}, or run rocmate install again: it rewrites {path}.",
+                  command=right, path=setting.origin)
                 if setting.origin else
-                f"{right}; remove the stale line from the file that sets it, then open a new "
-                "shell.",
+                t("doctor.override-wrong.fix",
+                  "{command}; remove the stale line from the file that sets it, then open a new "
+                  "shell.", command=right),
             )
         )
     findings += _stale_file_overrides(ctx, seen)
@@ -277,36 +337,38 @@ def _override_advice(ctx: Context, gpu: Gpu, sup: Support, setting: OverrideSett
 
 def _override_problem(ctx: Context, gpu: Gpu, sup: Support, setting: OverrideSetting) -> str | None:
     if not setting.valid:
-        crlf = (" It ends in a carriage return: the file that sets it was saved with Windows "
-                "line endings (convert it, e.g. dos2unix FILE)." if "\r" in setting.value else "")
-        return (
-            f"'{_shown(setting.value)}' is not a valid value (the ROCm runtime wants exactly "
-            f"major.minor.stepping, e.g. 10.3.0) and refuses to start.{crlf}"
-        )
+        crlf = t("doctor.override-wrong.problem.crlf",
+                 " It ends in a carriage return: the file that sets it was saved with Windows "
+                 "line endings (convert it, e.g. {command}).", command="dos2unix FILE") \
+            if "\r" in setting.value else ""
+        return t("doctor.override-wrong.problem.invalid",
+                 "'{value}' is not a valid value (the ROCm runtime wants exactly "
+                 "major.minor.stepping, e.g. 10.3.0) and refuses to start.{crlf}",
+                 value=_shown(setting.value), crlf=crlf)
     if fits(setting, sup, gpu) or ctx.override_serves(gpu, setting):
         return None
     if sup.status == "official":
-        return (
-            f"{gpu.name} is {gpu.gfx}, which ROCm supports as it is; the override makes it pose "
-            f"as {setting.gfx}, whose code does not run correctly on it (crashes, wrong results, "
-            "'invalid device function')."
-        )
+        return t("doctor.override-wrong.problem.official",
+                 "{gpu} is {gfx}, which ROCm supports as it is; the override makes it pose as "
+                 "{posing}, whose code does not run correctly on it (crashes, wrong results, "
+                 "'invalid device function').", gpu=gpu.name, gfx=gpu.gfx, posing=setting.gfx)
     if sup.status == "override":
-        return (
-            f"{gpu.name} is {gpu.gfx}; the value that works for it is {sup.override} "
-            f"({_gfx_of(sup.override)}), not {setting.value} ({setting.gfx})."
-        )
+        return t("doctor.override-wrong.problem.override",
+                 "{gpu} is {gfx}; the value that works for it is {value} ({value_gfx}), not "
+                 "{set_value} ({set_gfx}).", gpu=gpu.name, gfx=gpu.gfx, value=sup.override,
+                 value_gfx=_gfx_of(sup.override), set_value=setting.value,
+                 set_gfx=setting.gfx)
     others = len(ctx.amd) > 1 and setting.variable == "HSA_OVERRIDE_GFX_VERSION"
     if others and any(s.usable for _, s in ctx.amd):
-        return (
-            f"The global variable also applies to {gpu.name} ({gpu.gfx}), which cannot pose as "
-            f"{setting.gfx}; use the per-node form HSA_OVERRIDE_GFX_VERSION_<node> for the card "
-            "that needs it, or hide this GPU with HIP_VISIBLE_DEVICES."
-        )
-    return (
-        f"{gpu.name} ({gpu.gfx}) cannot run code built for {setting.gfx}; no override is known to "
-        "work for it (expect HSA_STATUS_ERROR_INVALID_ISA, page faults or hangs)."
-    )
+        return t("doctor.override-wrong.problem.global",
+                 "The global variable also applies to {gpu} ({gfx}), which cannot pose as "
+                 "{posing}; use the per-node form {per_node} for the card that needs it, or hide "
+                 "this GPU with HIP_VISIBLE_DEVICES.", gpu=gpu.name, gfx=gpu.gfx,
+                 posing=setting.gfx, per_node="HSA_OVERRIDE_GFX_VERSION_<node>")
+    return t("doctor.override-wrong.problem.no-override",
+             "{gpu} ({gfx}) cannot run code built for {posing}; no override is known to work for "
+             "it (expect HSA_STATUS_ERROR_INVALID_ISA, page faults or hangs).", gpu=gpu.name,
+             gfx=gpu.gfx, posing=setting.gfx)
 
 
 def _stale_file_overrides(ctx: Context, already: set[str]) -> list[Finding]:
@@ -324,19 +386,28 @@ def _stale_file_overrides(ctx: Context, already: set[str]) -> list[Finding]:
             continue
         already.add(origin.name)
         ours = origin.path == env.applied_from
-        when = ("applies to rocmate's runs in that environment and to shells that activate it"
-                if ours else "applies from the next login on")
+        problem = _override_problem(ctx, gpu, sup, setting) or ""
         findings.append(
             Finding(
                 "override-wrong",
                 "warning",
-                f"{origin.path} sets {origin.name}={_shown(origin.value)}, which does not fit "
-                f"{gpu.name}",
-                f"Line {origin.line} of {origin.path} {when}. "
-                + (_override_problem(ctx, gpu, sup, setting) or ""),
-                "Run rocmate install again (it rewrites that file), or change line "
-                f"{origin.line} of {origin.path}." if ours
-                else f"Remove line {origin.line} from {origin.path}.",
+                t("doctor.override-wrong.title.file", "{path} sets {setting}, which does not "
+                  "fit {gpu}", path=origin.path, setting=f"{origin.name}={_shown(origin.value)}",
+                  gpu=gpu.name),
+                t("doctor.override-wrong.detail.rocmate-file",
+                  "Line {line} of {path} applies to rocmate's runs in that environment and to "
+                  "shells that activate it. {problem}", line=origin.line, path=origin.path,
+                  problem=problem)
+                if ours else
+                t("doctor.override-wrong.detail.login-file",
+                  "Line {line} of {path} applies from the next login on. {problem}",
+                  line=origin.line, path=origin.path, problem=problem),
+                t("doctor.override-wrong.fix.rocmate-file-line",
+                  "Run rocmate install again (it rewrites that file), or change line {line} of "
+                  "{path}.", line=origin.line, path=origin.path)
+                if ours else
+                t("doctor.override-wrong.fix.login-file", "Remove line {line} from {path}.",
+                  line=origin.line, path=origin.path),
             )
         )
     return findings
@@ -360,10 +431,13 @@ def igpu_first(ctx: Context) -> list[Finding]:
         Finding(
             "igpu-first",
             "warning",
-            f"The integrated {before[0].name} comes before {first_dgpu.name}",
-            "ROCm numbers GPUs in KFD order, so device 0 (what most programs use) is the "
-            "integrated GPU, which is slow, shares system memory and may not be supported.",
-            f"export HIP_VISIBLE_DEVICES={indexes}   (or disable the iGPU in the BIOS)",
+            t("doctor.igpu-first.title", "The integrated {igpu} comes before {gpu}",
+              igpu=before[0].name, gpu=first_dgpu.name),
+            t("doctor.igpu-first.detail",
+              "ROCm numbers GPUs in KFD order, so device 0 (what most programs use) is the "
+              "integrated GPU, which is slow, shares system memory and may not be supported."),
+            t("doctor.igpu-first.fix", "{command}   (or disable the iGPU in the BIOS)",
+              command=f"export HIP_VISIBLE_DEVICES={indexes}"),
         )
     ]
 
@@ -386,18 +460,22 @@ def hidden_by_env(ctx: Context) -> list[Finding]:
         return []
     shown = ", ".join(f"{name}={env.get(name)!s}" for name in used)
     files = sorted({src for name in used if (src := env.source(name))})
-    fix = f"unset {' '.join(used)}   (or list one of the usable GPUs)"
+    fix = t("doctor.hip-visible-devices-hides.fix", "{command}   (or list one of the usable "
+            "GPUs)", command=f"unset {' '.join(used)}")
     if files:  # rocmate's environment sets it, not the shell: unset would change nothing
-        fix = (f"Run rocmate install again, or fix the line in {files[0]} (rocmate's "
-               "environment sets it for its runs and for shells that activate it)")
+        fix = t("doctor.hip-visible-devices-hides.fix.rocmate-file",
+                "Run rocmate install again, or fix the line in {path} (rocmate's environment "
+                "sets it for its runs and for shells that activate it)", path=files[0])
     return [
         Finding(
             "hip-visible-devices-hides",
             "error",
-            f"{shown} hides every usable AMD GPU",
-            f"ROCm numbers this machine's GPUs 0..{count - 1}; the usable ones are "
-            f"{', '.join(str(i) for i in sorted(i for i in usable if i is not None))}. "
-            "With these variables PyTorch sees none of them.",
+            t("doctor.hip-visible-devices-hides.title", "{settings} hides every usable AMD GPU",
+              settings=shown),
+            t("doctor.hip-visible-devices-hides.detail",
+              "ROCm numbers this machine's GPUs 0..{last}; the usable ones are {usable}. With "
+              "these variables PyTorch sees none of them.", last=count - 1,
+              usable=", ".join(str(i) for i in sorted(i for i in usable if i is not None))),
             fix,
         )
     ]

@@ -12,21 +12,34 @@ from core.diagnose.release_choice import (
     serving_releases,
     ubuntu_version,
 )
+from core.i18n import t
 from core.knowledge.releases import RocmRelease
+
+DMESG_AMDGPU = "dmesg | grep -i -E 'amdgpu|kfd'"
+
+
+def _and() -> str:
+    """What joins the last two of a short list ("render and video")."""
+    return t("doctor.list-and-separator", " and ")
 
 
 def wsl1(ctx: Context) -> list[Finding]:
     if ctx.facts.platform.wsl != 1:
         return []
+    distribution = t("doctor.wsl1.your-distribution", "<your distribution>")
     return [
         Finding(
             "wsl1",
             "error",
-            "This is WSL 1, which cannot reach the GPU",
-            "WSL 1 translates Linux calls and has no GPU access at all; ROCm needs WSL 2 "
-            "(a real Linux kernel with the /dev/dxg GPU bridge).",
-            "In Windows PowerShell: wsl --set-version <your distribution> 2  "
-            "(list them with wsl -l -v), then start it again and re-run rocmate doctor.",
+            t("doctor.wsl1.title", "This is WSL 1, which cannot reach the GPU"),
+            t("doctor.wsl1.detail",
+              "WSL 1 translates Linux calls and has no GPU access at all; ROCm needs WSL 2 "
+              "(a real Linux kernel with the /dev/dxg GPU bridge)."),
+            t("doctor.wsl1.fix",
+              "In Windows PowerShell: {command}  (list them with {list}), then start it again "
+              "and re-run {doctor}.",
+              command=f"wsl --set-version {distribution} 2", list="wsl -l -v",
+              doctor="rocmate doctor"),
         )
     ]
 
@@ -41,7 +54,8 @@ def kfd(ctx: Context) -> list[Finding]:
     if facts.platform.wsl == 2:
         return _wsl_runtime(ctx)
     if facts.permissions.kfd.exists:
-        return [Finding("kfd-ok", "ok", "/dev/kfd is present (the amdgpu driver is loaded)")]
+        return [Finding("kfd-ok", "ok", t("doctor.kfd-ok.title",
+                                          "/dev/kfd is present (the amdgpu driver is loaded)"))]
     return [_kfd_missing(ctx)]
 
 
@@ -49,48 +63,55 @@ def _kfd_missing(ctx: Context) -> Finding:
     facts = ctx.facts
     drivers = {g.driver for g, _ in ctx.amd if g.driver}
     if "radeon" in drivers and not facts.driver.amdgpu_loaded:
-        detail = (
+        detail = t(
+            "doctor.kfd-missing.detail.radeon",
             "The card is driven by the old 'radeon' kernel driver, which has no compute "
-            "interface. ROCm needs amdgpu (and a card amdgpu's KFD supports)."
-        )
-        fix = "Nothing for ROCm on this card; see the support finding."
+            "interface. ROCm needs amdgpu (and a card amdgpu's KFD supports).")
+        fix = t("doctor.kfd-missing.fix.radeon",
+                "Nothing for ROCm on this card; see the support finding.")
     elif "vfio-pci" in drivers:
-        detail = "The card is bound to vfio-pci (reserved for a virtual machine), not to amdgpu."
-        fix = (
-            "Unbind it from vfio-pci (remove it from vfio-pci.ids) and reboot, or use it in the VM."
-        )
+        detail = t("doctor.kfd-missing.detail.vfio",
+                   "The card is bound to vfio-pci (reserved for a virtual machine), not to "
+                   "amdgpu.")
+        fix = t("doctor.kfd-missing.fix.vfio",
+                "Unbind it from vfio-pci (remove it from vfio-pci.ids) and reboot, or use it in "
+                "the VM.")
     elif not facts.driver.amdgpu_loaded and kernel(ctx):
         old = kernel(ctx)[0]
-        detail = (
+        detail = t(
+            "doctor.kfd-missing.detail.kernel-old",
             "The amdgpu kernel module is not loaded, so the GPU has no compute device node. "
-            f"{old.title}: its amdgpu driver does not know current cards, and "
-            "linux-modules-extra for it cannot add that."
-        )
-        fix = ("Install a newer kernel first (the kernel finding above says how), reboot, then "
-               "check again: dmesg | grep -i -E 'amdgpu|kfd'")
-        return Finding("kfd-missing", "error", "/dev/kfd does not exist", detail, fix,
+            "{kernel_old}: its amdgpu driver does not know current cards, and "
+            "linux-modules-extra for it cannot add that.", kernel_old=old.title)
+        fix = t("doctor.kfd-missing.fix.kernel-old",
+                "Install a newer kernel first (the kernel finding above says how), reboot, then "
+                "check again: {command}", command=DMESG_AMDGPU)
+        return Finding("kfd-missing", "error", _kfd_missing_title(), detail, fix,
                        caused_by=("kernel-old",))
     elif not facts.driver.amdgpu_loaded:
-        detail = (
+        detail = t(
+            "doctor.kfd-missing.detail.not-loaded",
             "The amdgpu kernel module is not loaded, so the GPU has no compute device node. "
             "On Ubuntu the module ships in linux-modules-extra; a failed DKMS build or "
-            "'nomodeset' on the kernel command line also stops it."
-        )
-        fix = (
-            "sudo apt install linux-modules-extra-$(uname -r) && sudo modprobe amdgpu  "
-            "(then check: dmesg | grep -i -E 'amdgpu|kfd'; remove nomodeset from GRUB)"
-        )
+            "'nomodeset' on the kernel command line also stops it.")
+        fix = t("doctor.kfd-missing.fix.not-loaded",
+                "{command}  (then check: {check}; remove nomodeset from GRUB)",
+                command="sudo apt install linux-modules-extra-$(uname -r) && sudo modprobe amdgpu",
+                check=DMESG_AMDGPU)
     else:
-        detail = (
-            "amdgpu is loaded but did not create /dev/kfd: KFD rejected the GPU (unsupported chip, "
-            "or PCIe atomics missing: 'PCI rejects atomics' in dmesg), or this is a container "
-            "started without the device."
-        )
-        fix = (
-            "dmesg | grep -i kfd; in Docker: --device=/dev/kfd --device=/dev/dri "
-            "--group-add video --group-add render"
-        )
-    return Finding("kfd-missing", "error", "/dev/kfd does not exist", detail, fix)
+        detail = t(
+            "doctor.kfd-missing.detail.rejected",
+            "amdgpu is loaded but did not create /dev/kfd: KFD rejected the GPU (unsupported "
+            "chip, or PCIe atomics missing: '{message}' in dmesg), or this is a container "
+            "started without the device.", message="PCI rejects atomics")
+        fix = t("doctor.kfd-missing.fix.rejected", "{check}; in Docker: {options}",
+                check="dmesg | grep -i kfd",
+                options="--device=/dev/kfd --device=/dev/dri --group-add video --group-add render")
+    return Finding("kfd-missing", "error", _kfd_missing_title(), detail, fix)
+
+
+def _kfd_missing_title() -> str:
+    return t("doctor.kfd-missing.title", "/dev/kfd does not exist")
 
 
 def _wsl_runtime(ctx: Context) -> list[Finding]:
@@ -102,21 +123,25 @@ def _wsl_runtime(ctx: Context) -> list[Finding]:
         if (a.device_type or "").upper() == "GPU"
     ]
     if run is not None and run.found and agents:
-        return [Finding("wsl-runtime-ok", "ok", "The ROCm WSL runtime sees the GPU")]
+        return [Finding("wsl-runtime-ok", "ok", t("doctor.wsl-runtime-ok.title",
+                                                  "The ROCm WSL runtime sees the GPU"))]
     why = (
-        "rocminfo is not installed"
+        t("doctor.kfd-missing.because.rocminfo-missing", "rocminfo is not installed")
         if run is None or not run.found
-        else "rocminfo ran but found no GPU agent"
+        else t("doctor.kfd-missing.because.no-gpu-agent", "rocminfo ran but found no GPU agent")
     )
     return [
         Finding(
             "kfd-missing",
             "error",
-            "No ROCm WSL runtime: WSL 2 has no /dev/kfd",
-            f"In WSL 2 the GPU is reached through /dev/dxg by AMD's WSL runtime; {why}. "
-            "It also needs the AMD Adrenalin driver with WSL support on Windows.",
-            "rocmate install --strategy wsl  (amdgpu-install -y --usecase=wsl,rocm --no-dkms), "
-            "and update the Windows AMD driver.",
+            t("doctor.kfd-missing.title.wsl", "No ROCm WSL runtime: WSL 2 has no /dev/kfd"),
+            t("doctor.kfd-missing.detail.wsl",
+              "In WSL 2 the GPU is reached through /dev/dxg by AMD's WSL runtime; {why}. "
+              "It also needs the AMD Adrenalin driver with WSL support on Windows.", why=why),
+            t("doctor.kfd-missing.fix.wsl",
+              "{command}  ({by_hand}), and update the Windows AMD driver.",
+              command="rocmate install --strategy wsl",
+              by_hand="amdgpu-install -y --usecase=wsl,rocm --no-dkms"),
         )
     ]
 
@@ -132,7 +157,8 @@ def access(ctx: Context) -> list[Finding]:
     groups = perms.node_groups() or ["render"]
     wanted = [g for g in dict.fromkeys([*groups, "render", "video"]) if g in ("render", "video")]
     missing = [g for g in wanted if g not in perms.user.groups]
-    add = f"sudo usermod -aG {','.join(wanted)} $USER   then log out and back in (or reboot)"
+    add = t("doctor.fix.add-to-groups", "{command}   then log out and back in (or reboot)",
+            command=f"sudo usermod -aG {','.join(wanted)} $USER")
     if blocked:
         names = ", ".join(n.path for n in blocked)
         owners = ", ".join(sorted({f"{n.group}" for n in blocked if n.group}))
@@ -140,10 +166,11 @@ def access(ctx: Context) -> list[Finding]:
             Finding(
                 "kfd-no-access",
                 "error",
-                f"You cannot open {names}",
-                f"The GPU device nodes belong to the group(s) {owners or 'render'}, and "
-                f"{perms.user.name} is not allowed to open them, so ROCm reports "
-                "HSA_STATUS_ERROR_OUT_OF_RESOURCES and PyTorch sees no GPU.",
+                t("doctor.kfd-no-access.title", "You cannot open {nodes}", nodes=names),
+                t("doctor.kfd-no-access.detail",
+                  "The GPU device nodes belong to the group(s) {groups}, and {user} is not "
+                  "allowed to open them, so ROCm reports HSA_STATUS_ERROR_OUT_OF_RESOURCES and "
+                  "PyTorch sees no GPU.", groups=owners or "render", user=perms.user.name),
                 add,
             )
         )
@@ -159,10 +186,15 @@ def access(ctx: Context) -> list[Finding]:
             Finding(
                 "not-in-render-group",
                 "error" if blocked else "warning",
-                f"{perms.user.name} was added to {' and '.join(missing)}, but this login is older",
-                "Group changes reach only sessions started after them: this one still runs "
-                "without the new groups.",
-                "Log out and back in (or reboot), then run rocmate doctor again.",
+                t("doctor.not-in-render-group.title.stale-login",
+                  "{user} was added to {groups}, but this login is older",
+                  user=perms.user.name, groups=_and().join(missing)),
+                t("doctor.not-in-render-group.detail.stale-login",
+                  "Group changes reach only sessions started after them: this one still runs "
+                  "without the new groups."),
+                t("doctor.not-in-render-group.fix.stale-login",
+                  "Log out and back in (or reboot), then run {command} again.",
+                  command="rocmate doctor"),
             )
         )
     elif missing and not in_owner_group:
@@ -170,10 +202,12 @@ def access(ctx: Context) -> list[Finding]:
             Finding(
                 "not-in-render-group",
                 "error" if blocked else "warning",
-                f"{perms.user.name} is not in the {' and '.join(missing)} group",
-                "AMD's instructions add every ROCm user to render and video; without them the "
-                "GPU is usable only while a desktop session grants access, and not over ssh, "
-                "from services or containers.",
+                t("doctor.not-in-render-group.title", "{user} is not in the {groups} group",
+                  user=perms.user.name, groups=_and().join(missing)),
+                t("doctor.not-in-render-group.detail",
+                  "AMD's instructions add every ROCm user to render and video; without them the "
+                  "GPU is usable only while a desktop session grants access, and not over ssh, "
+                  "from services or containers."),
                 add,
             )
         )
@@ -208,10 +242,14 @@ def distro(ctx: Context) -> list[Finding]:
         Finding(
             "distro-unsupported",
             "info",
-            f"AMD's ROCm packages (up to {newest.version}) are not made for {shown}",
-            f"AMD's repository serves {', '.join(served)}. PyTorch's ROCm wheels bring their "
-            "own ROCm libraries, so the pip-only set-up still works wherever the kernel's "
-            "amdgpu driver runs; only a system-wide ROCm install needs a listed distribution.",
+            t("doctor.distro-unsupported.title",
+              "AMD's ROCm packages (up to {version}) are not made for {distro}",
+              version=newest.version, distro=shown),
+            t("doctor.distro-unsupported.detail",
+              "AMD's repository serves {distros}. PyTorch's ROCm wheels bring their own ROCm "
+              "libraries, so the pip-only set-up still works wherever the kernel's amdgpu "
+              "driver runs; only a system-wide ROCm install needs a listed distribution.",
+              distros=", ".join(served)),
             "rocmate install --strategy pip-only",
         )
     ]
@@ -239,18 +277,23 @@ def kernel(ctx: Context) -> list[Finding]:
     if this_ubuntu and this_ubuntu not in release.ubuntu:
         # no kernel made for this Ubuntu reaches the tested one: an HWE kernel would not do
         oldest = min(release.ubuntu, key=_kernel_key)
-        fix = (f"Upgrade to Ubuntu {oldest} or newer (sudo do-release-upgrade), whose kernels "
-               f"reach {tested}, then reboot.")
+        fix = t("doctor.kernel-old.fix.upgrade-ubuntu",
+                "Upgrade to Ubuntu {ubuntu} or newer ({command}), whose kernels reach {kernel}, "
+                "then reboot.", ubuntu=oldest, command="sudo do-release-upgrade", kernel=tested)
     else:
-        fix = ("Install a newer kernel (Ubuntu: sudo apt install "
-               "linux-generic-hwe-$(lsb_release -rs)) or upgrade the distribution, then reboot.")
+        fix = t("doctor.kernel-old.fix",
+                "Install a newer kernel (Ubuntu: {command}) or upgrade the distribution, then "
+                "reboot.", command="sudo apt install linux-generic-hwe-$(lsb_release -rs)")
     return [
         Finding(
             "kernel-old",
             "warning",
-            f"Kernel {facts.platform.kernel} is older than ROCm {release.version} supports",
-            f"ROCm {release.version} is tested on Ubuntu {ubuntu} with kernels {tested} and "
-            "newer; the amdgpu driver of older kernels lacks fixes and support for newer cards.",
+            t("doctor.kernel-old.title", "Kernel {kernel} is older than ROCm {version} supports",
+              kernel=facts.platform.kernel, version=release.version),
+            t("doctor.kernel-old.detail",
+              "ROCm {version} is tested on Ubuntu {ubuntu} with kernels {kernel} and newer; the "
+              "amdgpu driver of older kernels lacks fixes and support for newer cards.",
+              version=release.version, ubuntu=ubuntu, kernel=tested),
             fix,
         )
     ]
@@ -260,17 +303,21 @@ def rocm_multiple(ctx: Context) -> list[Finding]:
     installs = ctx.facts.rocm.installs
     if len({i.version for i in installs}) < 2:
         return []
-    listed = "; ".join(f"{i.version} ({i.where})" for i in installs)
+    listed = t("doctor.list-separator", "; ").join(f"{i.version} ({i.where})" for i in installs)
     return [
         Finding(
             "rocm-multiple",
             "warning",
-            f"{len(installs)} ROCm versions are installed side by side",
-            f"Found {listed}. Old libraries on the search path mix with new ones and give odd "
-            "errors; PyTorch's ROCm wheels bring their own ROCm, so only one system ROCm (or "
-            "none) is needed.",
-            "Remove the ones you do not use: sudo amdgpu-install --uninstall --rocmrelease=<ver>"
-            " (or sudo apt autoremove rocm-core<ver>); rocmate install offers to do it.",
+            t("doctor.rocm-multiple.title", "{count} ROCm versions are installed side by side",
+              count=len(installs)),
+            t("doctor.rocm-multiple.detail",
+              "Found {installs}. Old libraries on the search path mix with new ones and give odd "
+              "errors; PyTorch's ROCm wheels bring their own ROCm, so only one system ROCm (or "
+              "none) is needed.", installs=listed),
+            t("doctor.rocm-multiple.fix",
+              "Remove the ones you do not use: {command} (or {other}); rocmate install offers "
+              "to do it.", command="sudo amdgpu-install --uninstall --rocmrelease=<ver>",
+              other="sudo apt autoremove rocm-core<ver>"),
         )
     ]
 
@@ -284,25 +331,26 @@ def dkms(ctx: Context) -> list[Finding]:
             Finding(
                 "dkms-leftovers",
                 "info",
-                "An old amdgpu-dkms crash report was left behind",
-                "Found " + ", ".join(driver.crash_files) + ". The amdgpu driver that runs is "
-                "the DKMS-built one, so that build has since worked.",
+                t("doctor.dkms-leftovers.title.crash-report",
+                  "An old amdgpu-dkms crash report was left behind"),
+                t("doctor.dkms-leftovers.detail.crash-report",
+                  "Found {files}. The amdgpu driver that runs is the DKMS-built one, so that "
+                  "build has since worked.", files=", ".join(driver.crash_files)),
                 "sudo rm -f /var/crash/amdgpu-dkms.*",
             )
         )
     elif driver.crash_files or (driver.dkms_trees and not in_use):
+        left = [f"/var/lib/dkms/amdgpu/{tree}" for tree in driver.dkms_trees]
         findings.append(
             Finding(
                 "dkms-leftovers",
                 "warning",
-                "A failed or stale amdgpu-dkms build was left behind",
-                "Found "
-                + ", ".join(
-                    [f"/var/lib/dkms/amdgpu/{t}" for t in driver.dkms_trees]
-                    + list(driver.crash_files)
-                )
-                + ". A half-built DKMS module breaks the next kernel update; the kernel's own "
-                "amdgpu driver serves consumer cards without DKMS.",
+                t("doctor.dkms-leftovers.title",
+                  "A failed or stale amdgpu-dkms build was left behind"),
+                t("doctor.dkms-leftovers.detail",
+                  "Found {files}. A half-built DKMS module breaks the next kernel update; the "
+                  "kernel's own amdgpu driver serves consumer cards without DKMS.",
+                  files=", ".join(left + list(driver.crash_files))),
                 "sudo apt purge amdgpu-dkms && sudo rm -f /var/crash/amdgpu-dkms.*",
             )
         )
@@ -311,9 +359,11 @@ def dkms(ctx: Context) -> list[Finding]:
             Finding(
                 "secure-boot-dkms",
                 "info",
-                "Secure Boot is on and amdgpu is a DKMS module",
-                "A DKMS module must be signed with a key enrolled in MOK, or it will not load.",
-                "sudo mokutil --import /var/lib/dkms/mok.pub  (then reboot and enrol the key)",
+                t("doctor.secure-boot-dkms.title", "Secure Boot is on and amdgpu is a DKMS module"),
+                t("doctor.secure-boot-dkms.detail",
+                  "A DKMS module must be signed with a key enrolled in MOK, or it will not load."),
+                t("doctor.secure-boot-dkms.fix", "{command}  (then reboot and enrol the key)",
+                  command="sudo mokutil --import /var/lib/dkms/mok.pub"),
             )
         )
     return findings
@@ -328,9 +378,10 @@ def windows_side(ctx: Context) -> list[Finding]:
             Finding(
                 "wsl-windows-unchecked",
                 "info",
-                "The Windows side was not checked",
+                t("doctor.wsl-windows-unchecked.title", "The Windows side was not checked"),
                 windows.problem or "",
-                "Make sure the AMD Adrenalin driver with WSL support is installed on Windows.",
+                t("doctor.wsl-windows-unchecked.fix",
+                  "Make sure the AMD Adrenalin driver with WSL support is installed on Windows."),
             )
         ]
     amd = [g for g in windows.gpus if _is_amd_name(f"{g.vendor or ''} {g.name}")]
@@ -339,16 +390,23 @@ def windows_side(ctx: Context) -> list[Finding]:
             Finding(
                 "wsl-windows-no-amd",
                 "warning",
-                "Windows reports no AMD GPU",
-                "Windows lists: " + ", ".join(g.name for g in windows.gpus),
-                "Install the AMD Adrenalin driver on Windows, then restart WSL (wsl --shutdown).",
+                t("doctor.wsl-windows-no-amd.title", "Windows reports no AMD GPU"),
+                t("doctor.wsl-windows-no-amd.detail", "Windows lists: {gpus}",
+                  gpus=", ".join(g.name for g in windows.gpus)),
+                t("doctor.wsl-windows-no-amd.fix",
+                  "Install the AMD Adrenalin driver on Windows, then restart WSL ({command}).",
+                  command="wsl --shutdown"),
             )
         ]
+    drivers = t("doctor.list-separator", "; ").join(
+        t("doctor.wsl-windows-driver.gpu-driver", "{gpu} driver {version}", gpu=g.name,
+          version=g.driver_version or "?")
+        for g in amd)
     return [
         Finding(
             "wsl-windows-driver",
             "ok",
-            "Windows: " + "; ".join(f"{g.name} driver {g.driver_version or '?'}" for g in amd),
+            t("doctor.wsl-windows-driver.title", "Windows: {drivers}", drivers=drivers),
         )
     ]
 
@@ -380,7 +438,7 @@ def _chosen(ctx: Context) -> tuple[RocmRelease, str, str] | None:
     listed = release.ubuntu_kernels.get(ubuntu, ()) if ubuntu in release.ubuntu else ()
     if listed:
         return release, min(listed, key=_kernel_key), ubuntu
-    return release, release.min_kernel or "", " and ".join(sorted(release.ubuntu, key=_kernel_key))
+    return release, release.min_kernel or "", _and().join(sorted(release.ubuntu, key=_kernel_key))
 
 
 def _kernel_key(text: str) -> tuple[int, ...]:

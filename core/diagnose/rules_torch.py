@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from core.diagnose.context import Context
 from core.diagnose.finding import Finding
+from core.i18n import t
 from core.probe.parse.kfd import override_to_gfx
 from core.probe.torch import TorchFacts
 
-INSTALL = "rocmate install   (a virtual environment with the matching ROCm build of PyTorch)"
+
+def install_fix() -> str:
+    return t("doctor.fix.install", "rocmate install   (a virtual environment with the matching "
+             "ROCm build of PyTorch)")
 
 
 def torch_rules(ctx: Context, findings_so_far: list[Finding]) -> list[Finding]:
@@ -15,7 +19,8 @@ def torch_rules(ctx: Context, findings_so_far: list[Finding]) -> list[Finding]:
     if not facts.torch_probed:
         return []
     torch = facts.torch
-    where = f" in {torch.python}" if torch and torch.python else ""
+    where = t("doctor.torch.in-python", " in {python}", python=torch.python) \
+        if torch and torch.python else ""
     if torch is not None and torch.problem:
         return [_probe_problem(torch)]  # said whatever the GPU: the user asked about this Python
     if torch is None or not torch.installed:
@@ -26,9 +31,10 @@ def torch_rules(ctx: Context, findings_so_far: list[Finding]) -> list[Finding]:
             Finding(
                 "torch-missing",
                 "warning",
-                f"PyTorch is not installed{where}",
-                f"No 'import torch' in the chosen Python{error}.",
-                INSTALL,
+                t("doctor.torch-missing.title", "PyTorch is not installed{where}", where=where),
+                t("doctor.torch-missing.detail", "No 'import torch' in the chosen Python{error}.",
+                  error=error),
+                install_fix(),
             )
         ]
     if torch.build != "rocm":
@@ -38,51 +44,69 @@ def torch_rules(ctx: Context, findings_so_far: list[Finding]) -> list[Finding]:
         return [*arch, _no_gpu(ctx, [*findings_so_far, *arch], where)]
     if arch:
         return arch
-    names = ", ".join(torch.devices) or "the GPU"
-    return [Finding("torch-ok", "ok", f"PyTorch {torch.version} sees {names}")]
+    names = ", ".join(torch.devices) or t("doctor.torch.the-gpu", "the GPU")
+    return [Finding("torch-ok", "ok", t("doctor.torch-ok.title", "PyTorch {version} sees {names}",
+                                        version=torch.version, names=names))]
 
 
-CHOOSE_PYTHON = (
-    "Give the Python that holds PyTorch: --python ~/venvs/sd/bin/python (inside the activated "
-    "environment, `python -c 'import sys; print(sys.executable)'` prints it); without --python "
-    "rocmate checks its own environment (rocmate install makes it)."
-)
+def _choose_python() -> str:
+    return t("doctor.fix.choose-python",
+             "Give the Python that holds PyTorch: --python ~/venvs/sd/bin/python (inside the "
+             "activated environment, `python -c 'import sys; print(sys.executable)'` prints it); "
+             "without --python rocmate checks its own environment (rocmate install makes it).")
 
 
 def _probe_problem(torch: TorchFacts) -> Finding:
     """The PyTorch check itself did not get an answer: say what happened, not "not installed"."""
-    python = torch.python or "that Python"
+    python = torch.python or t("doctor.torch.that-python", "that Python")
     run_it = f"{python} -c 'import torch; print(torch.cuda.is_available())'"
     if torch.problem == "python-missing":
         return Finding(
-            "torch-python-missing", "warning", f"There is no Python at {python}",
-            f"rocmate was asked to check the PyTorch of {python}, but there is no program "
-            "there.", CHOOSE_PYTHON)
+            "torch-python-missing", "warning",
+            t("doctor.torch-python-missing.title", "There is no Python at {python}",
+              python=python),
+            t("doctor.torch-python-missing.detail", "rocmate was asked to check the PyTorch of "
+              "{python}, but there is no program there.", python=python), _choose_python())
     if torch.problem == "not-a-python":
         return Finding(
-            "torch-not-python", "warning", f"{python} is not a Python",
-            f"rocmate's PyTorch check needs a Python: {torch.error}.", CHOOSE_PYTHON)
+            "torch-not-python", "warning",
+            t("doctor.torch-not-python.title", "{python} is not a Python", python=python),
+            t("doctor.torch-not-python.detail", "rocmate's PyTorch check needs a Python: "
+              "{error}.", error=torch.error), _choose_python())
     if torch.problem == "timeout":
-        seconds = f"{torch.timeout_s:g} s" if torch.timeout_s else "the time limit"
+        seconds = f"{torch.timeout_s:g} s" if torch.timeout_s else t(
+            "doctor.torch.the-time-limit", "the time limit")
         return Finding(
             "torch-probe-timeout", "error",
-            f"Importing PyTorch in {python} did not finish within {seconds}",
-            "A ROCm PyTorch that hangs on 'import torch' or on its first GPU call usually waits "
-            "on the GPU: a wrong HSA_OVERRIDE_GFX_VERSION, a card the runtime cannot start, or "
-            "an amdgpu driver that is stuck (dmesg says so). A first import from a slow or "
-            "network disk can also take minutes.",
-            f"Run it yourself to see where it stops: {run_it}; look at "
-            "dmesg | grep -i -E 'amdgpu|kfd'; or give the check more time: --torch-timeout 300")
+            t("doctor.torch-probe-timeout.title",
+              "Importing PyTorch in {python} did not finish within {seconds}", python=python,
+              seconds=seconds),
+            t("doctor.torch-probe-timeout.detail",
+              "A ROCm PyTorch that hangs on 'import torch' or on its first GPU call usually "
+              "waits on the GPU: a wrong HSA_OVERRIDE_GFX_VERSION, a card the runtime cannot "
+              "start, or an amdgpu driver that is stuck (dmesg says so). A first import from a "
+              "slow or network disk can also take minutes."),
+            t("doctor.torch-probe-timeout.fix",
+              "Run it yourself to see where it stops: {run_it}; look at "
+              "dmesg | grep -i -E 'amdgpu|kfd'; or give the check more time: --torch-timeout "
+              "300", run_it=run_it))
     if torch.problem == "crashed":
         return Finding(
-            "torch-probe-crashed", "error", f"Importing PyTorch crashed {python}",
-            f"{torch.error}. A crash on import is most often a ROCm library that does not fit "
-            "the card or the driver (or a wrong HSA_OVERRIDE_GFX_VERSION).",
-            f"Run it yourself to see the message: {run_it}; then rocmate explain "
-            "'<the message>'")
+            "torch-probe-crashed", "error",
+            t("doctor.torch-probe-crashed.title", "Importing PyTorch crashed {python}",
+              python=python),
+            t("doctor.torch-probe-crashed.detail",
+              "{error}. A crash on import is most often a ROCm library that does not fit the "
+              "card or the driver (or a wrong HSA_OVERRIDE_GFX_VERSION).", error=torch.error),
+            t("doctor.torch-probe-crashed.fix", "Run it yourself to see the message: {run_it}; "
+              "then rocmate explain '<the message>'", run_it=run_it))
     return Finding(
-        "torch-probe-failed", "error", f"rocmate could not read PyTorch's answer in {python}",
-        f"{torch.error}.", f"Run it yourself to see the message: {run_it}")
+        "torch-probe-failed", "error",
+        t("doctor.torch-probe-failed.title", "rocmate could not read PyTorch's answer in {python}",
+          python=python),
+        f"{torch.error}.",
+        t("doctor.torch-probe-failed.fix", "Run it yourself to see the message: {run_it}",
+          run_it=run_it))
 
 
 def _not_rocm(ctx: Context, where: str) -> list[Finding]:
@@ -90,17 +114,22 @@ def _not_rocm(ctx: Context, where: str) -> list[Finding]:
     assert torch is not None
     if not ctx.usable_amd:
         if torch.build == "cuda" and torch.available:
-            return [Finding("torch-ok", "ok", f"PyTorch {torch.version} (CUDA) sees the GPU")]
+            return [Finding("torch-ok", "ok", t("doctor.torch-ok.cuda",
+                                                "PyTorch {version} (CUDA) sees the GPU",
+                                                version=torch.version))]
         return []
-    kind = "CUDA" if torch.build == "cuda" else "CPU-only"
+    kind = "CUDA" if torch.build == "cuda" else t("doctor.torch.cpu-only", "CPU-only")
     return [
         Finding(
             "torch-not-rocm",
             "warning",
-            f"PyTorch {torch.version}{where} is a {kind} build",
-            f"A {kind} build cannot use an AMD GPU; torch.cuda.is_available() stays False. "
-            "The ROCm build comes from a different index (download.pytorch.org/whl/rocmX.Y).",
-            INSTALL,
+            t("doctor.torch-not-rocm.title", "PyTorch {version}{where} is a {kind} build",
+              version=torch.version, where=where, kind=kind),
+            t("doctor.torch-not-rocm.detail",
+              "A {kind} build cannot use an AMD GPU; torch.cuda.is_available() stays False. The "
+              "ROCm build comes from a different index (download.pytorch.org/whl/rocmX.Y).",
+              kind=kind),
+            install_fix(),
         )
     ]
 
@@ -110,45 +139,54 @@ def _no_gpu(ctx: Context, findings: list[Finding], where: str) -> Finding:
     assert torch is not None
     ids = {f.id for f in findings if f.needs_action}
     causes = {
-        "wsl1": "WSL 1 has no GPU access",
-        "no-amd-gpu": "there is no AMD GPU",
-        "no-gpu": "there is no GPU",
-        "kfd-missing": "the ROCm device /dev/kfd (or the WSL runtime) is missing",
-        "kfd-no-access": "this user cannot open /dev/kfd",
-        "hip-visible-devices-hides": "a *_VISIBLE_DEVICES variable hides the GPU",
-        "gfx-unsupported": "the GPU is not supported",
-        "gfx-needs-override": "the card needs HSA_OVERRIDE_GFX_VERSION",
-        "override-wrong": "HSA_OVERRIDE_GFX_VERSION has a wrong value",
-        "torch-arch-missing": "the wheel has no code for this card",
+        "wsl1": t("doctor.torch-no-gpu.because.wsl1", "WSL 1 has no GPU access"),
+        "no-amd-gpu": t("doctor.torch-no-gpu.because.no-amd-gpu", "there is no AMD GPU"),
+        "no-gpu": t("doctor.torch-no-gpu.because.no-gpu", "there is no GPU"),
+        "kfd-missing": t("doctor.torch-no-gpu.because.kfd-missing",
+                         "the ROCm device /dev/kfd (or the WSL runtime) is missing"),
+        "kfd-no-access": t("doctor.torch-no-gpu.because.kfd-no-access",
+                           "this user cannot open /dev/kfd"),
+        "hip-visible-devices-hides": t("doctor.torch-no-gpu.because.visible-devices",
+                                       "a *_VISIBLE_DEVICES variable hides the GPU"),
+        "gfx-unsupported": t("doctor.torch-no-gpu.because.gfx-unsupported",
+                             "the GPU is not supported"),
+        "gfx-needs-override": t("doctor.torch-no-gpu.because.gfx-needs-override",
+                                "the card needs HSA_OVERRIDE_GFX_VERSION"),
+        "override-wrong": t("doctor.torch-no-gpu.because.override-wrong",
+                            "HSA_OVERRIDE_GFX_VERSION has a wrong value"),
+        "torch-arch-missing": t("doctor.torch-no-gpu.because.arch-missing",
+                                "the wheel has no code for this card"),
     }
     found = [text for key, text in causes.items() if key in ids]
     caused_by = tuple(key for key in causes if key in ids)
     if not found and ctx.facts.platform.wsl == 2:
-        found.append(
-            "on WSL the wheel's bundled libhsa-runtime64.so cannot talk to /dev/dxg; "
-            "it must be replaced by the one from /opt/rocm/lib"
-        )
-        fix = (
-            "cd $(python -c 'import torch,os;print(os.path.dirname(torch.__file__))')/lib && "
-            "rm libhsa-runtime64.so* && cp /opt/rocm/lib/libhsa-runtime64.so.1.* "
-            "libhsa-runtime64.so   (rocmate install --strategy wsl does this)"
-        )
+        found.append(t(
+            "doctor.torch-no-gpu.because.wsl-runtime",
+            "on WSL the wheel's bundled libhsa-runtime64.so cannot talk to /dev/dxg; it must be "
+            "replaced by the one from /opt/rocm/lib"))
+        fix = t(
+            "doctor.torch-no-gpu.fix.wsl-runtime",
+            "{command}   (rocmate install --strategy wsl does this)",
+            command="cd $(python -c 'import torch,os;print(os.path.dirname(torch.__file__))')/lib"
+            " && rm libhsa-runtime64.so* && cp /opt/rocm/lib/libhsa-runtime64.so.1.* "
+            "libhsa-runtime64.so")
     elif not found:
-        found.append(
-            "the cause is not visible from here: check that the wheel's ROCm "
-            f"({torch.wheel_rocm or '?'}) suits the driver, and run rocminfo"
-        )
+        found.append(t(
+            "doctor.torch-no-gpu.because.unknown",
+            "the cause is not visible from here: check that the wheel's ROCm ({rocm}) suits the "
+            "driver, and run rocminfo", rocm=torch.wheel_rocm or "?"))
         fix = "rocminfo; dmesg | grep -i -E 'amdgpu|kfd'; rocmate explain '<the error>'"
     else:
-        fix = (
-            "Fix the findings above, then check again: "
-            "python -c 'import torch; print(torch.cuda.is_available())'"
-        )
+        fix = t("doctor.torch-no-gpu.fix.causes",
+                "Fix the findings above, then check again: {command}",
+                command="python -c 'import torch; print(torch.cuda.is_available())'")
     return Finding(
         "torch-no-gpu",
         "error",
-        f"PyTorch {torch.version}{where} is a ROCm build but sees no GPU",
-        "torch.cuda.is_available() is False because " + "; ".join(found) + ".",
+        t("doctor.torch-no-gpu.title", "PyTorch {version}{where} is a ROCm build but sees no GPU",
+          version=torch.version, where=where),
+        t("doctor.torch-no-gpu.detail", "torch.cuda.is_available() is False because {causes}.",
+          causes=t("doctor.list-separator", "; ").join(found)),
         fix,
         caused_by=caused_by,
     )
@@ -171,9 +209,13 @@ def _arch_missing(ctx: Context) -> list[Finding]:
         Finding(
             "torch-arch-missing",
             "error",
-            f"PyTorch {torch.version} has no code for {wanted}",
-            f"The wheel was built for {', '.join(sorted(have))}. Running on {gpu.name} ends in "
-            "hipErrorNoBinaryForGpu or 'invalid device function'.",
-            "Install a wheel built for this card: " + INSTALL,
+            t("doctor.torch-arch-missing.title", "PyTorch {version} has no code for {gfx}",
+              version=torch.version, gfx=wanted),
+            t("doctor.torch-arch-missing.detail",
+              "The wheel was built for {targets}. Running on {gpu} ends in "
+              "hipErrorNoBinaryForGpu or 'invalid device function'.",
+              targets=", ".join(sorted(have)), gpu=gpu.name),
+            t("doctor.torch-arch-missing.fix", "Install a wheel built for this card: {install}",
+              install=install_fix()),
         )
     ]
