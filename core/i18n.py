@@ -40,6 +40,27 @@ class Entry:
     text: str
 
 
+class Localized(str):
+    """A text of the knowledge base: its English (the string itself) and its translations,
+    which sit beside it in the same row (``note`` and ``note_zh_CN``). Passed to :func:`t` as a
+    field it is put in the current language; elsewhere :func:`local` does that."""
+
+    translations: dict[str, str]
+
+    def __new__(cls, english: str, translations: Mapping[str, str]) -> Localized:
+        text = super().__new__(cls, english)
+        text.translations = dict(translations)
+        return text
+
+
+def local(text: str) -> str:
+    """``text`` in the current language where it is a :class:`Localized` with a translation
+    for it, else as it is."""
+    if isinstance(text, Localized):
+        return text.translations.get(language()) or str.__str__(text)
+    return text
+
+
 def catalogue_path(lang: str, root: Path | None = None) -> Path:
     return (root or resources_dir()) / "i18n" / "core" / f"{lang}.toml"
 
@@ -159,6 +180,7 @@ def t(key: str, english: str, /, **values: object) -> str:
             text = entry.text
     if not values:
         return text
+    values = {k: local(v) if isinstance(v, Localized) else v for k, v in values.items()}
     try:
         return text.format(**values)
     except (KeyError, IndexError, ValueError):  # a translation's fields gone wrong: English

@@ -6,7 +6,7 @@ import re
 
 from core.diagnose.context import Context, OverrideSetting, Support, fits, make_setting
 from core.diagnose.finding import Finding
-from core.i18n import t
+from core.i18n import local, t
 from core.probe.gpus import Gpu
 from core.probe.parse.kfd import override_to_gfx
 
@@ -145,7 +145,7 @@ def support(ctx: Context) -> list[Finding]:
                     "info",
                     t("doctor.gpu-not-usable.title", "{gpu} ({gfx}) will not be used",
                       gpu=gpu.name, gfx=gpu.gfx or _unknown_target()),
-                    sup.note,
+                    local(sup.note),
                     t("doctor.gpu-not-usable.fix", "Nothing to do unless it gets in the way; "
                       "see {finding}.", finding="igpu-first"),
                 )
@@ -239,13 +239,13 @@ def override_needed(ctx: Context) -> list[Finding]:
                     "ok",
                     t("doctor.override-ok.title", "{setting} is set for {gpu}",
                       setting=f"{setting.variable}={setting.value}", gpu=gpu.name),
-                    (_set_by(setting) + (sup.caveat or "")).strip(),
+                    (_set_by(setting) + local(sup.caveat or "")).strip(),
                 )
             ]
         return []  # a wrong value: override-wrong says so
     if ctx.torch_has_native_code(gpu):
         return []
-    caveat = f" {sup.caveat}" if sup.caveat else ""
+    caveat = t("doctor.sentence-gap", " ") + local(sup.caveat) if sup.caveat else ""
     return [
         Finding(
             "gfx-needs-override",

@@ -5,57 +5,102 @@ from __future__ import annotations
 
 import shlex
 
+from core.diagnose.doctor_text import display_width
+from core.i18n import t
 from core.install.plan import Plan
 from core.termstyle import Style
 
 
+def _blocked(plan: Plan) -> str:
+    return t("plan.text.blocked", "No set-up possible: {reason}", reason=plan.blocked)
+
+
+def _head(plan: Plan) -> str:
+    """The plan's first line: the strategy, the ROCm release where there is one, and whether
+    it is a preview."""
+    if plan.rocm and plan.preview:
+        return t("plan.text.header.rocm-preview", "Set-up plan: {strategy}, ROCm {rocm} (preview)",
+                 strategy=plan.strategy, rocm=plan.rocm)
+    if plan.rocm:
+        return t("plan.text.header.rocm", "Set-up plan: {strategy}, ROCm {rocm}",
+                 strategy=plan.strategy, rocm=plan.rocm)
+    if plan.preview:
+        return t("plan.text.header.preview", "Set-up plan: {strategy} (preview)",
+                 strategy=plan.strategy)
+    return t("plan.text.header", "Set-up plan: {strategy}", strategy=plan.strategy)
+
+
 def render_plan(plan: Plan, style: Style) -> str:
     if plan.blocked:
-        return style(f"No set-up possible: {plan.blocked}", "red", "bold") + "\n"
-    head = f"Set-up plan: {plan.strategy}"
-    if plan.rocm:
-        head += f", ROCm {plan.rocm}"
-    if plan.preview:
-        head += " (preview)"
-    lines = [style(head, "bold")]
+        return style(_blocked(plan), "red", "bold") + "\n"
+    lines = [style(_head(plan), "bold")]
     if plan.torch_index:
-        lines.append(f"  PyTorch from {plan.torch_index}: {' '.join(plan.torch_packages)}")
+        lines.append("  " + t("plan.text.torch", "PyTorch from {index}: {packages}",
+                              index=plan.torch_index, packages=" ".join(plan.torch_packages)))
+    # the environment's and the variables' values in one column, however wide the labels are
+    # drawn (a Chinese character takes two columns)
+    environment = t("plan.text.label.environment", "Environment")
+    variables = t("plan.text.label.variables", "Variables")
+    width = max(display_width(environment), display_width(variables))
     if plan.venv:
-        lines.append(f"  Environment {plan.venv}")
+        lines.append(f"  {_pad(environment, width)} {plan.venv}")
     if plan.env:
-        lines.append("  Variables   " + ", ".join(f"{k}={v}" for k, v in plan.env.items()))
+        lines.append(f"  {_pad(variables, width)} "
+                     + ", ".join(f"{k}={v}" for k, v in plan.env.items()))
     lines.append("")
     for check in plan.preflight:
         mark = style("✓", "green") if check.ok else style("!", "yellow")
-        lines.append(f"  {mark} {check.title}" + (f" ({check.detail})" if check.detail else ""))
+        said = t("plan.text.check-detail", "{title} ({detail})", title=check.title,
+                 detail=check.detail) if check.detail else check.title
+        lines.append(f"  {mark} {said}")
     lines.append("")
+    root = " " + t("plan.text.root", "[root]")
     for number, step in enumerate(plan.steps, start=1):
-        root = style(" [root]", "yellow") if step.privileged else ""
-        lines.append(f"  {number:2}. {step.title}{root}")
+        marked = style(root, "yellow") if step.privileged else ""
+        lines.append(f"  {number:2}. {step.title}{marked}")
         lines.append(style(f"      {step.explain}", "dim"))
         if step.kind == "verify" and step.argv:
-            lines.append(f"      $ {step.argv[0]} -c <the check above>")
+            lines.append(f"      $ {step.argv[0]} -c "
+                         + t("plan.text.the-check-above", "<the check above>"))
         elif step.argv:
             shown = " ".join(step.argv)
             lines.append(f"      $ {shown if len(shown) < 160 else shown[:157] + '...'}")
         elif step.file:
             lines.append(f"      -> {step.file.path}")
     for note in plan.notes:
-        lines.append(f"  Note: {note}")
+        lines.append("  " + t("plan.text.note", "Note: {note}", note=note))
     return "\n".join(lines) + "\n"
+
+
+def _pad(text: str, width: int) -> str:
+    """``text`` with spaces after it to fill ``width`` terminal columns."""
+    return text + " " * max(0, width - display_width(text))
+
+
+def _comment(text: str) -> list[str]:
+    """``text`` as shell comment lines: every line of it behind ``# ``, so no line break in a
+    title or a translation can turn the rest of it into a command."""
+    return [f"# {line}" for line in text.splitlines() or [""]]
 
 
 def shell_script(plan: Plan) -> str:
     """The plan as a POSIX shell script, for people who prefer a terminal: every step in order,
     root steps through sudo, files written with a here-document. It stops at the first error."""
     if plan.blocked:
-        return f"# No set-up possible: {plan.blocked}\n"
-    lines = ["#!/bin/sh", f"# rocmate set-up plan: {plan.strategy}"
-             + (f", ROCm {plan.rocm}" if plan.rocm else ""),
-             "# Run it once: the steps that add a line to a file add it again on a second run",
-             "# (rocmate install checks first, and can resume).", "set -eu", ""]
+        return "\n".join(_comment(_blocked(plan))) + "\n"
+    head = t("plan.script.header.rocm", "rocmate set-up plan: {strategy}, ROCm {rocm}",
+             strategy=plan.strategy, rocm=plan.rocm) if plan.rocm else t(
+        "plan.script.header", "rocmate set-up plan: {strategy}", strategy=plan.strategy)
+    lines = ["#!/bin/sh", *_comment(head),
+             *_comment(t("plan.script.run-once",
+                         "Run it once: the steps that add a line to a file add it again on a "
+                         "second run\n({command} checks first, and can resume).",
+                         command="rocmate install")),
+             "set -eu", ""]
     for number, step in enumerate(plan.steps, start=1):
-        lines.append(f"# {number}. {step.title}" + (" (as root)" if step.privileged else ""))
+        title = t("plan.script.step.root", "{title} (as root)", title=step.title) \
+            if step.privileged else step.title
+        lines += _comment(f"{number}. {title}")
         sudo = "sudo " if step.privileged else ""
         if step.argv:
             lines.append(sudo + " ".join(shlex.quote(a) for a in step.argv))
@@ -65,7 +110,9 @@ def shell_script(plan: Plan) -> str:
             lines += [f"{tee} > /dev/null <<'ROCMATE_EOF'", step.file.content.rstrip("\n"),
                       "ROCMATE_EOF"]
         elif step.file is not None and step.file.source_url:
-            lines.append(f"# download {step.file.source_url}, check its fingerprint, then "
-                         f"write it to {step.file.path} (rocmate install does both)")
+            lines += _comment(t("plan.script.download",
+                                "download {url}, check its fingerprint, then write it to {path} "
+                                "({command} does both)", url=step.file.source_url,
+                                path=step.file.path, command="rocmate install"))
         lines.append("")
     return "\n".join(lines)

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from core.diagnose.context import Context, Support
 from core.diagnose.release_choice import serves, serving_releases, ubuntu_version
 from core.diagnose.rules_system import kernel as kernel_rule
+from core.i18n import t
 
 # what the helper accepts is the authority for what a plan names
 from core.install.helper.policy import AMDGPU_SOURCES, KEYRING, PIN, PURGEABLE, SOURCES, USER_NAME
@@ -71,9 +73,11 @@ class EnvShell:
     source: str
     """The line appended to the activate script, formatted with ``script``."""
     activate: str
-    file_title: str
-    file_explain: str
-    activate_title: str
+    file_title: Callable[[], str]
+    """The env-file step's title (words: in the language of the moment, so made when asked)."""
+    file_explain: Callable[[str], str]
+    """The env-file step's explanation, given the variables (``K=V, ...``)."""
+    activate_title: Callable[[], str]
 
 
 # The sh entry's ids and texts are those of plans before fish and csh: kept, so a resumed run
@@ -84,27 +88,35 @@ ENV_SHELLS = (
         'export {key}="${{{key}-{value}}}"',
         '. "{script}"',
         "activate",
-        "Write the card's environment variables",
-        "Into the environment's own activation, not /etc/profile: ",
-        "Load them when the environment is activated",
+        lambda: t("plan.env-file.title", "Write the card's environment variables"),
+        lambda variables: t("plan.env-file.explain",
+                            "Into the environment's own activation, not {profile}: {variables}",
+                            profile="/etc/profile", variables=variables),
+        lambda: t("plan.env-activate.title", "Load them when the environment is activated"),
     ),
     EnvShell(
         "fish",
         'set -q {key}; or set -gx {key} "{value}"',
         'source "{script}"',
         "activate.fish",
-        "Write the variables for fish",
-        "The same variables for bin/activate.fish: ",
-        "Load them when fish activates the environment",
+        lambda: t("plan.env-file-fish.title", "Write the variables for fish"),
+        lambda variables: t("plan.env-file-fish.explain",
+                            "The same variables for {file}: {variables}",
+                            file="bin/activate.fish", variables=variables),
+        lambda: t("plan.env-activate-fish.title",
+                  "Load them when fish activates the environment"),
     ),
     EnvShell(
         "csh",
         'if (! $?{key}) setenv {key} "{value}"',
         'source "{script}"',
         "activate.csh",
-        "Write the variables for csh and tcsh",
-        "The same variables for bin/activate.csh: ",
-        "Load them when csh or tcsh activates the environment",
+        lambda: t("plan.env-file-csh.title", "Write the variables for csh and tcsh"),
+        lambda variables: t("plan.env-file-csh.explain",
+                            "The same variables for {file}: {variables}",
+                            file="bin/activate.csh", variables=variables),
+        lambda: t("plan.env-activate-csh.title",
+                  "Load them when csh or tcsh activates the environment"),
     ),
 )
 
@@ -142,10 +154,12 @@ def make_plan(facts: Facts, kb: Knowledge, choices: Choices | None = None) -> Pl
         facts.permissions.user.home, facts.environment.values.get("XDG_DATA_HOME")
     )
     if not venv.startswith("/") or UNSAFE_IN_SCRIPTS.search(venv):
-        raise PlanError(
-            f"the environment folder {venv!r} must be an absolute path without quotes, "
-            "'$', '`', '\\', '!' or line breaks (it is written into shell scripts)"
-        )
+        raise PlanError(t(
+            "plan.error.venv-unsafe",
+            "the environment folder {venv} must be an absolute path without quotes, "
+            "'$', '`', '\\', '!' or line breaks (it is written into shell scripts)",
+            venv=repr(venv),
+        ))
     apt_release = None
     if strategy in ("rocm-apt", "wsl"):
         ubuntu_codename(kb, facts.platform)  # refuse early when the repository line cannot be made
@@ -196,10 +210,13 @@ def ubuntu_codename(kb: Knowledge, platform: PlatformFacts) -> str:
     by_version = kb.ubuntu_codename_for(platform.distro_version)
     if platform.distro_id == "ubuntu" and by_version:
         return by_version
-    raise PlanError(
-        f"cannot tell which Ubuntu release {platform.distro_name} {platform.distro_version} is "
-        "(no UBUNTU_CODENAME or VERSION_CODENAME in /etc/os-release)"
-    )
+    raise PlanError(t(
+        "plan.error.ubuntu-release-unknown",
+        "cannot tell which Ubuntu release {distro} {version} is "
+        "(no {codename} or {version_codename} in {file})",
+        distro=platform.distro_name, version=platform.distro_version,
+        codename="UBUNTU_CODENAME", version_codename="VERSION_CODENAME", file="/etc/os-release",
+    ))
 
 
 def amdgpu_dir(release: RocmRelease) -> str | None:
@@ -224,11 +241,14 @@ def release_of_package(version: str) -> str | None:
 def _blocked(ctx: Context) -> str | None:
     facts = ctx.facts
     if facts.platform.wsl == 1:
-        return "WSL 1 has no GPU access: convert the distribution to WSL 2 first."
+        return t("plan.blocked.wsl1",
+                 "WSL 1 has no GPU access: convert the distribution to WSL 2 first.")
     if not ctx.amd and not (facts.platform.wsl == 2 and facts.platform.dxg):
-        return "There is no AMD GPU: rocmate sets up ROCm only for AMD GPUs."
+        return t("plan.blocked.no-amd-gpu",
+                 "There is no AMD GPU: rocmate sets up ROCm only for AMD GPUs.")
     if ctx.primary is None or not ctx.primary[1].usable:
-        return "No AMD GPU here is supported by ROCm, with or without an override."
+        return t("plan.blocked.unsupported",
+                 "No AMD GPU here is supported by ROCm, with or without an override.")
     return None
 
 
@@ -236,7 +256,9 @@ def _strategy(ctx: Context, choices: Choices) -> str:
     facts = ctx.facts
     if choices.strategy:
         if choices.strategy not in STRATEGIES:
-            raise PlanError(f"unknown strategy {choices.strategy!r}: one of {STRATEGIES}")
+            raise PlanError(t("plan.error.unknown-strategy", "unknown strategy {strategy}: one "
+                              "of {strategies}", strategy=repr(choices.strategy),
+                              strategies=str(STRATEGIES)))
         _check_strategy(ctx, choices.strategy)
         return choices.strategy
     if facts.platform.wsl == 2:
@@ -253,20 +275,27 @@ def _strategy(ctx: Context, choices: Choices) -> str:
 def _check_strategy(ctx: Context, strategy: str) -> None:
     platform = ctx.facts.platform
     if strategy == "wsl" and platform.wsl != 2:
-        raise PlanError("the wsl strategy is for WSL 2 only")
+        raise PlanError(t("plan.error.wsl-outside-wsl2", "the {strategy} strategy is for WSL 2 "
+                          "only", strategy="wsl"))
     if strategy != "wsl" and platform.wsl == 2:
-        raise PlanError("in WSL 2 only the wsl strategy works (there is no /dev/kfd)")
+        raise PlanError(t("plan.error.not-wsl-in-wsl2", "in WSL 2 only the {strategy} strategy "
+                          "works (there is no {device})", strategy="wsl", device="/dev/kfd"))
     if strategy in ("rocm-apt", "wsl") and not platform.is_ubuntu_family:
-        raise PlanError(
-            f"AMD's apt repository serves Ubuntu and its derivatives, not {platform.distro_name}"
-        )
+        raise PlanError(t(
+            "plan.error.apt-not-ubuntu",
+            "AMD's apt repository serves Ubuntu and its derivatives, not {distro}",
+            distro=platform.distro_name,
+        ))
     if strategy == "therock" and ctx.primary is not None:
         gpu = ctx.primary[0]
         if not gpu.gfx:
-            raise PlanError(f"TheRock's indexes are per gfx target, and the target of {gpu.name} "
-                            "is not known (no driver reports it, and rocmate's table lacks it)")
+            raise PlanError(t("plan.error.therock-target-unknown",
+                              "TheRock's indexes are per gfx target, and the target of {gpu} "
+                              "is not known (no driver reports it, and rocmate's table lacks it)",
+                              gpu=gpu.name))
         if ctx.kb.therock_for(gpu.gfx) is None:
-            raise PlanError(f"TheRock has no index for {gpu.gfx} ({gpu.name})")
+            raise PlanError(t("plan.error.therock-no-index", "TheRock has no index for {gfx} "
+                              "({gpu})", gfx=gpu.gfx, gpu=gpu.name))
 
 
 def _code_target(gpu: Gpu, support: Support) -> str | None:
@@ -319,10 +348,12 @@ def _pick_index(
         return None
     indexes = _stable_indexes(kb, gpu, support)
     if not indexes:
-        raise PlanError(f"no stable PyTorch wheel index has code for {gpu.gfx}")
+        raise PlanError(t("plan.error.no-index", "no stable PyTorch wheel index has code for "
+                          "{gfx}", gfx=gpu.gfx))
     matching = _stable_indexes(kb, gpu, support, rocm) if rocm else indexes
     if not matching and strict:
-        raise PlanError(f"no stable PyTorch index for ROCm {rocm} has code for {gpu.gfx}")
+        raise PlanError(t("plan.error.no-index-for-rocm", "no stable PyTorch index for ROCm "
+                          "{rocm} has code for {gfx}", rocm=rocm, gfx=gpu.gfx))
     return (matching or indexes)[0]
 
 
@@ -337,10 +368,12 @@ def _apt_release(kb: Knowledge, facts: Facts, support: Support, rocm: str | None
         serving = [r for r in serving if r.version == rocm]
     if not serving:
         version = ubuntu_version(kb, facts.platform) or facts.platform.distro_version
-        raise PlanError(
-            f"no ROCm release with a pinned signing key serves Ubuntu {version} for this card "
-            "(use --strategy pip-only)"
-        )
+        raise PlanError(t(
+            "plan.error.no-apt-release",
+            "no ROCm release with a pinned signing key serves Ubuntu {version} for this card "
+            "(use {option})",
+            version=version, option="--strategy pip-only",
+        ))
     return serving[0]
 
 
@@ -358,28 +391,37 @@ def _wsl_release(
     if rocm:
         routes = [r for r in routes if r.version == rocm]
         if not routes:
-            raise PlanError(f"ROCm {rocm} has no WSL route that rocmate knows")
+            raise PlanError(t("plan.error.wsl-release-unknown", "ROCm {rocm} has no WSL route "
+                              "that rocmate knows", rocm=rocm))
     if not routes:
-        raise PlanError("no ROCm release with a known WSL route fits this choice")
+        raise PlanError(t("plan.error.no-wsl-release",
+                          "no ROCm release with a known WSL route fits this choice"))
     ubuntu = ubuntu_version(kb, platform) or platform.distro_version or "?"
     serving = [r for r in routes if serves(r, kb, platform)]
     if not serving:
         offered = sorted({u for r in routes for u in r.ubuntu}, key=_version_key)
         named = ", ".join(f"ROCm {r.version}" for r in routes)
         if not offered:
-            raise PlanError(f"{named} for WSL serves no Ubuntu release that rocmate knows")
-        raise PlanError(
-            f"{named} for WSL is made for Ubuntu {' and '.join(offered)}, not Ubuntu {ubuntu}: "
-            f"use one of those in WSL (for example wsl --install -d Ubuntu-{offered[-1]})"
-        )
+            raise PlanError(t("plan.error.wsl-no-ubuntu", "{releases} for WSL serves no Ubuntu "
+                              "release that rocmate knows", releases=named))
+        raise PlanError(t(
+            "plan.error.wsl-other-ubuntu",
+            "{releases} for WSL is made for Ubuntu {offered}, not Ubuntu {ubuntu}: "
+            "use one of those in WSL (for example {command})",
+            releases=named, offered=t("doctor.list-and-separator", " and ").join(offered),
+            ubuntu=ubuntu, command=f"wsl --install -d Ubuntu-{offered[-1]}",
+        ))
     fitting = [r for r in serving if _wsl_has_card(r, gpu, support)]
     if not fitting:
         named = ", ".join(f"ROCm {r.version}" for r in serving)
-        card = f"{gpu.name or 'this card'} ({gpu.gfx or 'unknown target'})"
-        raise PlanError(
-            f"{named} for WSL does not support the {card}; rocmate knows no other WSL route "
-            "for it"
-        )
+        raise PlanError(t(
+            "plan.error.wsl-card-unsupported",
+            "{releases} for WSL does not support the {gpu} ({target}); rocmate knows no other "
+            "WSL route for it",
+            releases=named,
+            gpu=gpu.name or t("plan.error.this-card", "this card"),
+            target=gpu.gfx or t("plan.error.unknown-target", "unknown target"),
+        ))
     return fitting[0]
 
 
@@ -429,7 +471,9 @@ def _with_tested_override(env: dict[str, str], tested: str | None) -> dict[str, 
     if tested is None:
         return env
     if tested and parse_gfx_override(tested) is None:
-        raise PlanError(f"{tested!r} is not an HSA_OVERRIDE_GFX_VERSION value (like 10.3.0)")
+        raise PlanError(t("plan.error.override-value", "{value} is not an {variable} value "
+                          "(like {example})", value=repr(tested),
+                          variable="HSA_OVERRIDE_GFX_VERSION", example="10.3.0"))
     names = [k for k in env if k.startswith("HSA_OVERRIDE_GFX_VERSION")]
     kept = {k: v for k, v in env.items() if k not in names}
     if tested:
@@ -479,9 +523,11 @@ class _Builder:
         )
         if not names:
             if several:
-                self.notes.append(
-                    "Several ROCm versions are installed outside dpkg; remove the old ones by hand."
-                )
+                self.notes.append(t(
+                    "plan.note.old-rocm-outside-dpkg",
+                    "Several ROCm versions are installed outside dpkg; remove the old ones by "
+                    "hand.",
+                ))
             return
         chunks = [
             names[i : i + MAX_PACKAGES_PER_STEP]
@@ -491,9 +537,14 @@ class _Builder:
             self.add(
                 Step(
                     "remove-old-rocm" + (f"-{number + 1}" if number else ""),
-                    f"Remove ROCm packages of releases other than {keep_series or 'this one'}",
-                    "Old ROCm libraries on the search path mix with new ones. Runs only if you "
-                    "agree (--remove-old).",
+                    t("plan.remove-old-rocm.title",
+                      "Remove ROCm packages of releases other than {release}", release=keep_series)
+                    if keep_series else
+                    t("plan.remove-old-rocm.title.this-one",
+                      "Remove ROCm packages of releases other than this one"),
+                    t("plan.remove-old-rocm.explain",
+                      "Old ROCm libraries on the search path mix with new ones. Runs only if you "
+                      "agree ({option}).", option="--remove-old"),
                     privileged=True,
                     argv=("apt-get", "purge", "-y", *chunk),
                     consent=self.choices.remove_old,
@@ -505,9 +556,11 @@ class _Builder:
         self.add(
             Step(
                 "apt-keyring",
-                "Add AMD's signing key",
-                f"Downloads {repo.key_url} and writes it to {KEYRING} only if its fingerprint is "
-                f"{repo.key_fingerprint} (never apt-key).",
+                t("plan.apt-keyring.title", "Add AMD's signing key"),
+                t("plan.apt-keyring.explain",
+                  "Downloads {url} and writes it to {path} only if its fingerprint is "
+                  "{fingerprint} (never {command}).", url=repo.key_url, path=KEYRING,
+                  fingerprint=repo.key_fingerprint, command="apt-key"),
                 privileged=True,
                 file=FileSpec(KEYRING, source_url=repo.key_url),
                 key_fingerprint=repo.key_fingerprint,
@@ -521,8 +574,10 @@ class _Builder:
         self.add(
             Step(
                 "apt-source",
-                f"Add AMD's ROCm {release.version} repository for {codename}",
-                "One source line, bound to AMD's key with signed-by.",
+                t("plan.apt-source.title", "Add AMD's ROCm {version} repository for {codename}",
+                  version=release.version, codename=codename),
+                t("plan.apt-source.explain", "One source line, bound to AMD's key with {option}.",
+                  option="signed-by"),
                 privileged=True,
                 file=FileSpec(SOURCES, content=line),
                 kind="file",
@@ -532,8 +587,12 @@ class _Builder:
             self.add(
                 Step(
                     "apt-source-amdgpu",
-                    f"Add AMD's amdgpu {release.version} repository for {codename}",
-                    "It holds amdgpu-install and the WSL runtime packages.",
+                    t("plan.apt-source-amdgpu.title",
+                      "Add AMD's amdgpu {version} repository for {codename}",
+                      version=release.version, codename=codename),
+                    t("plan.apt-source-amdgpu.explain",
+                      "It holds {package} and the WSL runtime packages.",
+                      package="amdgpu-install"),
                     privileged=True,
                     file=FileSpec(
                         AMDGPU_SOURCES,
@@ -548,8 +607,10 @@ class _Builder:
         self.add(
             Step(
                 "apt-pin",
-                "Prefer AMD's packages over the distribution's",
-                "An apt pin (priority 600), so Ubuntu's own older ROCm packages do not mix in.",
+                t("plan.apt-pin.title", "Prefer AMD's packages over the distribution's"),
+                t("plan.apt-pin.explain",
+                  "An apt pin (priority {priority}), so Ubuntu's own older ROCm packages do not "
+                  "mix in.", priority=600),
                 privileged=True,
                 file=FileSpec(PIN, content=PIN_CONTENT),
                 kind="file",
@@ -558,8 +619,10 @@ class _Builder:
         self.add(
             Step(
                 "apt-update",
-                "Read AMD's package lists",
-                "apt-get update checks the repository's signature with the key above.",
+                t("plan.apt-update.title", "Read AMD's package lists"),
+                t("plan.apt-update.explain",
+                  "{command} checks the repository's signature with the key above.",
+                  command="apt-get update"),
                 privileged=True,
                 argv=("apt-get", "update"),
             )
@@ -572,14 +635,18 @@ class _Builder:
         self.apt_source(release, codename)
         packages = PACKAGE_SETS.get(self.choices.package_set)
         if packages is None:
-            raise PlanError(f"unknown package set {self.choices.package_set!r}: runtime or sdk")
+            raise PlanError(t("plan.error.unknown-package-set",
+                              "unknown package set {name}: {runtime} or {sdk}",
+                              name=repr(self.choices.package_set), runtime="runtime", sdk="sdk"))
         self.packages = list(packages)
         self.add(
             Step(
                 "apt-install",
-                f"Install ROCm {release.version} ({self.choices.package_set})",
-                "The ROCm user-space libraries and tools. No kernel module (DKMS): the kernel's "
-                "own amdgpu driver serves.",
+                t("plan.apt-install.title", "Install ROCm {version} ({package_set})",
+                  version=release.version, package_set=self.choices.package_set),
+                t("plan.apt-install.explain",
+                  "The ROCm user-space libraries and tools. No kernel module (DKMS): the kernel's "
+                  "own amdgpu driver serves."),
                 privileged=True,
                 argv=("apt-get", "install", "-y", "--no-install-recommends", *packages),
             )
@@ -593,8 +660,10 @@ class _Builder:
         self.add(
             Step(
                 "apt-install-amdgpu-install",
-                "Install AMD's installer (amdgpu-install)",
-                f"From AMD's ROCm {release.version} repository.",
+                t("plan.apt-install-amdgpu-install.title", "Install AMD's installer ({package})",
+                  package="amdgpu-install"),
+                t("plan.apt-install-amdgpu-install.explain",
+                  "From AMD's ROCm {version} repository.", version=release.version),
                 privileged=True,
                 argv=("apt-get", "install", "-y", "amdgpu-install"),
             )
@@ -602,17 +671,20 @@ class _Builder:
         self.add(
             Step(
                 "amdgpu-install-wsl",
-                "Install ROCm for WSL",
-                "amdgpu-install with the wsl and rocm use cases and no kernel module: in WSL the "
-                "Windows driver does the kernel's work.",
+                t("plan.amdgpu-install-wsl.title", "Install ROCm for WSL"),
+                t("plan.amdgpu-install-wsl.explain",
+                  "{program} with the {wsl} and {rocm} use cases and no kernel module: in WSL "
+                  "the Windows driver does the kernel's work.",
+                  program="amdgpu-install", wsl="wsl", rocm="rocm"),
                 privileged=True,
                 argv=("amdgpu-install", "-y", "--usecase=wsl,rocm", "--no-dkms"),
             )
         )
-        self.notes.append(
-            "WSL needs the AMD Adrenalin driver with WSL support on Windows; rocmate doctor "
-            "shows its version when Windows interop is on."
-        )
+        self.notes.append(t(
+            "plan.note.wsl-windows-driver",
+            "WSL needs the AMD Adrenalin driver with WSL support on Windows; {command} "
+            "shows its version when Windows interop is on.", command="rocmate doctor",
+        ))
 
     def groups(self) -> None:
         perms = self.facts.permissions
@@ -622,18 +694,21 @@ class _Builder:
         if not missing:
             return
         if not USER_NAME.match(perms.user.name):
-            self.notes.append(
-                f"Add yourself to the render and video groups by hand (sudo usermod -aG "
-                f"render,video {perms.user.name}); rocmate's root helper takes only plain "
-                "local user names."
-            )
+            self.notes.append(t(
+                "plan.note.groups-by-hand",
+                "Add yourself to the render and video groups by hand ({command}); rocmate's "
+                "root helper takes only plain local user names.",
+                command=f"sudo usermod -aG render,video {perms.user.name}",
+            ))
             return
         self.add(
             Step(
                 "groups",
-                f"Add {perms.user.name} to the render and video groups",
-                "The GPU's device nodes belong to these groups. Takes effect after you log out "
-                "and back in.",
+                t("plan.groups.title", "Add {user} to the render and video groups",
+                  user=perms.user.name),
+                t("plan.groups.explain",
+                  "The GPU's device nodes belong to these groups. Takes effect after you log out "
+                  "and back in."),
                 privileged=True,
                 argv=("usermod", "-aG", "render,video", perms.user.name),
                 after="relogin",
@@ -645,16 +720,18 @@ class _Builder:
         self.add(
             Step(
                 "venv",
-                "Create rocmate's Python environment",
-                f"A virtual environment at {self.venv}, so nothing touches the system Python.",
+                t("plan.venv.title", "Create rocmate's Python environment"),
+                t("plan.venv.explain",
+                  "A virtual environment at {path}, so nothing touches the system Python.",
+                  path=self.venv),
                 argv=("python3", "-m", "venv", self.venv),
             )
         )
         self.add(
             Step(
                 "pip-upgrade",
-                "Update pip in it",
-                "An old pip may not understand the wheel index.",
+                t("plan.pip-upgrade.title", "Update pip in it"),
+                t("plan.pip-upgrade.explain", "An old pip may not understand the wheel index."),
                 argv=(self.python, "-m", "pip", "install", "--upgrade", "pip"),
             )
         )
@@ -663,9 +740,11 @@ class _Builder:
             assert family is not None
             self.torch_url = family.url
             self.torch_packages = ["torch", "torchvision"]
-            self.notes.append(
-                f"TheRock's {family.family} index holds nightly preview builds of ROCm + PyTorch."
-            )
+            self.notes.append(t(
+                "plan.note.therock-preview",
+                "TheRock's {family} index holds nightly preview builds of ROCm + PyTorch.",
+                family=family.family,
+            ))
         else:
             assert index is not None
             self.torch_url = index.url
@@ -681,8 +760,10 @@ class _Builder:
         self.add(
             Step(
                 "pip-torch",
-                "Install PyTorch for ROCm",
-                f"From {self.torch_url}. The wheels bring their own ROCm libraries (several GB).",
+                t("plan.pip-torch.title", "Install PyTorch for ROCm"),
+                t("plan.pip-torch.explain",
+                  "From {url}. The wheels bring their own ROCm libraries (several GB).",
+                  url=self.torch_url),
                 argv=(
                     self.python,
                     "-m",
@@ -699,9 +780,11 @@ class _Builder:
         self.add(
             Step(
                 "wsl-hsa-swap",
-                "Use WSL's HSA runtime in PyTorch",
-                "The wheel's own libhsa-runtime64.so cannot talk to /dev/dxg; AMD's WSL steps "
-                "replace it with the one from /opt/rocm/lib.",
+                t("plan.wsl-hsa-swap.title", "Use WSL's HSA runtime in PyTorch"),
+                t("plan.wsl-hsa-swap.explain",
+                  "The wheel's own {library} cannot talk to {device}; AMD's WSL steps "
+                  "replace it with the one from {folder}.",
+                  library="libhsa-runtime64.so", device="/dev/dxg", folder="/opt/rocm/lib"),
                 argv=(sys.executable, "-m", "core.install.wsl_runtime_swap", "--venv", self.venv),
             )
         )
@@ -715,8 +798,9 @@ class _Builder:
             self.add(
                 Step(
                     f"env-file{suffix}",
-                    shell.file_title,
-                    shell.file_explain + (", ".join(f"{k}={v}" for k, v in pairs) or "none needed"),
+                    shell.file_title(),
+                    shell.file_explain(", ".join(f"{k}={v}" for k, v in pairs)
+                                       or t("plan.env-file.none-needed", "none needed")),
                     file=FileSpec(
                         script,
                         content="# Written by rocmate: variables this GPU needs.\n"
@@ -729,8 +813,9 @@ class _Builder:
             self.add(
                 Step(
                     f"env-activate{suffix}",
-                    shell.activate_title,
-                    f"One line at the end of bin/{shell.activate}.",
+                    shell.activate_title(),
+                    t("plan.env-activate.explain", "One line at the end of {file}.",
+                      file=f"bin/{shell.activate}"),
                     file=FileSpec(
                         f"{self.venv}/bin/{shell.activate}",
                         content=shell.source.format(script=script) + "\n",
@@ -744,9 +829,10 @@ class _Builder:
         self.add(
             Step(
                 "verify",
-                "Check that PyTorch sees the GPU",
-                "torch version, is_available, the device name, a matrix multiply on the GPU, "
-                "torch.version.hip.",
+                t("plan.verify.title", "Check that PyTorch sees the GPU"),
+                t("plan.verify.explain",
+                  "torch version, is_available, the device name, a matrix multiply on the GPU, "
+                  "torch.version.hip."),
                 argv=(self.python, "-c", VERIFY_SCRIPT),
                 kind="verify",
             )
@@ -766,10 +852,14 @@ def _preflight(ctx: Context, strategy: str, choices: Choices, venv: str) -> list
             Preflight(
                 "kernel-driver",
                 loaded,
-                "The kernel's amdgpu driver serves (no DKMS needed)"
+                t("plan.preflight.kernel-driver.title",
+                  "The kernel's amdgpu driver serves (no DKMS needed)")
                 if loaded
-                else "The amdgpu driver is not loaded",
-                "" if loaded else "See the doctor's kfd-missing finding before installing.",
+                else t("plan.preflight.kernel-driver.title.not-loaded",
+                       "The amdgpu driver is not loaded"),
+                "" if loaded else t("plan.preflight.kernel-driver.detail.not-loaded",
+                                    "See the doctor's {finding} finding before installing.",
+                                    finding="kfd-missing"),
             )
         )
         old = kernel_rule(ctx)  # the doctor's kernel-old, in the same words
@@ -780,8 +870,10 @@ def _preflight(ctx: Context, strategy: str, choices: Choices, venv: str) -> list
             Preflight(
                 "kernel-headers",
                 True,
-                "Kernel headers: only a DKMS module needs them, and none is planned",
-                ("No headers for " + ", ".join(missing)) if missing else "",
+                t("plan.preflight.kernel-headers.title",
+                  "Kernel headers: only a DKMS module needs them, and none is planned"),
+                t("plan.preflight.kernel-headers.detail", "No headers for {kernels}",
+                  kernels=", ".join(missing)) if missing else "",
             )
         )
         stale = bool(driver.dkms_trees or driver.crash_files)
@@ -789,7 +881,11 @@ def _preflight(ctx: Context, strategy: str, choices: Choices, venv: str) -> list
             Preflight(
                 "dkms-leftovers",
                 not stale,
-                "No stale amdgpu-dkms builds" if not stale else "Stale amdgpu-dkms builds found",
+                t("plan.preflight.dkms-leftovers.title", "No stale {package} builds",
+                  package="amdgpu-dkms")
+                if not stale
+                else t("plan.preflight.dkms-leftovers.title.found", "Stale {package} builds found",
+                       package="amdgpu-dkms"),
                 ", ".join([*driver.dkms_trees, *driver.crash_files]),
             )
         )
@@ -797,8 +893,11 @@ def _preflight(ctx: Context, strategy: str, choices: Choices, venv: str) -> list
             Preflight(
                 "secure-boot",
                 True,
-                f"Secure Boot is {'on' if driver.secure_boot else 'off or unknown'}",
-                "Only matters for DKMS modules, which this plan does not install.",
+                t("plan.preflight.secure-boot.title.on", "Secure Boot is on")
+                if driver.secure_boot
+                else t("plan.preflight.secure-boot.title.off", "Secure Boot is off or unknown"),
+                t("plan.preflight.secure-boot.detail",
+                  "Only matters for DKMS modules, which this plan does not install."),
             )
         )
     disk = facts.disk_free
@@ -809,7 +908,8 @@ def _preflight(ctx: Context, strategy: str, choices: Choices, venv: str) -> list
             Preflight(
                 "disk-space",
                 free >= needed,
-                f"{free / (1 << 30):.0f} GiB free, about {needed / (1 << 30):.0f} GiB needed",
+                t("plan.preflight.disk-space.title", "{free} GiB free, about {needed} GiB needed",
+                  free=f"{free / (1 << 30):.0f}", needed=f"{needed / (1 << 30):.0f}"),
             )
         )
     return checks

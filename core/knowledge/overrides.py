@@ -65,15 +65,15 @@ def parse_overrides(
             gfx=r.gfx(),
             override=override,
             confidence=confidence,
-            caveat=r.text("caveat"),
+            caveat=r.words("caveat"),
             source=r.source(),
             until_rocm=until,
-            note=r.opt_text("note"),
+            note=r.opt_words("note"),
         ))
     unique(file, "rule", (x.gfx for x in rules), "gfx")
     nos: list[NoOverride] = []
     for r in rows(file, data, "no_override", required=False):
         r.check_keys(["gfx", "reason", "source"], [])
-        nos.append(NoOverride(gfx=r.gfx(), reason=r.text("reason"), source=r.source()))
+        nos.append(NoOverride(gfx=r.gfx(), reason=r.words("reason"), source=r.source()))
     unique(file, "no_override", (x.gfx for x in nos), "gfx")
     return tuple(rules), tuple(nos)

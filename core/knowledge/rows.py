@@ -14,6 +14,8 @@ from typing import Any
 
 import tomllib
 
+from core.i18n import LANGUAGES, Localized
+
 GFX_RE = re.compile(r"^gfx[0-9]+[0-9a-f]{2}$")
 
 PCI_RE = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{4}$")
@@ -60,6 +62,8 @@ class Row:
     def check_keys(self, required: Iterable[str], optional: Iterable[str]) -> None:
         required = tuple(required)
         allowed = set(required) | set(optional)
+        # a text's translations beside it (note_zh_CN); words() checks them
+        allowed |= {f"{key}_{lang}" for key in allowed for lang in LANGUAGES if lang != "en"}
         unknown = sorted(set(self.data) - allowed)
         if unknown:
             raise self.fail(f"unknown key(s) {', '.join(unknown)}")
@@ -72,6 +76,19 @@ class Row:
         if not isinstance(value, str) or not value.strip():
             raise self.fail(f"{key} must be a non-empty string")
         return value
+
+    def words(self, key: str) -> Localized:
+        """A text for people, with its translations from ``<key>_<lang>`` beside it."""
+        english = self.text(key)
+        translations = {}
+        for lang in LANGUAGES:
+            name = f"{key}_{lang}"
+            if lang != "en" and name in self.data:
+                translations[lang] = self.text(name)
+        return Localized(english, translations)
+
+    def opt_words(self, key: str) -> Localized | None:
+        return self.words(key) if key in self.data else None
 
     def opt_text(self, key: str) -> str | None:
         if key not in self.data:

@@ -50,7 +50,7 @@ def parse_support(data: Mapping[str, Any]) -> tuple[TargetSupport, ...]:
         parsed.append(TargetSupport(
             gfx=r.gfx(),
             status=status,
-            note=r.text("note"),
+            note=r.words("note"),
             source=r.source(),
             rocm=rocm,
             override=override,

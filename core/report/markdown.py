@@ -15,13 +15,14 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
+from core.i18n import t
 from core.report import formatting as fmt
 from core.report.compare import Comparison, Difference
 from core.report.html import page_title
 from core.report.model import Report, SuiteRun
 from core.report.references import KIND_TITLES, CardsLikeMine, conditions_text
 from core.report.steadiness import cautions
-from core.report.text import report_text
+from core.report.text import energy_text, match_word, memory_text, report_text, verdict_word
 
 _URL = re.compile(r"(?:https?|ftp|file)://[^\s`|<>\\]+|www\.[^\s`|<>\\]+", re.IGNORECASE)
 _SPECIALS = re.compile(r"([\\`*_\[\]|~#])")
@@ -95,12 +96,13 @@ def _heading(report: Report) -> str:
 def _summary(run: SuiteRun, multi: bool) -> str:
     out: list[str] = []
     if multi:
-        out.append(f"**{md(fmt.suite_title(run.suite))}** on {md(fmt.device_label(run))} — "
-                   f"{md(fmt.headline(run))}")
+        out.append(t("report.md.run-title", "{suite} on {device} — {headline}",
+                     suite=f"**{md(fmt.suite_title(run.suite))}**",
+                     device=md(fmt.device_label(run)), headline=md(fmt.headline(run))))
     if run.error is not None:
         err = run.error
         out.append(f"**{md(fmt.status_text(run))}** — {md(err.message)}")
-        out.append(f"> **What to do:** {md(err.advice)}")
+        out.append(f"> **{t('report.md.what-to-do', 'What to do:')}** {md(err.advice)}")
     if run.result is not None:
         r = run.result
         rows = []
@@ -110,8 +112,11 @@ def _summary(run: SuiteRun, multi: bool) -> str:
             if name == r.headline:
                 label, median = f"**{label}**", f"**{median}**"
             rows.append([label, median, md(fmt.spread(f)), md(fmt.cv(f)), md(f.unit)])
-        out.append(_table(["figure", "median", "p10–p90", "CV", "unit"], rows, right=(1, 2, 3)))
-        out += [f"> **Note:** {md(c.text)}" for c in cautions(run)]
+        out.append(_table([t("report.label.figure", "figure"), t("report.label.median", "median"),
+                           "p10–p90", "CV", t("report.label.unit", "unit")], rows,
+                          right=(1, 2, 3)))
+        note = t("report.md.note", "Note:")
+        out += [f"> **{note}** {md(c.text)}" for c in cautions(run)]
     return "\n\n".join(out)
 
 
@@ -125,25 +130,32 @@ def _footer_line(report: Report) -> str:
     bits.append(fmt.platform_text(report))
     bits.append(f"rocmate {report.tool_version}, {fmt.when(report.created)}")
     # fixed text first: whatever a setting says, this line stays a paragraph
-    return "**Run:** " + " · ".join(md(b) for b in bits)
+    return f"**{t('report.md.footer', 'Run:')}** " + " · ".join(md(b) for b in bits)
 
 
 def _comparison_summary(c: Comparison) -> str:
-    out = [f"**Compared with** {md(c.a_label)} (A; this report is B)"]
+    out = [t("report.md.compared-with", "**Compared with** {label} (A; this report is B)",
+             label=md(c.a_label))]
     for rc in c.runs:
         out += [f"*{md(n)}*" for n in rc.notes]
         if rc.figures:
             rows = [[md(fmt.figure_label(d.name)), md(fmt.num(d.a)), md(fmt.num(d.b)),
-                     md(fmt.ratio(d.ratio)), md(d.verdict or "-"), md(d.unit_text)]
-                    for d in rc.figures]
-            out.append(_table(["figure", "A", "B", "B/A", "B is", "unit"], rows,
-                              right=(1, 2, 3)))
+                     md(fmt.ratio(d.ratio)), md(verdict_word(d.verdict) or "-"),
+                     md(d.unit_text)] for d in rc.figures]
+            out.append(_table([t("report.label.figure", "figure"), "A", "B", "B/A",
+                               t("report.md.b-is", "B is"), t("report.label.unit", "unit")],
+                              rows, right=(1, 2, 3)))
     return "\n\n".join(out)
 
 
 def _references_summary(refs: CardsLikeMine) -> str:
-    arch = f" ({md(refs.arch)})" if refs.arch else ""
-    out = [f"**Cards like mine** — {md(refs.suite)} on {md(refs.device)}{arch}"]
+    if refs.arch:
+        which = t("report.md.cards-like-mine.arch", "{suite} on {device} ({arch})",
+                  suite=md(refs.suite), device=md(refs.device), arch=md(refs.arch))
+    else:
+        which = t("report.label.suite-on-device", "{suite} on {device}", suite=md(refs.suite),
+                  device=md(refs.device))
+    out = [f"**{t('report.md.cards-like-mine', 'Cards like mine')}** — {which}"]
     out += [f"*{md(w)}*" for w in refs.warnings]
     if refs.note:
         out.append(md(refs.note))
@@ -151,16 +163,22 @@ def _references_summary(refs: CardsLikeMine) -> str:
     for m in refs.matches[:SUMMARY_REFERENCES]:
         r = m.row
         ours = md(fmt.num(m.yours)) if m.yours is not None else "-"
-        differs = ", ".join(d.split(":")[0] for d in m.differences) or "same"
-        rows.append([md(r.card), md(m.match), f"{md(fmt.num(r.value))} {md(r.unit)}", ours,
-                     md(fmt.ratio(m.ratio)), md(m.verdict or "-"), md(KIND_TITLES[r.kind]),
-                     md(differs)])
+        differs = ", ".join(d.split(":")[0] for d in m.differences) or t(
+            "report.md.conditions-same", "same")
+        rows.append([md(r.card), md(match_word(m.match)), f"{md(fmt.num(r.value))} {md(r.unit)}",
+                     ours, md(fmt.ratio(m.ratio)), md(verdict_word(m.verdict) or "-"),
+                     md(KIND_TITLES[r.kind]), md(differs)])
     if rows:
-        out.append(_table(["card", "match", "reference", "yours", "ratio", "yours is", "kind",
-                           "conditions that differ"], rows, right=(2, 3, 4)))
+        out.append(_table([t("report.md.card", "card"), t("report.md.match", "match"),
+                           t("report.md.reference", "reference"), t("report.md.yours", "yours"),
+                           t("report.md.ratio", "ratio"), t("report.md.yours-is", "yours is"),
+                           t("report.md.kind", "kind"),
+                           t("report.md.conditions-differ", "conditions that differ")], rows,
+                          right=(2, 3, 4)))
     if len(refs.matches) > SUMMARY_REFERENCES:
-        out.append(f"*{len(refs.matches) - SUMMARY_REFERENCES} more, and every source, in the "
-                   "details below.*")
+        out.append("*" + t("report.md.more-references",
+                           "{count} more, and every source, in the details below.",
+                           count=len(refs.matches) - SUMMARY_REFERENCES) + "*")
     return "\n\n".join(out)
 
 
@@ -177,47 +195,55 @@ def _details(report: Report, comparison: Comparison | None,
         parts += _comparison_details(comparison)
     for refs in references:
         parts += _references_details(refs)
-    parts += ["**Plain text**", fence(report_text(report))]
-    return ("<details><summary>Details: settings, software, machine, all statistics</summary>"
+    parts += [f"**{t('report.md.plain-text', 'Plain text')}**", fence(report_text(report))]
+    summary = t("report.md.details", "Details: settings, software, machine, all statistics")
+    return (f"<details><summary>{summary}</summary>"
             "\n\n" + "\n\n".join(parts) + "\n\n</details>")
 
 
 def _run_details(run: SuiteRun, multi: bool) -> list[str]:
-    out = [f"#### {md(fmt.suite_title(run.suite))}" if multi else "#### Run"]
-    facts = [("started", fmt.when(run.started)), ("duration", fmt.seconds(run.duration_s)),
-             ("device", fmt.device_label(run))]
+    out = [f"#### {md(fmt.suite_title(run.suite))}" if multi
+           else f"#### {t('report.md.run-heading', 'Run')}"]
+    facts = [(t("report.md.started", "started"), fmt.when(run.started)),
+             (t("report.md.duration", "duration"), fmt.seconds(run.duration_s)),
+             (t("report.md.device", "device"), fmt.device_label(run))]
     if run.result is not None:
         r = run.result
-        facts += [("warm-up", fmt.warmup_text(run)), ("measured", fmt.measure_text(run)),
-                  ("peak memory", fmt.gib(r.peak_memory_bytes)
-                   + (f" (reserved {fmt.gib(r.peak_memory_reserved_bytes)})"
-                      if r.peak_memory_reserved_bytes else ""))]
+        reserved = fmt.gib(r.peak_memory_reserved_bytes) if r.peak_memory_reserved_bytes \
+            else None
+        facts += [(t("report.md.warm-up", "warm-up"), fmt.warmup_text(run)),
+                  (t("report.md.measured", "measured"), fmt.measure_text(run)),
+                  (t("report.md.peak-memory", "peak memory"),
+                   memory_text(fmt.gib(r.peak_memory_bytes), reserved))]
     if run.energy is not None:
         en = run.energy
-        power = f" at {en.mean_power_w:.0f} W" if en.mean_power_w else ""
-        facts.append(("energy", f"{fmt.num(en.per_item_j)} J/{en.item_unit}{power} "
-                                f"({en.method})"))
+        facts.append((t("report.md.energy", "energy"), energy_text(
+            fmt.num(en.per_item_j), en.item_unit, en.mean_power_w, en.method)))
     ref = run.reference
     if ref is not None:
-        parts = fmt.datasheet_parts(ref)
-        facts.append(("vs datasheet", f"{ref.name or '?'}: {'; '.join(parts) or ref.note}"))
-    out.append(_table(["what", "value"], [[md(k), md(v)] for k, v in facts]))
+        parts = t("doctor.list-separator", "; ").join(fmt.datasheet_parts(ref))
+        facts.append((t("report.md.vs-datasheet", "vs datasheet"),
+                      f"{ref.name or '?'}: {parts or ref.note}"))
+    out.append(_table(_what_value(), [[md(k), md(v)] for k, v in facts]))
     if run.error is not None and run.error.detail:
-        out += ["**Error detail**", fence(run.error.detail)]
+        out += [f"**{t('report.md.error-detail', 'Error detail')}**", fence(run.error.detail)]
     if run.result is not None:
         rows = [[md(name), str(f.n), md(fmt.num(f.median, 6)),
                  md(fmt.num(f.mean, 6)), md(fmt.num(f.min, 6)), md(fmt.num(f.p10, 6)),
                  md(fmt.num(f.p90, 6)), md(fmt.num(f.max, 6)), md(fmt.num(f.cv, 4)), md(f.unit)]
                 for name, f in run.result.figures.items()]
-        out += ["**All statistics**",
-                _table(["figure", "n", "median", "mean", "min", "p10", "p90", "max", "cv",
-                        "unit"], rows, right=(1, 2, 3, 4, 5, 6, 7, 8))]
-    out += ["**Settings**",
-            _table(["setting", "value"],
+        out += [f"**{t('report.md.all-statistics', 'All statistics')}**",
+                _table([t("report.label.figure", "figure"), "n", t("report.label.median", "median"),
+                        t("report.md.mean", "mean"), t("report.md.min", "min"), "p10", "p90",
+                        t("report.md.max", "max"), "cv", t("report.label.unit", "unit")], rows,
+                       right=(1, 2, 3, 4, 5, 6, 7, 8))]
+    value = t("report.md.value", "value")
+    out += [f"**{t('report.md.settings', 'Settings')}**",
+            _table([t("report.md.setting", "setting"), value],
                    [[md(k), md(v)] for k, v in fmt.settings_items(run.settings)] or [["-", "-"]])]
     if run.result is not None and run.result.details:
-        out += ["**Suite details**",
-                _table(["detail", "value"],
+        out += [f"**{t('report.md.suite-details', 'Suite details')}**",
+                _table([t("report.md.detail", "detail"), value],
                        [[md(k), md(fmt.value(v))] for k, v in run.result.details.items()])]
     out += _telemetry(run)
     return out
@@ -228,66 +254,88 @@ def _telemetry(run: SuiteRun) -> list[str]:
     if not tel:
         return []
     series: list[tuple[str, list[float], str]] = [
-        ("power", [t.power_w for t in tel if t.power_w is not None], "W"),
-        ("GPU busy", [t.busy_pct for t in tel if t.busy_pct is not None], "%"),
-        ("VRAM used", [t.vram_used_bytes / 2**30 for t in tel if t.vram_used_bytes is not None],
-         "GiB"),
+        (t("report.md.power", "power"), [s.power_w for s in tel if s.power_w is not None], "W"),
+        (t("report.md.gpu-busy", "GPU busy"),
+         [s.busy_pct for s in tel if s.busy_pct is not None], "%"),
+        (t("report.md.vram-used", "VRAM used"),
+         [s.vram_used_bytes / 2**30 for s in tel if s.vram_used_bytes is not None], "GiB"),
     ]
-    for k in dict.fromkeys(k for t in tel for k in t.temps_c):
-        series.append((f"temperature {k}", [t.temps_c[k] for t in tel if k in t.temps_c], "°C"))
-    for k in dict.fromkeys(k for t in tel for k in t.clocks_mhz):
-        series.append((f"clock {k}", [t.clocks_mhz[k] for t in tel if k in t.clocks_mhz], "MHz"))
+    for k in dict.fromkeys(k for s in tel for k in s.temps_c):
+        series.append((t("report.md.temperature", "temperature {sensor}", sensor=k),
+                       [s.temps_c[k] for s in tel if k in s.temps_c], "°C"))
+    for k in dict.fromkeys(k for s in tel for k in s.clocks_mhz):
+        series.append((t("report.md.clock", "clock {clock}", clock=k),
+                       [s.clocks_mhz[k] for s in tel if k in s.clocks_mhz], "MHz"))
     rows = [[md(name), md(fmt.num(min(v))), md(fmt.num(sum(v) / len(v))), md(fmt.num(max(v))),
              md(unit)] for name, v, unit in series if v]
-    return [f"**Telemetry** ({len(tel)} samples, whole run)",
-            _table(["series", "min", "mean", "max", "unit"], rows, right=(1, 2, 3))]
+    return [t("report.md.telemetry", "**Telemetry** ({count} samples, whole run)",
+              count=len(tel)),
+            _table([t("report.md.series", "series"), t("report.md.min", "min"),
+                    t("report.md.mean", "mean"), t("report.md.max", "max"),
+                    t("report.label.unit", "unit")], rows, right=(1, 2, 3))]
 
 
 def _machine_software(report: Report) -> list[str]:
-    out = ["#### Machine and software"]
-    facts = [("system", fmt.platform_text(report))]
-    facts += [(f"GPU {i + 1}", f"{g['name']} ({g['vendor']}, {g['pci_id']}, gfx {g['gfx']}, "
-                               f"{g['vram']})") for i, g in enumerate(fmt.gpu_items(report))]
+    out = [f"#### {t('report.md.machine-and-software', 'Machine and software')}"]
+    facts = [(t("report.md.system", "system"), fmt.platform_text(report))]
+    facts += [(t("report.md.gpu", "GPU {number}", number=i + 1),
+               f"{g['name']} ({g['vendor']}, {g['pci_id']}, gfx {g['gfx']}, {g['vram']})")
+              for i, g in enumerate(fmt.gpu_items(report))]
     facts += fmt.software_items(report)
-    facts += [(f"env {k}", v) for k, v in sorted(report.software.env.items())]
-    out.append(_table(["what", "value"], [[md(k), md(v)] for k, v in facts]))
+    facts += [(t("report.md.env", "env {variable}", variable=k), v)
+              for k, v in sorted(report.software.env.items())]
+    out.append(_table(_what_value(), [[md(k), md(v)] for k, v in facts]))
     return out
+
+
+def _what_value() -> list[str]:
+    """The head of a table of facts."""
+    return [t("report.md.what", "what"), t("report.md.value", "value")]
 
 
 def _diffs(title: str, diffs: list[Difference]) -> list[str]:
     if not diffs:
         return []
     return [f"**{md(title)}**",
-            _table(["what", "A", "B"], [[md(d.key), md(d.a), md(d.b)] for d in diffs])]
+            _table([t("report.md.what", "what"), "A", "B"],
+                   [[md(d.key), md(d.a), md(d.b)] for d in diffs])]
 
 
 def _comparison_details(c: Comparison) -> list[str]:
-    out = ["#### Comparison", f"A = {md(c.a_label)}  \nB = {md(c.b_label)}"]
+    out = [f"#### {t('report.md.comparison', 'Comparison')}",
+           f"A = {md(c.a_label)}  \nB = {md(c.b_label)}"]
     for rc in c.runs:
-        out += _diffs(f"Settings that differ ({rc.suite_a})", rc.settings)
-    out += _diffs("Software that differs", c.software)
-    out += _diffs("Machine that differs", c.machine)
+        out += _diffs(t("report.md.settings-differ", "Settings that differ ({suite})",
+                        suite=rc.suite_a), rc.settings)
+    out += _diffs(t("report.md.software-differs", "Software that differs"), c.software)
+    out += _diffs(t("report.md.machine-differs", "Machine that differs"), c.machine)
     return out
 
 
 def _references_details(refs: CardsLikeMine) -> list[str]:
-    out = ["#### Reference results: sources and conditions"]
+    out = [f"#### {t('report.md.references', 'Reference results: sources and conditions')}"]
     for m in refs.matches:
         r = m.row
         lines = [f"- **{md(r.card)}**, {md(fmt.figure_label(r.figure))} {md(fmt.num(r.value))} "
                  f"{md(r.unit)} ({md(KIND_TITLES[r.kind])})",
-                 f"  - conditions: {md(conditions_text(r.conditions))}"]
+                 "  - " + t("report.label.conditions", "conditions: {conditions}",
+                            conditions=md(conditions_text(r.conditions)))]
         if m.how and m.yours is not None:
-            lines.append(f"  - yours = {md(m.how)}")
-        lines += [f"  - differs: {md(d)}" for d in m.differences]
+            lines.append("  - " + t("report.md.yours-how", "yours = {how}", how=md(m.how)))
+        lines += ["  - " + t("report.label.differs", "differs: {difference}", difference=md(d))
+                  for d in m.differences]
         if m.unstated:
-            lines.append(f"  - not stated by the source: {md(', '.join(m.unstated))}")
+            lines.append("  - " + t("report.label.unstated", "not stated by the source: {keys}",
+                                    keys=md(", ".join(m.unstated))))
         if r.derived:
-            lines.append(f"  - worked out: {md(r.derived)}")
+            lines.append("  - " + t("report.label.worked-out", "worked out: {derived}",
+                                    derived=md(r.derived)))
         if r.note:
-            lines.append(f"  - note: {md(r.note)}")
+            lines.append("  - " + t("report.label.note", "note: {note}", note=md(r.note)))
         if r.method:
-            lines.append(f"  - method: {md(r.method)}")
-        lines.append(f"  - source: {md(r.source)}")
+            lines.append("  - " + t("report.label.method", "method: {method}",
+                                    method=md(r.method)))
+        lines.append("  - " + t("report.label.source", "source: {source}",
+                                source=md(r.source)))
         out.append("\n".join(lines))
     return out

@@ -12,6 +12,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
+from core.i18n import t
 from core.report import formatting as fmt
 from core.report.model import SuiteRun, TelemetrySample
 
@@ -24,9 +25,9 @@ BATCHED_SUITES = ("resnet50-train", "sd15-infer", "llm-train")  # those a batch 
 
 @dataclass(frozen=True)
 class Caution:
-    kind: str  # unsteady | not-settled | cpu-bound | clock-drop
-    text: str  # the whole caution, for a run's page
-    short: str  # a clause for a comparison: "steps varied by CV 18 %"
+    kind: str  # unsteady | not-settled | cpu-bound | clock-drop (a contract: never translated)
+    text: str  # the whole caution, for a run's page, in the current language
+    short: str  # a clause for a comparison: "steps varied by CV 18 %" (current language)
 
 
 def cautions(run: SuiteRun) -> list[Caution]:
@@ -37,37 +38,46 @@ def cautions(run: SuiteRun) -> list[Caution]:
     out: list[Caution] = []
     f = r.headline_figure
     if f.cv is not None and f.cv > STEADY_CV:
-        out.append(Caution("unsteady", (
-            f"The steps varied: CV {fmt.cv(f)} (p10–p90 {fmt.spread(f)} {f.unit}), over "
-            f"{fmt.pct(STEADY_CV, 0)}. Something else may have used the CPU or the card, or its "
-            "clocks moved; run it again before reading much into a small difference."),
-            f"its steps varied (CV {fmt.cv(f)}): a difference smaller than that may be noise"))
+        out.append(Caution("unsteady", t(
+            "report.caution.unsteady",
+            "The steps varied: CV {cv} (p10–p90 {spread} {unit}), over {limit}. Something else "
+            "may have used the CPU or the card, or its clocks moved; run it again before reading "
+            "much into a small difference.",
+            cv=fmt.cv(f), spread=fmt.spread(f), unit=f.unit, limit=fmt.pct(STEADY_CV, 0)),
+            t("report.caution.unsteady.short",
+              "its steps varied (CV {cv}): a difference smaller than that may be noise",
+              cv=fmt.cv(f))))
     w = r.warmup
     if not w.forced and w.settled is False:
-        out.append(Caution("not-settled", (
-            f"The warm-up did not settle in {w.steps} steps: the measured phase may still "
-            "include tuning, compilation or clocks coming up."),
-            "its warm-up did not settle"))
+        out.append(Caution("not-settled", t(
+            "report.caution.not-settled",
+            "The warm-up did not settle in {steps} steps: the measured phase may still include "
+            "tuning, compilation or clocks coming up.", steps=w.steps),
+            t("report.caution.not-settled.short", "its warm-up did not settle")))
     if run.device is not None and run.device.backend == "cpu":
         return out
     samples = measured_samples(run)
     busy = [s.busy_pct for s in samples if s.busy_pct is not None]
     if len(busy) >= MIN_SAMPLES and statistics.fmean(busy) < CPU_BOUND_BUSY_PCT:
         pct = f"{statistics.fmean(busy):.0f} %"
-        batch = (" A larger batch (--batch-size) measures more of the card."
-                 if run.suite in BATCHED_SUITES else "")
-        out.append(Caution("cpu-bound", (
-            f"The GPU was busy only {pct} of the measured phase: most likely the CPU could not "
+        batch = t("report.caution.cpu-bound.batch",
+                  " A larger batch ({option}) measures more of the card.",
+                  option="--batch-size") if run.suite in BATCHED_SUITES else ""
+        out.append(Caution("cpu-bound", t(
+            "report.caution.cpu-bound",
+            "The GPU was busy only {pct} of the measured phase: most likely the CPU could not "
             "hand it work fast enough, so the host's speed and load move this result more than "
-            f"the card does.{batch}"),
-            f"its GPU was busy only {pct}, so the host's CPU most likely set the pace"))
+            "the card does.{batch}", pct=pct, batch=batch),
+            t("report.caution.cpu-bound.short",
+              "its GPU was busy only {pct}, so the host's CPU most likely set the pace", pct=pct)))
     clocks = [s.clocks_mhz[k] for s in samples for k in ("sclk", "sm") if k in s.clocks_mhz]
     if len(clocks) >= MIN_SAMPLES and min(clocks) < (1 - CLOCK_DROP) * max(clocks):
         span = f"{min(clocks):,.0f}-{max(clocks):,.0f} MHz"
-        out.append(Caution("clock-drop", (
-            f"The GPU clock ranged {span} during the measured phase: a power or temperature "
-            "limit, or the card clocking down while it waited; see the telemetry."),
-            f"its GPU clock ranged {span}"))
+        out.append(Caution("clock-drop", t(
+            "report.caution.clock-drop",
+            "The GPU clock ranged {span} during the measured phase: a power or temperature limit, "
+            "or the card clocking down while it waited; see the telemetry.", span=span),
+            t("report.caution.clock-drop.short", "its GPU clock ranged {span}", span=span)))
     return out
 
 

@@ -7,8 +7,10 @@ the screen or fake a colour), and a newline inside a value cannot start a line o
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 
+from core.i18n import t
 from core.report import formatting as fmt
 from core.report.compare import Comparison
 from core.report.history import HistoryEntry
@@ -18,11 +20,13 @@ from core.report.steadiness import cautions
 
 
 def report_text(report: Report) -> str:
-    lines = [f"rocmate {report.tool_version} report, {fmt.when(report.created)}",
-             f"  machine: {fmt.platform_text(report)}"]
+    lines = [t("report.text.heading", "rocmate {version} report, {when}",
+               version=report.tool_version, when=fmt.when(report.created)),
+             "  " + t("report.text.machine", "machine: {machine}",
+                      machine=fmt.platform_text(report))]
     soft = ", ".join(f"{k} {v}" for k, v in fmt.software_items(report)[:5])
     if soft:
-        lines.append(f"  software: {soft}")
+        lines.append("  " + t("report.text.software", "software: {software}", software=soft))
     for run in report.runs:
         lines.append("")
         lines += run_text(run)
@@ -33,39 +37,125 @@ def _join(lines: Sequence[str]) -> str:
     return "\n".join(fmt.safe(line) for line in lines)
 
 
+# The words for values a report or a comparison holds as contracts (a run's status, a verdict,
+# how close a reference card is): the value chooses the words, an unknown value is shown as it is.
+
+def status_word(status: str) -> str:
+    """A run's status (``ok``, ``error``, ``cancelled``, ``interrupted``) as shown."""
+    words = {
+        "ok": t("report.label.status.ok", "ok"),
+        "error": t("report.label.status.error", "error"),
+        "cancelled": t("report.label.status.cancelled", "cancelled"),
+        "interrupted": t("report.label.status.interrupted", "interrupted"),
+    }
+    return words.get(status, status)
+
+
+def verdict_word(verdict: str | None) -> str | None:
+    """A comparison's or a reference's verdict (``better``, ``faster``, ``about the same``
+    ...) as shown; None stays None."""
+    words = {
+        "better": t("report.label.verdict.better", "better"),
+        "worse": t("report.label.verdict.worse", "worse"),
+        "faster": t("report.label.verdict.faster", "faster"),
+        "slower": t("report.label.verdict.slower", "slower"),
+        "more": t("report.label.verdict.more", "more"),
+        "less": t("report.label.verdict.less", "less"),
+        "about the same": t("report.label.verdict.about-the-same", "about the same"),
+    }
+    return words.get(verdict, verdict) if verdict is not None else None
+
+
+def match_word(match: str) -> str:
+    """How close a reference's card is to yours (``same card``, ``same chip``, ``other card``)
+    as shown."""
+    words = {
+        "same card": t("report.label.match.same-card", "same card"),
+        "same chip": t("report.label.match.same-chip", "same chip"),
+        "other card": t("report.label.match.other-card", "other card"),
+    }
+    return words.get(match, match)
+
+
+def energy_text(per_item: str, unit: str, power_w: float | None, method: str) -> str:
+    """``0.4 J/image at 310 W (energy counter)``: ``per_item`` as the writer formats it."""
+    if power_w:
+        return t("report.label.energy.power", "{energy} J/{unit} at {power} W ({method})",
+                 energy=per_item, unit=unit, power=f"{power_w:.0f}", method=method)
+    return t("report.label.energy", "{energy} J/{unit} ({method})", energy=per_item, unit=unit,
+             method=method)
+
+
+def memory_text(peak: str, reserved: str | None) -> str:
+    """The peak memory, with what the allocator reserved beside it when the report has it."""
+    if reserved is None:
+        return peak
+    return t("report.label.memory.reserved", "{peak} (reserved {reserved})", peak=peak,
+             reserved=reserved)
+
+
+def _width(text: str) -> int:
+    """The terminal columns ``text`` takes (an East Asian wide character takes two)."""
+    return sum(2 if unicodedata.east_asian_width(c) in ("W", "F") else 1 for c in text)
+
+
+def _left(text: str, columns: int) -> str:
+    """``f"{text:<columns}"`` by terminal columns."""
+    return text + " " * max(0, columns - _width(text))
+
+
+def _right(text: str, columns: int) -> str:
+    """``f"{text:>columns}"`` by terminal columns."""
+    return " " * max(0, columns - _width(text)) + text
+
+
 def run_text(run: SuiteRun) -> list[str]:
     flags = fmt.settings_flags(run.settings)
-    out = [f"{run.suite} on {fmt.device_label(run)}{': ' if flags else ''}{', '.join(flags)}"
-           f"  [{run.status}]"]
+    if flags:
+        title = t("report.text.run.settings", "{suite} on {device}: {settings}", suite=run.suite,
+                  device=fmt.device_label(run), settings=", ".join(flags))
+    else:
+        title = t("report.label.suite-on-device", "{suite} on {device}", suite=run.suite,
+                  device=fmt.device_label(run))
+    out = [f"{title}  [{status_word(run.status)}]"]
     if run.result is None:
         if run.error and run.status == "interrupted":
-            out.append(f"  interrupted: {run.error.message}")
-            out.append(f"  advice: {run.error.advice}")
+            out.append("  " + t("report.text.interrupted", "interrupted: {message}",
+                                message=run.error.message))
+            out.append("  " + t("report.text.advice", "advice: {advice}",
+                                advice=run.error.advice))
         elif run.error:
-            out.append(f"  error ({run.error.kind}): {run.error.message}")
-            out.append(f"  advice: {run.error.advice}")
+            out.append("  " + t("report.text.error", "error ({kind}): {message}",
+                                kind=run.error.kind, message=run.error.message))
+            out.append("  " + t("report.text.advice", "advice: {advice}",
+                                advice=run.error.advice))
         return out
     r = run.result
     if r.peak_of(r.headline) is not None:
         out.append(f"  {fmt.figure_label(r.headline)}: {fmt.headline(run)}")
-    out.append(f"  {'figure':<20}{'median':>12}  {'p10–p90':>21}  {'cv':>7}  unit")
+    out.append(f"  {_left(t('report.label.figure', 'figure'), 20)}"
+               f"{_right(t('report.label.median', 'median'), 12)}  {'p10–p90':>21}  {'cv':>7}  "
+               f"{t('report.label.unit', 'unit')}")
     for name, f in r.figures.items():
         mark = "*" if name == r.headline else " "
         out.append(f" {mark}{name:<20}{fmt.num(f.median):>12}  {fmt.spread(f):>21}  "
                    f"{fmt.cv(f):>7}  {f.unit}")
-    out.append(f"  warm-up: {fmt.warmup_text(run)}")
-    out.append(f"  measured: {fmt.measure_text(run)}")
-    mem = f"  peak memory: {fmt.gib(r.peak_memory_bytes)}"
-    if r.peak_memory_reserved_bytes:
-        mem += f" (reserved {fmt.gib(r.peak_memory_reserved_bytes)})"
-    out.append(mem)
+    out.append("  " + t("report.text.warm-up", "warm-up: {warm_up}",
+                        warm_up=fmt.warmup_text(run)))
+    out.append("  " + t("report.text.measured", "measured: {measured}",
+                        measured=fmt.measure_text(run)))
+    reserved = fmt.gib(r.peak_memory_reserved_bytes) if r.peak_memory_reserved_bytes else None
+    out.append("  " + t("report.text.peak-memory", "peak memory: {memory}",
+                        memory=memory_text(fmt.gib(r.peak_memory_bytes), reserved)))
     if run.energy:
         e = run.energy
-        power = f" at {e.mean_power_w:.0f} W" if e.mean_power_w else ""
-        out.append(f"  energy: {e.per_item_j:.4g} J/{e.item_unit}{power} ({e.method})")
+        out.append("  " + t("report.text.energy", "energy: {energy}", energy=energy_text(
+            f"{e.per_item_j:.4g}", e.item_unit, e.mean_power_w, e.method)))
     ref = run.reference
     if ref is not None and ref.fractions:
-        out.append(f"  vs datasheet ({ref.name}): " + "; ".join(fmt.datasheet_parts(ref)))
+        out.append("  " + t("report.text.vs-datasheet", "vs datasheet ({name}): {parts}",
+                            name=ref.name, parts=t("doctor.list-separator", "; ").join(
+                                fmt.datasheet_parts(ref))))
     out += [f"  ! {c.text}" for c in cautions(run)]
     return [fmt.safe(line) for line in out]
 
@@ -74,71 +164,101 @@ def comparison_text(c: Comparison) -> str:
     lines = [f"A = {c.a_label}", f"B = {c.b_label}"]
     for rc in c.runs:
         lines.append("")
-        title = rc.suite_a if rc.same_suite else f"{rc.suite_a} vs {rc.suite_b}"
-        lines.append(f"{title}: A on {rc.device_a}, B on {rc.device_b}")
-        lines += [f"  note: {n}" for n in rc.notes]
+        title = rc.suite_a if rc.same_suite else t("report.text.suites", "{a} vs {b}",
+                                                   a=rc.suite_a, b=rc.suite_b)
+        lines.append(t("report.text.compared-runs", "{title}: A on {device_a}, B on {device_b}",
+                       title=title, device_a=rc.device_a, device_b=rc.device_b))
+        lines += ["  " + t("report.label.note", "note: {note}", note=n) for n in rc.notes]
         if rc.figures:
-            lines.append(f"  {'figure':<20}{'A':>12}  {'B':>12}  {'B/A':>8}  verdict")
+            lines.append(f"  {_left(t('report.label.figure', 'figure'), 20)}{'A':>12}  "
+                         f"{'B':>12}  {'B/A':>8}  {t('report.text.verdict', 'verdict')}")
             for d in rc.figures:
                 lines.append(f"  {d.name:<20}{fmt.num(d.a):>12}  {fmt.num(d.b):>12}  "
-                             f"{fmt.ratio(d.ratio):>8}  {d.verdict or '-'}  ({d.unit_text})")
+                             f"{fmt.ratio(d.ratio):>8}  {verdict_word(d.verdict) or '-'}  "
+                             f"({d.unit_text})")
         if rc.settings:
-            lines.append("  settings that differ:")
+            lines.append("  " + t("report.text.settings-differ", "settings that differ:"))
             lines += [f"    {d.key}: {d.a} -> {d.b}" for d in rc.settings]
-    for title, diffs in (("software that differs", c.software),
-                         ("machine that differs", c.machine)):
+    for title, diffs in ((t("report.text.software-differs", "software that differs:"),
+                          c.software),
+                         (t("report.text.machine-differs", "machine that differs:"), c.machine)):
         if diffs:
-            lines += ["", f"{title}:"] + [f"  {d.key}: {d.a} -> {d.b}" for d in diffs]
+            lines += ["", title] + [f"  {d.key}: {d.a} -> {d.b}" for d in diffs]
     if c.unpaired:
-        lines += ["", "runs with no partner: " + ", ".join(c.unpaired)]
+        lines += ["", t("report.text.unpaired", "runs with no partner: {runs}",
+                        runs=", ".join(c.unpaired))]
     return _join(lines)
 
 
 def references_text(refs: CardsLikeMine) -> str:
-    arch = f" ({refs.arch})" if refs.arch else ""
-    lines = [f"Reference results for {refs.suite} on cards like {refs.device}{arch}"]
+    if refs.arch:
+        heading = t("report.text.references.arch",
+                    "Reference results for {suite} on cards like {device} ({arch})",
+                    suite=refs.suite, device=refs.device, arch=refs.arch)
+    else:
+        heading = t("report.text.references", "Reference results for {suite} on cards like "
+                    "{device}", suite=refs.suite, device=refs.device)
+    lines = [heading]
     lines += [f"  ! {w}" for w in refs.warnings]
     if refs.note:
         lines.append(f"  {refs.note}")
     for m in refs.matches:
         r = m.row
         lines.append("")
-        lines.append(f"{r.card} [{m.match}] — {fmt.num(r.value)} {r.unit} ({r.figure}), "
-                     f"{KIND_TITLES[r.kind]}")
+        lines.append(f"{r.card} [{match_word(m.match)}] — {fmt.num(r.value)} {r.unit} "
+                     f"({r.figure}), {KIND_TITLES[r.kind]}")
         if m.yours is not None:
-            how = f", {m.how}" if m.how else ""
-            lines.append(f"  yours: {fmt.num(m.yours)} {r.unit}{how} = {fmt.ratio(m.ratio)} "
-                         f"the reference ({m.verdict})")
+            if m.how:
+                yours = t("report.text.yours.how",
+                          "yours: {yours} {unit}, {how} = {ratio} the reference ({verdict})",
+                          yours=fmt.num(m.yours), unit=r.unit, how=m.how,
+                          ratio=fmt.ratio(m.ratio), verdict=verdict_word(m.verdict))
+            else:
+                yours = t("report.text.yours",
+                          "yours: {yours} {unit} = {ratio} the reference ({verdict})",
+                          yours=fmt.num(m.yours), unit=r.unit, ratio=fmt.ratio(m.ratio),
+                          verdict=verdict_word(m.verdict))
+            lines.append("  " + yours)
         else:
-            lines.append(f"  yours: - ({m.how})")
-        lines.append(f"  conditions: {conditions_text(r.conditions)}")
-        lines += [f"  differs: {d}" for d in m.differences]
+            lines.append("  " + t("report.text.yours.none", "yours: - ({how})", how=m.how))
+        lines.append("  " + t("report.label.conditions", "conditions: {conditions}",
+                              conditions=conditions_text(r.conditions)))
+        lines += ["  " + t("report.label.differs", "differs: {difference}", difference=d)
+                  for d in m.differences]
         if m.unstated:
-            lines.append(f"  not stated by the source: {', '.join(m.unstated)}")
+            lines.append("  " + t("report.label.unstated", "not stated by the source: {keys}",
+                                  keys=", ".join(m.unstated)))
         if r.derived:
-            lines.append(f"  worked out: {r.derived}")
+            lines.append("  " + t("report.label.worked-out", "worked out: {derived}",
+                                  derived=r.derived))
         if r.note:
-            lines.append(f"  note: {r.note}")
+            lines.append("  " + t("report.label.note", "note: {note}", note=r.note))
         if r.method:
-            lines.append(f"  method: {r.method}")
-        lines.append(f"  source: {r.source}")
+            lines.append("  " + t("report.label.method", "method: {method}", method=r.method))
+        lines.append("  " + t("report.label.source", "source: {source}", source=r.source))
     return _join(lines)
 
 
 def history_text(entries: Sequence[HistoryEntry]) -> str:
     if not entries:
-        return "no runs in the history yet"
-    rows: list[tuple[str, ...]] = [("id", "time", "suite", "device", "result", "status")]
+        return t("report.text.history.empty", "no runs in the history yet")
+    rows: list[tuple[str, ...]] = [(
+        t("report.text.history.id", "id"), t("report.text.history.time", "time"),
+        t("report.text.history.suite", "suite"), t("report.text.history.device", "device"),
+        t("report.text.history.result", "result"), t("report.text.history.status", "status"))]
     for e in entries:
         result = f"{fmt.num(e.value)} {e.unit}" if e.value is not None else "-"
         if e.status == "ok" or e.status == e.error_kind:
-            status = e.status  # "interrupted: interrupted" says it twice
+            status = status_word(e.status)  # "interrupted: interrupted" says it twice
         else:
-            status = f"{e.status}: {e.error_kind or '?'}"
-        if e.imported:
-            status += f" (imported{': ' + e.origin if e.origin else ''})"
+            status = f"{status_word(e.status)}: {e.error_kind or '?'}"
+        if e.imported and e.origin:
+            status = t("report.text.history.imported-from", "{status} (imported: {origin})",
+                       status=status, origin=e.origin)
+        elif e.imported:
+            status = t("report.text.history.imported", "{status} (imported)", status=status)
         rows.append(tuple(fmt.safe(str(c)) for c in (  # cells escaped before they are measured
             f"#{e.id}", fmt.when(e.created), e.suite, e.device or "-", result, status)))
-    widths = [max(len(r[i]) for r in rows) for i in range(5)]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r[:5], widths, strict=True))
+    widths = [max(_width(r[i]) for r in rows) for i in range(5)]
+    return "\n".join("  ".join(_left(c, w) for c, w in zip(r[:5], widths, strict=True))
                      + "  " + r[5] for r in rows)

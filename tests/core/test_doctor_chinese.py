@@ -75,3 +75,16 @@ def test_json_stays_english_in_any_language() -> None:
     data = json.loads(_doctor("--json", lang="zh_CN.UTF-8").stdout)
     assert data["verdict"] == "Ready after these fixes"
     assert not any(CJK.search(f["title"] + f["detail"] + f["fix"]) for f in data["findings"])
+
+
+@pytest.mark.parametrize(("file", "keys"), [("support.toml", ("note",)),
+                                            ("overrides.toml", ("caveat", "note", "reason"))])
+def test_every_knowledge_text_the_doctor_shows_has_its_chinese_beside_it(
+        file: str, keys: tuple[str, ...]) -> None:
+    import tomllib
+
+    data = tomllib.loads((ROOT / "resources/data" / file).read_text())
+    rows = [row for table in data.values() if isinstance(table, list) for row in table]
+    missing = [row.get("gfx", "?") + "." + key for row in rows for key in keys
+               if key in row and not row.get(f"{key}_zh_CN")]
+    assert rows and missing == []

@@ -107,3 +107,24 @@ def test_the_command_line_knows_the_same_languages() -> None:
     import core.cli
 
     assert core.cli.LANGUAGES == i18n.LANGUAGES
+
+
+def test_a_knowledge_text_speaks_the_language_of_the_moment(chinese: None) -> None:
+    note = i18n.Localized("Official from ROCm 6.4.1.", {"zh_CN": "从 ROCm 6.4.1 起官方支持。"})
+    assert i18n.local(note) == "从 ROCm 6.4.1 起官方支持。"
+    assert t("x.missing", "Note: {note}", note=note) == "Note: 从 ROCm 6.4.1 起官方支持。"
+    i18n.set_language("en")
+    assert i18n.local(note) == "Official from ROCm 6.4.1." == note
+    assert i18n.local(i18n.Localized("Only English.", {})) == "Only English."
+
+
+def test_a_row_reads_the_translation_beside_its_text() -> None:
+    from core.knowledge.rows import KnowledgeError, Row
+
+    row = Row("support.toml", "gfx", 0, {"note": "Official.", "note_zh_CN": "官方支持。"})
+    row.check_keys(["note"], [])
+    assert row.words("note").translations == {"zh_CN": "官方支持。"}
+    with pytest.raises(KnowledgeError, match="note_zh_CN must be a non-empty string"):
+        Row("support.toml", "gfx", 0, {"note": "Official.", "note_zh_CN": ""}).words("note")
+    with pytest.raises(KnowledgeError, match="unknown key"):
+        Row("support.toml", "gfx", 0, {"note": "x", "note_de": "y"}).check_keys(["note"], [])
