@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import unicodedata
-
 from core.diagnose.doctor import DoctorReport
 from core.diagnose.engine import NOT_SUPPORTED, READY, READY_AFTER_FIXES
 from core.i18n import t
-from core.termstyle import Style
+from core.termstyle import Style, char_width, display_width, pad_left
 
 GIB = 1 << 30
 MARKS = {
@@ -146,7 +144,7 @@ def _columns(rows: list[tuple[str, str]]) -> list[str]:
     """``  label   value`` lines, the values in one column however wide the labels are drawn
     (a Chinese character takes two columns)."""
     width = max([LABEL_WIDTH, *(display_width(label) for label, _ in rows)])
-    return [f"  {_pad(label, width)} {value}" for label, value in rows]
+    return [f"  {pad_left(label, width)} {value}" for label, value in rows]
 
 
 def _verdict_word(verdict: str) -> str:
@@ -178,22 +176,6 @@ def _verdict_line(report: DoctorReport, style: Style) -> str:
 _NO_LINE_START = set("，。、；：？！）】》」』〉％")
 _NO_LINE_END = set("（【《「『〈")
 _PATH_SEPARATORS = "/\\"
-
-
-def char_width(char: str) -> int:
-    """The terminal columns one character takes: 2 for East Asian wide and full-width ones,
-    else 1."""
-    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
-
-
-def display_width(text: str) -> int:
-    """The terminal columns ``text`` takes."""
-    return sum(char_width(c) for c in text)
-
-
-def _pad(text: str, width: int) -> str:
-    """``text`` with spaces after it to fill ``width`` columns (``f"{text:<8}"`` by columns)."""
-    return text + " " * max(0, width - display_width(text))
 
 
 def _pieces(word: str) -> list[str]:

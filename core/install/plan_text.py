@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import shlex
 
-from core.diagnose.doctor_text import display_width
 from core.i18n import t
 from core.install.plan import Plan
-from core.termstyle import Style
+from core.termstyle import Style, display_width
 
 
 def _blocked(plan: Plan) -> str:

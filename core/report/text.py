@@ -7,7 +7,6 @@ the screen or fake a colour), and a newline inside a value cannot start a line o
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Sequence
 
 from core.i18n import t
@@ -17,6 +16,7 @@ from core.report.history import HistoryEntry
 from core.report.model import Report, SuiteRun
 from core.report.references import KIND_TITLES, CardsLikeMine, conditions_text
 from core.report.steadiness import cautions
+from core.termstyle import display_width, pad_left, pad_right
 
 
 def report_text(report: Report) -> str:
@@ -94,21 +94,6 @@ def memory_text(peak: str, reserved: str | None) -> str:
              reserved=reserved)
 
 
-def _width(text: str) -> int:
-    """The terminal columns ``text`` takes (an East Asian wide character takes two)."""
-    return sum(2 if unicodedata.east_asian_width(c) in ("W", "F") else 1 for c in text)
-
-
-def _left(text: str, columns: int) -> str:
-    """``f"{text:<columns}"`` by terminal columns."""
-    return text + " " * max(0, columns - _width(text))
-
-
-def _right(text: str, columns: int) -> str:
-    """``f"{text:>columns}"`` by terminal columns."""
-    return " " * max(0, columns - _width(text)) + text
-
-
 def run_text(run: SuiteRun) -> list[str]:
     flags = fmt.settings_flags(run.settings)
     if flags:
@@ -133,8 +118,8 @@ def run_text(run: SuiteRun) -> list[str]:
     r = run.result
     if r.peak_of(r.headline) is not None:
         out.append(f"  {fmt.figure_label(r.headline)}: {fmt.headline(run)}")
-    out.append(f"  {_left(t('report.label.figure', 'figure'), 20)}"
-               f"{_right(t('report.label.median', 'median'), 12)}  {'p10–p90':>21}  {'cv':>7}  "
+    out.append(f"  {pad_left(t('report.label.figure', 'figure'), 20)}"
+               f"{pad_right(t('report.label.median', 'median'), 12)}  {'p10–p90':>21}  {'cv':>7}  "
                f"{t('report.label.unit', 'unit')}")
     for name, f in r.figures.items():
         mark = "*" if name == r.headline else " "
@@ -170,7 +155,7 @@ def comparison_text(c: Comparison) -> str:
                        title=title, device_a=rc.device_a, device_b=rc.device_b))
         lines += ["  " + t("report.label.note", "note: {note}", note=n) for n in rc.notes]
         if rc.figures:
-            lines.append(f"  {_left(t('report.label.figure', 'figure'), 20)}{'A':>12}  "
+            lines.append(f"  {pad_left(t('report.label.figure', 'figure'), 20)}{'A':>12}  "
                          f"{'B':>12}  {'B/A':>8}  {t('report.text.verdict', 'verdict')}")
             for d in rc.figures:
                 lines.append(f"  {d.name:<20}{fmt.num(d.a):>12}  {fmt.num(d.b):>12}  "
@@ -259,6 +244,6 @@ def history_text(entries: Sequence[HistoryEntry]) -> str:
             status = t("report.text.history.imported", "{status} (imported)", status=status)
         rows.append(tuple(fmt.safe(str(c)) for c in (  # cells escaped before they are measured
             f"#{e.id}", fmt.when(e.created), e.suite, e.device or "-", result, status)))
-    widths = [max(_width(r[i]) for r in rows) for i in range(5)]
-    return "\n".join("  ".join(_left(c, w) for c, w in zip(r[:5], widths, strict=True))
+    widths = [max(display_width(r[i]) for r in rows) for i in range(5)]
+    return "\n".join("  ".join(pad_left(c, w) for c, w in zip(r[:5], widths, strict=True))
                      + "  " + r[5] for r in rows)

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from core.diagnose import doctor_text
-from core.diagnose.doctor_text import _columns, _wrap, display_width
+from core.diagnose.doctor_text import _columns, _wrap
+from core.termstyle import display_width
 
 MACHINES = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "machines"
 
