@@ -80,8 +80,20 @@ HELPER_SLACK_S = 15 * 60.0
 
 
 def step_hash(step: Step) -> str:
-    """The step as planned, as a short fingerprint (what resume compares)."""
-    text = json.dumps(step.to_json(), sort_keys=True, separators=(",", ":"))
+    """What the step does, as a short fingerprint (what resume compares): its title and
+    explanation are left out, so a set-up resumed in another language (--lang) still knows
+    the steps it has done."""
+    return _fingerprint({k: v for k, v in step.to_json().items()
+                         if k not in ("title", "explain")})
+
+
+def _worded_hash(step: Step) -> str:
+    """The fingerprint an older rocmate saved (its words included): still counts as done."""
+    return _fingerprint(step.to_json())
+
+
+def _fingerprint(data: dict[str, object]) -> str:
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
@@ -128,7 +140,7 @@ class RunState:
         return cls(path, done, needs)
 
     def is_done(self, step: Step) -> bool:
-        return self.done.get(step.id) == step_hash(step)
+        return self.done.get(step.id) in (step_hash(step), _worded_hash(step))
 
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
