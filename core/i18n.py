@@ -176,7 +176,9 @@ def t(key: str, english: str, /, **values: object) -> str:
     lang = language()
     if lang != "en":
         entry = _catalogue(lang).get(key)
-        if entry is not None and entry.text and entry.en == english:
+        # an empty text is unfinished, but where the English is only a space (the gap between
+        # two sentences), nothing is the translation
+        if entry is not None and entry.en == english and (entry.text or not english.strip()):
             text = entry.text
     if not values:
         return text

@@ -21,6 +21,7 @@ def chinese() -> Iterator[None]:
         "x.stale": Entry("The old English", "旧的译文"),
         "x.unfinished": Entry("Not yet", ""),
         "x.broken": Entry("GPU {name}", "显卡 {nom}"),
+        "x.gap": Entry(" ", ""),
     })
     i18n.set_language("zh_CN")
     yield
@@ -48,6 +49,10 @@ def test_the_language_comes_from_the_environment_as_gettext_reads_it(
 
 def test_a_finished_current_translation_is_used_with_its_fields(chinese: None) -> None:
     assert t("x.kernel", "Kernel {kernel} is too old", kernel="5.4") == "内核 5.4 太旧"
+
+
+def test_a_space_between_sentences_may_become_nothing(chinese: None) -> None:
+    assert t("x.gap", " ") == ""  # no space after 。
 
 
 def test_english_wherever_the_translation_cannot_be_trusted(chinese: None) -> None:
