@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from core.diagnose.doctor import DoctorReport
 from core.diagnose.finding import Finding
+from core.i18n import local, t
 from core.knowledge.error_patterns import ErrorPattern
 from core.knowledge.loader import Knowledge
 
@@ -46,28 +47,33 @@ def render_explanations(
 ) -> str:
     if not explanations:
         lines = [
-            "rocmate does not recognise this error.",
-            "Run `rocmate doctor` for a full check of this machine, and include its output "
-            "(or a `rocmate snapshot`) when you ask for help.",
+            t("explain.text.unknown", "rocmate does not recognise this error."),
+            t("explain.text.unknown.next",
+              "Run {doctor} for a full check of this machine, and include its output (or a "
+              "{snapshot}) when you ask for help.", doctor="`rocmate doctor`",
+              snapshot="`rocmate snapshot`"),
         ]
         if report is not None:
             problems = [f for f in report.findings if f.needs_action]
             if problems:
                 lines.append("")
-                lines.append("Meanwhile, the doctor sees these problems here:")
+                lines.append(t("explain.text.meanwhile",
+                               "Meanwhile, the doctor sees these problems here:"))
                 lines += [f"  - {f.title}" for f in problems]
         return "\n".join(lines) + "\n"
     lines = []
     for number, item in enumerate(explanations, start=1):
-        lines.append(f"{number}. {item.pattern.title}")
-        lines.append(f"   Cause: {item.pattern.cause}")
+        pattern = item.pattern
+        lines.append(f"{number}. {local(pattern.title)}")
+        lines.append("   " + t("explain.text.cause", "Cause: {cause}", cause=pattern.cause))
         if item.confirmed_by:
-            lines.append("   On this machine:")
+            lines.append("   " + t("explain.text.on-this-machine", "On this machine:"))
             for finding in item.confirmed_by:
                 lines.append(f"     - {finding.title}")
                 if finding.fix:
-                    lines.append(f"       Fix: {finding.fix}")
-        lines.append(f"   Fix: {item.pattern.fix}")
-        lines.append(f"   (source: {item.pattern.source})")
+                    lines.append("       " + t("explain.text.fix", "Fix: {fix}", fix=finding.fix))
+        lines.append("   " + t("explain.text.fix", "Fix: {fix}", fix=pattern.fix))
+        lines.append("   " + t("explain.text.source", "(source: {source})",
+                               source=pattern.source))
         lines.append("")
     return "\n".join(lines)

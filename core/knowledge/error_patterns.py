@@ -63,9 +63,9 @@ def parse_explain(data: Mapping[str, Any]) -> tuple[ErrorPattern, ...]:
         patterns.append(ErrorPattern(
             id=pattern_id,
             match=match,
-            title=r.text("title"),
-            cause=r.text("cause"),
-            fix=r.text("fix"),
+            title=r.words("title"),
+            cause=r.words("cause"),
+            fix=r.words("fix"),
             source=r.source(),
             findings=r.str_list("findings"),
             kind=kind,

@@ -76,13 +76,23 @@ def test_json_stays_english_in_any_language() -> None:
 
 
 @pytest.mark.parametrize(("file", "keys"), [("support.toml", ("note",)),
-                                            ("overrides.toml", ("caveat", "note", "reason"))])
+                                            ("overrides.toml", ("caveat", "note", "reason")),
+                                            ("explain.toml", ("title", "cause", "fix"))])
 def test_every_knowledge_text_the_doctor_shows_has_its_chinese_beside_it(
         file: str, keys: tuple[str, ...]) -> None:
     import tomllib
 
     data = tomllib.loads((ROOT / "resources/data" / file).read_text())
     rows = [row for table in data.values() if isinstance(table, list) for row in table]
-    missing = [row.get("gfx", "?") + "." + key for row in rows for key in keys
+    missing = [row.get("gfx", row.get("id", "?")) + "." + key for row in rows for key in keys
                if key in row and not row.get(f"{key}_zh_CN")]
     assert rows and missing == []
+
+
+def test_explain_answers_in_chinese_with_the_commands_as_they_are() -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "LANG": "zh_CN.UTF-8"}
+    done = subprocess.run([sys.executable, "-m", "core.cli", "explain",
+                           "RuntimeError: HIP error: invalid device function"], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert "原因：" in done.stdout and "解决办法：" in done.stdout
+    assert "AMD_SERIALIZE_KERNEL=3 python your_script.py" in done.stdout
