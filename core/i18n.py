@@ -34,10 +34,11 @@ _FORMATTER = string.Formatter()
 @dataclass(frozen=True)
 class Entry:
     """One translated text: the English it was made from, and the translation ("" while
-    unfinished)."""
+    unfinished); ``was``: an earlier translation, of English that has changed since."""
 
     en: str
     text: str
+    was: str = ""
 
 
 class Localized(str):
@@ -79,9 +80,10 @@ def read_catalogue(path: Path) -> dict[str, Entry]:
     entries = {}
     for key, row in raw.items():
         if not isinstance(row, dict) or not isinstance(row.get("en"), str) \
-                or not isinstance(row.get("text", ""), str):
+                or not isinstance(row.get("text", ""), str) \
+                or not isinstance(row.get("was", ""), str):
             raise ValueError(f"{path}: entry {key!r} needs the strings en and text")
-        entries[key] = Entry(row["en"], row.get("text", ""))
+        entries[key] = Entry(row["en"], row.get("text", ""), row.get("was", ""))
     return entries
 
 

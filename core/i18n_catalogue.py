@@ -73,7 +73,6 @@ def update(lang: str, texts: dict[str, Text], root: Path | None = None) -> Path:
     """Write ``lang``'s catalogue for ``texts``, keeping every translation that still fits."""
     path = catalogue_path(lang, root)
     old = read_catalogue(path)
-    previous = _was(path)
     lines = [f"# rocmate's core texts in {lang}: written by `make i18n` from the code's t() "
              "calls.", "# Translate `text` (keep {fields}); `en` is the English it translates; "
              "`was` an earlier", "# translation of changed English. "
@@ -81,7 +80,7 @@ def update(lang: str, texts: dict[str, Text], root: Path | None = None) -> Path:
     for key in sorted(texts):
         english = texts[key].english
         entry = old.get(key)
-        text, was = "", previous.get(key, "")
+        text, was = "", entry.was if entry is not None else ""
         if entry is not None and entry.en == english:
             text = entry.text
         elif entry is not None and entry.text:
@@ -95,17 +94,6 @@ def update(lang: str, texts: dict[str, Text], root: Path | None = None) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines), encoding="utf-8")
     return path
-
-
-def _was(path: Path) -> dict[str, str]:
-    import tomllib
-
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return {k: v["was"] for k, v in raw.items() if isinstance(v, dict)
-            and isinstance(v.get("was"), str)}
 
 
 def _q(text: str) -> str:

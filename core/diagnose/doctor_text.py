@@ -23,8 +23,7 @@ def render_text(report: DoctorReport, style: Style, verbose: bool = False) -> st
     lines.append("")
     caused_by = t("doctor.text.caused-by", "Caused by:")
     fix = t("doctor.text.fix", "Fix:")
-    # a label that ends in a full-width colon has its room in it: no space after it
-    gap = "" if display_width(fix[-1:]) == 2 else " "
+    gap = _gap_after(fix)
     fix_indent = " " * (4 + display_width(fix) + len(gap))  # further lines under the first
     for finding in report.findings:
         if finding.severity == "ok" and not verbose and finding.id not in _ALWAYS_SHOWN:
@@ -36,8 +35,8 @@ def render_text(report: DoctorReport, style: Style, verbose: bool = False) -> st
         causes = [c.title for c in report.findings if c.id in finding.caused_by]
         if causes and finding.needs_action:
             separator = t("doctor.list-separator", "; ")
-            space = "" if display_width(caused_by[-1:]) == 2 else " "
-            lines.append(f"    {style(caused_by, 'cyan')}{space}{separator.join(causes)}")
+            lines.append(f"    {style(caused_by, 'cyan')}{_gap_after(caused_by)}"
+                         f"{separator.join(causes)}")
         if finding.fix and finding.needs_action:
             fix_lines = finding.fix.splitlines() or [""]
             lines.append(f"    {style(fix, 'cyan')}{gap}{fix_lines[0]}")
@@ -47,6 +46,12 @@ def render_text(report: DoctorReport, style: Style, verbose: bool = False) -> st
     lines.append("")
     lines.append(_verdict_line(report, style))
     return "\n".join(lines) + "\n"
+
+
+def _gap_after(label: str) -> str:
+    """The space after a label: none where it ends in a full-width mark (``解决办法：``), which
+    has its room in it."""
+    return "" if display_width(label[-1:]) == 2 else " "
 
 
 _ALWAYS_SHOWN = {"gpu-found", "torch-ok", "override-ok", "wsl-windows-driver"}

@@ -396,9 +396,10 @@ class History:
         validate(report)
         with collector_paused():  # plain trees: no cycles to look for
             data = to_dict(report)
-            same = source is not None and source.data == data
-            text = source.text if source is not None and same else data_to_json(data,
-                                                                                 indent=None)
+            if source is not None and source.data == data:
+                text = source.text
+            else:
+                text = data_to_json(data, indent=None)
             digest = _digest(data)
         return _Prepared(report, text, digest,
                          scrub_text(origin, identity) if origin else None)

@@ -25,6 +25,13 @@ PAD_PX = 3.0
 """Room around a label's text, in pixels."""
 
 
+def _reach(bottom: float, top: float) -> tuple[float, float]:
+    """How far a mark spans for a plot's y range: the range and as much again each way, so
+    that a pan does not show its ends before it is fitted again."""
+    span = top - bottom
+    return bottom - span, top + span
+
+
 class Band(QGraphicsRectItem):
     """A shaded band over the whole height of a plot, from x0 to x1 (a warm-up)."""
 
@@ -44,10 +51,8 @@ class Band(QGraphicsRectItem):
         return self._x
 
     def fit(self, bottom: float, top: float) -> None:
-        """The plot's y range now: the band spans it (and as much again each way, so that a
-        pan does not show its ends before it is fitted again)."""
-        span = top - bottom
-        self._y = (bottom - span, top + span)
+        """The plot's y range now: the band spans it."""
+        self._y = _reach(bottom, top)
         self._place()
 
     def _place(self) -> None:
@@ -79,8 +84,7 @@ class Rule(QGraphicsLineItem):
         return self._x
 
     def fit(self, bottom: float, top: float) -> None:
-        span = top - bottom
-        self._y = (bottom - span, top + span)
+        self._y = _reach(bottom, top)
         self._bottom = bottom
         self._place()
 
