@@ -62,10 +62,10 @@ def reference(suite: str, settings: dict[str, Any], figures: dict[str, Figure],
         try:
             kb = load_knowledge()
         except (KnowledgeError, OSError) as exc:
-            return Reference(note=f"knowledge base unavailable: {exc}")
+            return Reference(note=f"knowledge base unavailable: {exc}")  # i18n: english (data)
     row, how = find_row(kb, pci_id, revision, name)
     if row is None:
-        return Reference(note=f"{how}: no datasheet peak to compare with")
+        return Reference(note=f"{how}: no datasheet peak to compare with")  # i18n: english
     peaks: dict[str, float] = {}
     fractions: dict[str, float] = {}
     missing = []

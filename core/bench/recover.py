@@ -37,6 +37,7 @@ from typing import IO, Any
 from core.bench.runner import RunOutcome
 from core.bench.telemetry import sysfs_ids
 from core.bench.worker.entry import UsageError, build_parser
+from core.bench.worker.errors import Translate, english
 from core.bench.worker.options import BenchOptions
 from core.report.model import ReportError, TelemetrySample
 from core.system import LiveSystem, System
@@ -282,15 +283,26 @@ def _decide(out: RunOutcome, path: Path) -> None:
     out.error = stopped_error(len(out.steps), path)
 
 
-def stopped_error(steps: int, path: Path) -> dict[str, Any]:
-    """The error of a run rocmate stopped before it ended, in words."""
-    had = ("it had not measured a step yet" if steps == 0 else
-           "the 1 step it had is kept" if steps == 1 else f"the {steps:,} steps it had are kept")
+def stopped_error(steps: int, path: Path, t: Translate = english) -> dict[str, Any]:
+    """The error of a run rocmate stopped before it ended, in words (English, as the run file
+    and the report keep it; ``t=core.i18n.t`` gives its words in the user's language)."""
+    if steps == 0:
+        message = t("bench.interrupted.message.no-step",
+                    "rocmate stopped before the run ended (the window was closed or rocmate "
+                    "crashed); it had not measured a step yet")
+    elif steps == 1:
+        message = t("bench.interrupted.message.one-step",
+                    "rocmate stopped before the run ended (the window was closed or rocmate "
+                    "crashed); the 1 step it had is kept")
+    else:
+        message = t("bench.interrupted.message.steps",
+                    "rocmate stopped before the run ended (the window was closed or rocmate "
+                    "crashed); the {steps} steps it had are kept", steps=f"{steps:,}")
     return {"event": "error", "kind": "interrupted", "source": "parent", "cause": "rocmate-stopped",
-            "message": "rocmate stopped before the run ended (the window was closed or rocmate "
-                       f"crashed); {had}",
-            "advice": "Run the benchmark again for a full result. Every event the run sent up to "
-                      f"then is in its run file, {path.name}.",
+            "message": message,
+            "advice": t("bench.interrupted.advice",
+                        "Run the benchmark again for a full result. Every event the run sent up "
+                        "to then is in its run file, {file}.", file=path.name),
             "detail": ""}
 
 

@@ -17,6 +17,9 @@
   (``startup_timeout_s`` until the first step: model build, compile and autotuning come first).
 * :meth:`BenchRunner.cancel` sends SIGINT (the worker reports ``interrupted``), then SIGKILL.
 * However the worker ends, the outcome has exactly one of ``result`` or ``error``.
+* The errors' fields are English, as the run file and the report keep them; the advice texts
+  the runner writes itself are the functions ``*_advice`` below, which take a translator
+  (``core.i18n.t``) where a host shows them in the user's language.
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ import core.bench
 from core.bench.failures import failure_patterns, hand_to_worker
 from core.bench.telemetry import DeviceIds, Sampler, open_sampler, sysfs_ids
 from core.bench.worker import errors
-from core.bench.worker.errors import PATTERNS_FILE
+from core.bench.worker.errors import PATTERNS_FILE, Translate, english
 from core.bench.worker.options import BenchOptions
 from core.bench.worker.protocol import decode
 from core.report.model import TelemetrySample
@@ -76,6 +79,37 @@ class RunOutcome:
     returncode: int | None = None
     stderr_tail: str = ""
     run_file: str | None = None
+
+
+def run_file_advice(t: Translate = english) -> str:
+    """Advice for a run file that cannot be written."""
+    return t("bench.advice.run-file",
+             "Choose a run file in a folder you can write to (--run-file), or free space on the "
+             "disk that holds it.")
+
+
+def start_advice(t: Translate = english) -> str:
+    """Advice for a Python that cannot be started."""
+    return t("bench.advice.cannot-start",
+             "Pass --python with the path of the Python that holds the ROCm PyTorch (for example "
+             "~/.local/share/rocmate/venv/bin/python).")
+
+
+def hung_advice(t: Translate = english) -> str:
+    """Advice for a worker the watchdog killed (``cause``: hung)."""
+    return t("bench.advice.hung",
+             "The worker stopped making progress (a GPU hang, a stuck compile, or a stopped "
+             "process). Run it again; if it hangs again, run `rocmate doctor` and attach the run "
+             "file to a bug report.")
+
+
+def killed_advice(advice: str, t: Translate = english) -> str:
+    """Advice for a worker killed by SIGKILL for no reason its output shows: the kernel's
+    out-of-memory killer first, then ``advice`` (the kind's own)."""
+    return t("bench.advice.killed",
+             "The worker was killed (SIGKILL). If nobody stopped it, the kernel's out-of-memory "
+             "killer may have (see `journalctl -k | grep -i oom`): try a smaller --batch-size. "
+             "{advice}", advice=advice)
 
 
 def prepare_worker_root(dest: Path) -> Path:
@@ -253,8 +287,7 @@ class BenchRunner:
         except OSError as exc:
             out.error = self._parent_error(
                 "other", f"cannot write the run file {self.run_file}: {exc.strerror or exc}",
-                advice="Choose a run file in a folder you can write to (--run-file), or free "
-                       "space on the disk that holds it.")
+                advice=run_file_advice())
             return False
         out.run_file = str(self.run_file)
         return True
@@ -292,8 +325,7 @@ class BenchRunner:
         except OSError as exc:
             out.error = self._parent_error(
                 "other", f"cannot start {self.python}: {exc.strerror or exc}",
-                advice="Pass --python with the path of the Python that holds the ROCm PyTorch "
-                       "(for example ~/.local/share/rocmate/venv/bin/python).")
+                advice=start_advice())
             self._record({**out.error, "rx_t": self._now()})
             return
         assert self.proc.stdout is not None and self.proc.stderr is not None
@@ -440,22 +472,19 @@ class BenchRunner:
             waited = self._waited_s
             return self._parent_error(
                 "other", f"the worker sent nothing for {waited:.0f} s and was killed (hung)",
-                advice="The worker stopped making progress (a GPU hang, a stuck compile, or a "
-                       "stopped process). Run it again; if it hangs again, run `rocmate doctor` "
-                       "and attach the run file to a bug report.",
+                advice=hung_advice(),
                 detail=tail) | {"cause": "hung"}
         if rc is not None and rc < 0:
             try:
                 sig = signal.Signals(-rc).name
             except ValueError:  # a real-time signal has no name
                 sig = f"signal {-rc}"
+            # i18n: english (the protocol's message; its advice is shown translated)
             info = errors.from_output(tail, ctx, message=f"the worker was killed by {sig}",
                                       patterns=failure_patterns())
             advice = info.advice
             if info.kind == "other" and -rc == signal.SIGKILL:
-                advice = ("The worker was killed (SIGKILL). If nobody stopped it, the kernel's "
-                          "out-of-memory killer may have (see `journalctl -k | grep -i oom`): "
-                          "try a smaller --batch-size. " + advice)
+                advice = killed_advice(advice)
             return self._parent_error(info.kind, info.message, advice=advice,
                                       detail=tail) | {"cause": "killed", "signal": sig}
         if out.hello is None and not tail.strip() and rc not in (0, None):

@@ -82,9 +82,15 @@ def main(argv: list[str] | None = None) -> int:
     found = command_word(words)
     command = found[1] if found else None
     if command is not None and command not in COMMANDS:
+        from core.i18n import set_language, t
+
+        set_language(lang)
         close = difflib.get_close_matches(command, COMMANDS, n=1, cutoff=0.7)
-        hint = f"; did you mean '{close[0]}'?" if close else f" (commands: {', '.join(COMMANDS)})"
-        print(f"rocmate: unknown command '{command}'{hint}", file=sys.stderr)
+        said = t("cli.unknown-command.close", "unknown command '{command}'; did you mean "
+                 "'{close}'?", command=command, close=close[0]) if close else t(
+            "cli.unknown-command", "unknown command '{command}' (commands: {commands})",
+            command=command, commands=", ".join(COMMANDS))
+        print(f"rocmate: {said}", file=sys.stderr)
         return 2
     if command is None and not {"-h", "--help", "--version"} & set(words):
         words, command = ["doctor", *words], "doctor"  # plain `rocmate` checks the machine
@@ -96,18 +102,21 @@ def main(argv: list[str] | None = None) -> int:
 
         set_language(lang)  # None: the environment's (LANGUAGE, LC_ALL, LC_MESSAGES, LANG)
         args = build_parser(command).parse_args(words)
-    except KeyboardInterrupt:  # Ctrl-C while the command is still loading
-        print("rocmate: interrupted", file=sys.stderr)
+    except KeyboardInterrupt:  # Ctrl-C while the command (and maybe core.i18n) still loads
+        print("rocmate: interrupted", file=sys.stderr)  # i18n: english
         return 130
     if getattr(args, "json", False):
         set_language("en")  # JSON is for programs: its texts in English, whatever the language
+    from core.i18n import t
+
     try:
         return int(args.func(args))
     except KnowledgeError as exc:
-        print(f"rocmate: its knowledge base is broken: {exc}", file=sys.stderr)
+        print("rocmate: " + t("cli.knowledge-broken", "its knowledge base is broken: {error}",
+                              error=exc), file=sys.stderr)
         return 3
     except KeyboardInterrupt:
-        print("rocmate: interrupted", file=sys.stderr)
+        print("rocmate: " + t("cli.interrupted", "interrupted"), file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0

@@ -11,8 +11,10 @@ from typing import IO, TYPE_CHECKING, Any
 
 from core.bench.worker.options import BenchOptions, add_arguments
 from core.bench.worker.protocol import SUITES
+from core.i18n import t
 from core.operations.errors import OperationError
 from core.report.formatting import settings_flags
+from core.termstyle import display_width, pad_left
 
 if TYPE_CHECKING:  # the benchmark operation loads when the command runs
     from core.report.model import Report
@@ -70,9 +72,9 @@ class Progress:
 
     def _line(self, text: str, final: bool = False) -> None:
         if self.tty:
-            pad = max(0, self.width - len(text))
+            pad = max(0, self.width - display_width(text))
             self.stream.write("\r" + text + " " * pad + ("\n" if final else ""))
-            self.width = 0 if final else len(text)
+            self.width = 0 if final else display_width(text)
         elif final:
             self.stream.write(text + "\n")
         self.stream.flush()
@@ -82,19 +84,23 @@ class Progress:
         if kind == "hello":
             dev = f"{ev.get('device_name')} ({ev.get('backend')}, {ev.get('arch')})"
             flags = settings_flags(ev.get("settings") or {})
-            self._line(f"{ev.get('suite')} on {dev}, torch {ev.get('torch')}"
-                       + "".join(f", {flag}" for flag in flags), final=True)
+            self._line(t("cli.bench.hello", "{suite} on {device}, torch {torch}{flags}",
+                         suite=ev.get("suite"), device=dev, torch=ev.get("torch"),
+                         flags="".join(f", {flag}" for flag in flags)), final=True)
             self.hello_t = float(ev.get("rx_t") or 0.0)
             if self.prepare_t is None:
                 self.prepare_t = self.hello_t
             if self.setup_what is None:  # an older worker: no words on what it prepares
-                self._line("preparing (libraries, model, data) ...", final=not self.tty)
+                self._line(t("cli.bench.preparing", "preparing (libraries, model, data) ..."),
+                           final=not self.tty)
         elif kind == "telemetry" and self.tty and self.hello_t is not None and not self.phase:
             now = float(ev.get("rx_t") or 0.0)
             if self.setup_what is None:
-                self._line(f"preparing (libraries, model, data) {now - self.hello_t:.0f} s")
+                self._line(t("cli.bench.preparing-for", "preparing (libraries, model, data) "
+                             "{seconds} s", seconds=f"{now - self.hello_t:.0f}"))
             else:
-                self._line(f"preparing: {self.setup_what} {now - self.setup_t:.0f} s")
+                self._line(t("cli.bench.preparing-what-for", "preparing: {what} {seconds} s",
+                             what=self.setup_what, seconds=f"{now - self.setup_t:.0f}"))
         elif kind == "phase" and ev.get("phase") == "setup":
             self._setup(ev)
         elif kind == "phase":
@@ -102,12 +108,14 @@ class Progress:
                 self._line(self._status_text(), final=True)
             elif self.tty and self.prepare_t is not None:  # the preparing line, finished
                 took = float(ev.get("rx_t") or 0.0) - self.prepare_t
-                self._line(f"prepared (libraries, model, data) in {took:.1f} s", final=True)
+                self._line(t("cli.bench.prepared", "prepared (libraries, model, data) in "
+                             "{seconds} s", seconds=f"{took:.1f}"), final=True)
             self.phase = str(ev.get("phase"))
             self.part = ev.get("part")
             self.measure_t0 = float(ev.get("rx_t") or 0.0)
             if not self.tty and self.phase != "done":
-                self._line(f"{self.phase}{' ' + self.part if self.part else ''} ...", final=True)
+                self._line(t("cli.bench.phase-started", "{phase} ...",
+                             phase=self._label()), final=True)
             self.last_step = {}
         elif kind == "step":
             self.last_step = ev
@@ -120,24 +128,33 @@ class Progress:
 
     def _setup(self, ev: dict[str, Any]) -> None:
         """A setup phase: what the worker prepares before its first step, on one line."""
-        self.setup_what = str(ev.get("what") or "the run")
+        self.setup_what = str(ev.get("what") or t("cli.bench.setup-the-run", "the run"))
         self.setup_t = float(ev.get("rx_t") or 0.0)
         if self.prepare_t is None:
             self.prepare_t = self.setup_t
         if self.tty:
-            self._line(f"preparing: {self.setup_what}")
+            self._line(t("cli.bench.preparing-what", "preparing: {what}", what=self.setup_what))
         else:
-            self._line(f"preparing: {self.setup_what} ...", final=True)
+            self._line(t("cli.bench.preparing-what-started", "preparing: {what} ...",
+                         what=self.setup_what), final=True)
+
+    def _label(self) -> str:
+        """The phase (in words) and the part it measures: ``measure fp16``."""
+        words = {"warmup": t("cli.bench.phase.warmup", "warmup"),
+                 "measure": t("cli.bench.phase.measure", "measure")}
+        phase = words.get(self.phase, self.phase)
+        return f"{phase}{' ' + self.part if self.part else ''}"
 
     def _status_text(self) -> str:
         ev = self.last_step
-        label = f"{self.phase}{' ' + self.part if self.part else ''}"
+        label = pad_left(self._label(), 14)
         if not ev:
-            return f"{label:<14}"
+            return label
         idx = int(ev.get("index", 0)) + 1
         rate = ev.get("throughput")
         rate_s = f"{_num(rate)} {ev.get('unit', '')}" if rate else ""
-        text = f"{label:<14} step {idx:>4}  {ev.get('seconds', 0):.4f} s/step  {rate_s}"
+        text = t("cli.bench.step", "{label} step {index}  {seconds} s/step  {rate}", label=label,
+                 index=f"{idx:>4}", seconds=f"{ev.get('seconds', 0):.4f}", rate=rate_s)
         if self.phase == "measure":
             o = self.options
             if o.steps:
@@ -146,7 +163,7 @@ class Progress:
                 target = o.seconds or _MEASURE_SECONDS.get(o.suite, 10.0)
                 frac = min(1.0, (float(ev.get("rx_t", 0.0)) - self.measure_t0) / target)
             bar = "#" * int(frac * 20)
-            text = f"{label:<14} [{bar:<20}] {frac:>4.0%}  {rate_s}"
+            text = f"{label} [{bar:<20}] {frac:>4.0%}  {rate_s}"
         return text
 
 
@@ -185,7 +202,8 @@ def run(args: argparse.Namespace) -> int:
         return exc.status
     if bench_run.variables:  # e.g. HSA_OVERRIDE_GFX_VERSION from rocmate install
         shown = " ".join(f"{k}={v}" for k, v in sorted(bench_run.variables.items()))
-        print(f"rocmate: with {shown} (from {bench_run.variables_file})", file=sys.stderr)
+        print("rocmate: " + t("cli.bench.variables", "with {variables} (from {file})",
+                              variables=shown, file=bench_run.variables_file), file=sys.stderr)
     try:
         result = run_to_end(bench_run)
     except OperationError as exc:
@@ -194,16 +212,17 @@ def run(args: argparse.Namespace) -> int:
     if result.out_error:
         print(f"rocmate: {result.out_error}", file=sys.stderr)
     if result.history_error:
-        print(f"rocmate: the run was not added to the history: {result.history_error}",
-              file=sys.stderr)
+        print("rocmate: " + t("cli.bench.not-in-history",
+                              "the run was not added to the history: {error}",
+                              error=result.history_error), file=sys.stderr)
     if args.json:
         print(result.report_json)
     else:
         print(summary(result.report))
-        saved = [f"run file {result.run_file}"]
+        saved = [t("cli.bench.saved.run-file", "run file {path}", path=result.run_file)]
         if args.out and not result.out_error:
-            saved.append(f"report {args.out}")
-        print("  " + "; ".join(saved))
+            saved.append(t("cli.bench.saved.report", "report {path}", path=args.out))
+        print("  " + t("doctor.list-separator", "; ").join(saved))
     if result.status == "ok":
         return 1 if result.out_error else 0
     return 130 if result.status == "cancelled" else 1

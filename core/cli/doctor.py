@@ -11,8 +11,9 @@ from core.cli.options import machine_options, says_errors
 from core.diagnose.doctor_text import render_text
 from core.diagnose.engine import NOT_SUPPORTED, READY, READY_AFTER_FIXES
 from core.diagnose.explain import render_explanations
+from core.i18n import t
 from core.operations.machine import check_machine, explain_error, take_snapshot
-from core.termstyle import Style, wants_colour
+from core.termstyle import Style, pad_left, wants_colour
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -52,8 +53,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 def _replay_notes(args: argparse.Namespace) -> None:
     if args.root and args.python:
-        print("rocmate: a replayed machine answers with the PyTorch it recorded; --python is not "
-              "used", file=sys.stderr)
+        print("rocmate: " + t("cli.doctor.replay-python-unused", "a replayed machine answers "
+                              "with the PyTorch it recorded; {option} is not used",
+                              option="--python"), file=sys.stderr)
 
 
 @says_errors
@@ -78,8 +80,10 @@ EXIT_STATUS = {READY: 0, READY_AFTER_FIXES: 1, NOT_SUPPORTED: 4}
 @says_errors
 def run_snapshot(args: argparse.Namespace) -> int:
     snapshot = take_snapshot(args.out, python=args.python, probe_torch=not args.no_torch)
-    print(f"Snapshot written to {snapshot.path} in {snapshot.seconds:.1f} s.")
-    print(f"Replay it with: {snapshot.replay_command}")
+    print(t("cli.doctor.snapshot-written", "Snapshot written to {path} in {seconds} s.",
+            path=snapshot.path, seconds=f"{snapshot.seconds:.1f}"))
+    print(t("cli.doctor.snapshot-replay", "Replay it with: {command}",
+            command=snapshot.replay_command))
     return 0
 
 
@@ -101,33 +105,54 @@ def run_explain(args: argparse.Namespace) -> int:
 def _read_error() -> str:
     """The error text from stdin; on a terminal, after saying how to end it."""
     if sys.stdin.isatty():
-        print("Paste the error message, then press Enter and Ctrl-D:", file=sys.stderr)
+        print(t("cli.doctor.paste-error", "Paste the error message, then press {enter} and "
+                "{end}:", enter="Enter", end="Ctrl-D"), file=sys.stderr)
     return sys.stdin.read()
 
 
 def run_override_trials(args: argparse.Namespace) -> int:
     """``doctor --try-overrides``: exit 0 when a value works, 1 when none does."""
-    from core.operations.setup import WARNING, try_overrides
-    from core.probe.override_trial import Trial
+    from core.operations.setup import override_warning, try_overrides
+    from core.probe.override_trial import OVERRIDE, Trial
 
-    print(f"rocmate: {WARNING}", file=sys.stderr)
+    print(f"rocmate: {override_warning()}", file=sys.stderr)
 
     def said(trial: Trial) -> None:
-        value = trial.value or "(none)"
-        print(f"  HSA_OVERRIDE_GFX_VERSION={value:<8} {trial.outcome:<8} {trial.detail}",
-              flush=True)
+        value = trial.value or t("cli.doctor.override.none", "(none)")
+        print(f"  {OVERRIDE}={pad_left(value, 8)} {pad_left(trial.outcome_text, 8)} "
+              f"{trial.detail_text}", flush=True)
 
-    print("Trying HSA_OVERRIDE_GFX_VERSION values, one at a time:")
+    print(t("cli.doctor.override.trying", "Trying {variable} values, one at a time:",
+            variable=OVERRIDE))
     trials = try_overrides(args.root, args.python, timeout=min(args.torch_timeout, 120.0),
                            on_trial=said)
     best = trials.best
-    card = f" on {trials.card} ({trials.gfx})" if trials.card else ""
+    card, gfx = trials.card, trials.gfx
     if best is None:
-        print(f"No value made PyTorch work{card}; run `rocmate doctor` for the cause.")
+        if card:
+            print(t("cli.doctor.override.none-works.card", "No value made PyTorch work on {card} "
+                    "({gfx}); run {command} for the cause.", card=card, gfx=gfx,
+                    command="`rocmate doctor`"))
+        else:
+            print(t("cli.doctor.override.none-works", "No value made PyTorch work; run {command} "
+                    "for the cause.", command="`rocmate doctor`"))
         return 1
     if best.value is None:
-        print(f"PyTorch works{card} without an override: leave HSA_OVERRIDE_GFX_VERSION unset.")
+        if card:
+            print(t("cli.doctor.override.not-needed.card", "PyTorch works on {card} ({gfx}) "
+                    "without an override: leave {variable} unset.", card=card, gfx=gfx,
+                    variable=OVERRIDE))
+        else:
+            print(t("cli.doctor.override.not-needed", "PyTorch works without an override: leave "
+                    "{variable} unset.", variable=OVERRIDE))
     else:
-        print(f"Keep HSA_OVERRIDE_GFX_VERSION={best.value}{card}: rocmate install writes it "
-              "into the managed environment, or export it in the shell that runs PyTorch.")
+        setting = f"{OVERRIDE}={best.value}"
+        if card:
+            print(t("cli.doctor.override.keep.card", "Keep {setting} on {card} ({gfx}): {command} "
+                    "writes it into the managed environment, or export it in the shell that runs "
+                    "PyTorch.", setting=setting, card=card, gfx=gfx, command="rocmate install"))
+        else:
+            print(t("cli.doctor.override.keep", "Keep {setting}: {command} writes it into the "
+                    "managed environment, or export it in the shell that runs PyTorch.",
+                    setting=setting, command="rocmate install"))
     return 0

@@ -11,6 +11,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from core.cli.options import says_errors
+from core.i18n import t
 from core.install.plan import STRATEGIES
 
 if TYPE_CHECKING:  # the operations load when a command runs: `rocmate --help` stays quick
@@ -64,19 +65,22 @@ def run_install(args: argparse.Namespace) -> int:
     if args.dry_run or plan.blocked:
         return 0 if not plan.blocked else 1
     if args.root:
-        print("rocmate: a replayed machine can only be planned (--dry-run)", file=sys.stderr)
+        print("rocmate: " + t("cli.install.replay-plan-only", "a replayed machine can only be "
+                              "planned ({option})", option="--dry-run"), file=sys.stderr)
         return 2
     if not args.yes and not _confirm():
-        print("Nothing was changed.")
+        print(t("cli.install.nothing-changed", "Nothing was changed."))
         return 1
     return _carry_out(plan, args.resume)
 
 
 def _confirm() -> bool:
     if not sys.stdin.isatty():
-        print("rocmate: add --yes to run without a terminal", file=sys.stderr)
+        print("rocmate: " + t("cli.install.needs-yes", "add {option} to run without a terminal",
+                              option="--yes"), file=sys.stderr)
         return False
-    answer = input("Carry out this plan? [y/N] ").strip().lower()
+    answer = input(t("cli.install.confirm", "Carry out this plan? {choices} ",
+                     choices="[y/N]")).strip().lower()
     return answer in ("y", "yes")
 
 
@@ -89,9 +93,10 @@ def _carry_out(plan: Plan, resume: bool) -> int:
     try:
         ok = asyncio.run(_run_cancellable(runner))
     except asyncio.CancelledError:
-        print("rocmate: left while a step was still running", file=sys.stderr)
+        print("rocmate: " + t("cli.install.left-running", "left while a step was still "
+                              "running"), file=sys.stderr)
         ok = False
-    print(f"Log: {runner.log_path}")
+    print(t("cli.install.log", "Log: {path}", path=runner.log_path))
     return 0 if ok else 1
 
 
@@ -108,7 +113,8 @@ async def _run_cancellable(runner: Runner) -> bool:
         nonlocal presses
         presses += 1
         if presses == 1:
-            print("Stopping... (Ctrl-C again to leave at once)", file=sys.stderr)
+            print(t("cli.install.stopping", "Stopping... ({keys} again to leave at once)",
+                    keys="Ctrl-C"), file=sys.stderr)
             runner.cancel()
         else:
             task.cancel()
@@ -125,17 +131,34 @@ async def _run_cancellable(runner: Runner) -> bool:
 def _print_event(event: dict[str, Any]) -> None:
     kind = event.get("event")
     if kind == "step":
-        print(f"[{event.get('status')}] {event.get('title') or event.get('id')}")
+        print(f"[{_step_status(event.get('status'))}] {event.get('title') or event.get('id')}")
     elif kind == "output":
         print(f"    {event.get('line')}")
     elif kind == "stopping":
         print(str(event.get("message")))
     elif kind == "done":
         if event.get("ok"):
-            needs = event.get("needs") or []
-            print("Done." + (" Log out and back in for the group change." if needs else ""))
+            if event.get("needs"):
+                print(t("cli.install.done-relogin",
+                        "Done. Log out and back in for the group change."))
+            else:
+                print(t("cli.install.done", "Done."))
         else:
-            print(f"Stopped: {event.get('error')}")
+            print(t("cli.install.stopped", "Stopped: {error}", error=event.get("error")))
+
+
+def _step_status(status: object) -> str:
+    """A step's status (``start``, ``done``, ``failed``, ...) as shown; an unknown one as it is."""
+    words = {
+        "start": t("cli.install.status.start", "start"),
+        "done": t("cli.install.status.done", "done"),
+        "skipped": t("cli.install.status.skipped", "skipped"),
+        "failed": t("cli.install.status.failed", "failed"),
+        "cancelled": t("cli.install.status.cancelled", "cancelled"),
+        "needs-relogin": t("cli.install.status.needs-relogin", "needs-relogin"),
+        "needs-reboot": t("cli.install.status.needs-reboot", "needs-reboot"),
+    }
+    return words.get(str(status), str(status))
 
 
 @says_errors
@@ -148,5 +171,6 @@ def run_env(args: argparse.Namespace) -> int:
     for line in variable_lines(variables, args.shell):
         print(line)
     if variables.why_nothing:
-        print(f"rocmate env: nothing to set. {variables.why_nothing}", file=sys.stderr)
+        print("rocmate env: " + t("cli.install.env-nothing", "nothing to set. {why}",
+                                  why=variables.why_nothing), file=sys.stderr)
     return 0 if variables.usable else 1

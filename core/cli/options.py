@@ -8,6 +8,7 @@ import math
 import sys
 from collections.abc import Callable
 
+from core.i18n import t
 from core.operations.errors import OperationError
 from core.probe.torch import DEFAULT_TIMEOUT
 
@@ -49,9 +50,11 @@ def seconds(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+        raise argparse.ArgumentTypeError(t("cli.options.not-seconds", "{value} is not a number "
+                                           "of seconds", value=repr(text))) from None
     if not math.isfinite(value) or value <= 0 or value > 86400:
-        raise argparse.ArgumentTypeError(
-            f"{text} is not a time limit: give seconds above 0 and at most 86400 (a day)")
+        raise argparse.ArgumentTypeError(t(
+            "cli.options.not-a-time-limit", "{value} is not a time limit: give seconds above 0 "
+            "and at most 86400 (a day)", value=text))
     return value
 

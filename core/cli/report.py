@@ -22,6 +22,7 @@ import json
 import sys
 from collections.abc import Callable
 
+from core.i18n import t
 from core.operations import reports as ops
 from core.report import formatting as fmt
 from core.report.model import STATUSES, ReportError
@@ -107,11 +108,14 @@ def _reference_options(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     command = getattr(args, "report_command", None)
     if not command:
-        _say("choose a command: list, show, export, compare, import, delete or render "
-             "(rocmate report --help)")
+        _say(t("cli.report.choose-command", "choose a command: {commands} or {last} ({help})",
+               commands="list, show, export, compare, import, delete", last="render",
+               help="rocmate report --help"))
         return 2
     if getattr(args, "all_cards", False) and not getattr(args, "references", False):
-        _say("--all-cards goes with --references (every card's results beside this run's)")
+        _say(t("cli.report.all-cards-needs-references",
+               "{all_cards} goes with {references} (every card's results beside this run's)",
+               all_cards="--all-cards", references="--references"))
         return 2
     access = ops.HistoryAccess(getattr(args, "db", None), on_notice=_say)
     try:
@@ -127,7 +131,8 @@ def run(args: argparse.Namespace) -> int:
         status = 1
     except (ValueError, OverflowError, RecursionError) as exc:
         # a backstop: a report's content that slipped past validation is still one line
-        _say(f"the report cannot be used: {type(exc).__name__}: {exc}")
+        _say(t("cli.report.unusable", "the report cannot be used: {kind}: {error}",
+               kind=type(exc).__name__, error=exc))
         status = 1
     finally:
         access.close()
@@ -172,8 +177,12 @@ def _recover_interrupted() -> None:
         return
     if ids:
         which = ", ".join(f"#{i}" for i in ids)
-        runs = "a run" if len(ids) == 1 else f"{len(ids)} runs"
-        _say(f"added {runs} that rocmate stopped before the end to the history: {which}")
+        if len(ids) == 1:
+            _say(t("cli.report.recovered.one", "added a run that rocmate stopped before the end "
+                   "to the history: {ids}", ids=which))
+        else:
+            _say(t("cli.report.recovered.many", "added {count} runs that rocmate stopped before "
+                   "the end to the history: {ids}", count=len(ids), ids=which))
 
 
 def _show(args: argparse.Namespace, access: ops.HistoryAccess) -> int:
@@ -190,14 +199,14 @@ def _export(args: argparse.Namespace, access: ops.HistoryAccess) -> int:
     report = ops.load_report(args.ref, access).report
     written = ops.export_report(report, args.out, args.format, references=args.references,
                                 all_cards=args.all_cards)
-    _out(f"wrote {written.path} ({written.kind}: {written.what})")
+    _out(t("cli.report.wrote-what", "wrote {path} ({kind}: {what})", path=written.path,
+           kind=written.kind, what=written.what))
     return 0
 
 
 def _compare(args: argparse.Namespace, access: ops.HistoryAccess) -> int:
     if args.b is None and not args.references:
-        raise ops.ReportRefError(
-            "compare needs two runs (ID or FILE each), or one with --references")
+        raise ops.ReportRefError(ops.compare_needs_two())
     a = ops.load_report(args.a, access)
     b = ops.load_report(args.b, access) if args.b else None
     kind = args.format or (format_for(args.out) if args.out else "text")
@@ -205,7 +214,7 @@ def _compare(args: argparse.Namespace, access: ops.HistoryAccess) -> int:
                                all_cards=args.all_cards)
     if args.out:
         out = write_text(text, args.out)
-        _out(f"wrote {out} ({kind})")
+        _out(t("cli.report.wrote", "wrote {path} ({kind})", path=out, kind=kind))
     else:
         _out(text, end="")
     return 0
@@ -222,9 +231,11 @@ def _import(args: argparse.Namespace, access: ops.HistoryAccess) -> int:
             continue
         where = ", ".join(f"#{i}" for i in done.ids)
         if done.new:
-            _out(f"imported {done.name} as {where} ({done.what})")
+            _out(t("cli.report.imported", "imported {name} as {ids} ({what})", name=done.name,
+                   ids=where, what=done.what))
         else:
-            _out(f"{done.name} is already in the history as {where}")
+            _out(t("cli.report.already-imported", "{name} is already in the history as {ids}",
+                   name=done.name, ids=where))
     return 1 if failed else 0
 
 
@@ -232,7 +243,7 @@ def _delete(args: argparse.Namespace, access: ops.HistoryAccess) -> int:
     failed = 0
     for ref in args.ids:
         try:
-            _out(f"deleted #{ops.delete_run(ref, access)}")
+            _out(t("cli.report.deleted", "deleted #{id}", id=ops.delete_run(ref, access)))
         except ops.ReportRefError as exc:
             _say(str(exc))
             failed += 1
@@ -245,7 +256,8 @@ def _render(args: argparse.Namespace, access: ops.HistoryAccess) -> int:
     if args.out:
         written = ops.export_report(report, args.out, kind, references=args.references,
                                     all_cards=args.all_cards)
-        _out(f"wrote {written.path} ({written.kind}: {written.what})")
+        _out(t("cli.report.wrote-what", "wrote {path} ({kind}: {what})", path=written.path,
+               kind=written.kind, what=written.what))
     else:
         _out(ops.render_report(report, kind, references=args.references,
                                all_cards=args.all_cards), end="")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
+from core.i18n import Localized, language, t
 from core.knowledge.loader import Knowledge
 from core.probe.facts import Facts
 from core.probe.gpus import Gpu
@@ -37,20 +38,34 @@ class Support:
         }
 
 
+def _note(english: str, said: str) -> Localized:
+    """A note of rocmate's own, kept as the knowledge base keeps its notes: the English (what
+    the report's JSON carries) with the current language's words beside it."""
+    return Localized(english, {language(): said})
+
+
 def support_for(gpu: Gpu, kb: Knowledge) -> Support:
     """How (and whether) ROCm PyTorch runs on ``gpu``, from the knowledge base."""
     if not gpu.is_amd:
-        return Support("not-amd", None, (), "Not an AMD GPU: ROCm does not drive it.")
+        return Support("not-amd", None, (), _note(
+            "Not an AMD GPU: ROCm does not drive it.",
+            t("probe.support.not-amd", "Not an AMD GPU: ROCm does not drive it.")))
     if gpu.gfx is None:
         return Support(
             "unsupported",
             None,
             (),
-            "ROCm's kernel driver (KFD) does not know this chip, so no ROCm release can use it.",
+            _note("ROCm's kernel driver (KFD) does not know this chip, so no ROCm release can "
+                  "use it.",
+                  t("probe.support.no-gfx", "ROCm's kernel driver (KFD) does not know this "
+                    "chip, so no ROCm release can use it.")),
         )
     row = kb.support_for(gpu.gfx)
     if row is None:
-        return Support("unsupported", None, (), f"{gpu.gfx} is not in rocmate's knowledge base.")
+        return Support("unsupported", None, (), _note(
+            f"{gpu.gfx} is not in rocmate's knowledge base.",
+            t("probe.support.not-known", "{gfx} is not in rocmate's knowledge base.",
+              gfx=gpu.gfx)))
     rule = kb.override_rule(gpu.gfx) if row.status == "override" else None
     return Support(
         status=row.status,

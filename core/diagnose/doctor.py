@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from core import __version__
@@ -52,6 +52,18 @@ class DoctorReport:
             "timings": {**facts.timings, "total_s": round(self.elapsed_s, 4)},
             "problems": list(facts.gpus.problems),
         }
+
+
+def reword(report: DoctorReport, kb: Knowledge | None = None) -> DoctorReport:
+    """The same answer in the current language: the findings made again from the facts already
+    gathered (nothing is probed again). Findings that no rule makes (an operation added them)
+    are kept as they were."""
+    kb = kb or load_knowledge()
+    ctx = Context(report.facts, kb)
+    findings = diagnose(ctx)
+    made = {f.id for f in findings}
+    added = tuple(f for f in report.findings if f.id not in made)
+    return replace(report, findings=(*added, *findings))
 
 
 def run_doctor(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from core.i18n import t
 from core.knowledge.loader import Knowledge
 from core.knowledge.releases import RocmRelease
 from core.probe.platform import PlatformFacts
@@ -52,9 +53,11 @@ def serving_releases(
 
 
 def describe_distro(platform: PlatformFacts, ubuntu: str) -> str:
+    """The distribution as a person reads it, in the current language."""
     if platform.is_ubuntu_family:
         shown = f"Ubuntu {ubuntu or platform.ubuntu_codename or '?'}"
         if platform.distro_id != "ubuntu":
-            shown = f"{platform.distro_name} (based on {shown})"
+            shown = t("probe.distro.based-on", "{distro} (based on {base})",
+                      distro=platform.distro_name, base=shown)
         return shown
     return f"{platform.distro_name} {platform.distro_version}".strip()

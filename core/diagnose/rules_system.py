@@ -379,7 +379,7 @@ def windows_side(ctx: Context) -> list[Finding]:
                 "wsl-windows-unchecked",
                 "info",
                 t("doctor.wsl-windows-unchecked.title", "The Windows side was not checked"),
-                windows.problem or "",
+                windows.problem_text or "",
                 t("doctor.wsl-windows-unchecked.fix",
                   "Make sure the AMD Adrenalin driver with WSL support is installed on Windows."),
             )

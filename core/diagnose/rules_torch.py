@@ -26,7 +26,7 @@ def torch_rules(ctx: Context, findings_so_far: list[Finding]) -> list[Finding]:
     if torch is None or not torch.installed:
         if not ctx.usable_amd:
             return []
-        error = f" ({torch.error})" if torch and torch.error else ""
+        error = f" ({torch.error_text})" if torch and torch.error else ""
         return [
             Finding(
                 "torch-missing",
@@ -72,7 +72,7 @@ def _probe_problem(torch: TorchFacts) -> Finding:
             "torch-not-python", "warning",
             t("doctor.torch-not-python.title", "{python} is not a Python", python=python),
             t("doctor.torch-not-python.detail", "rocmate's PyTorch check needs a Python: "
-              "{error}.", error=torch.error), _choose_python())
+              "{error}.", error=torch.error_text), _choose_python())
     if torch.problem == "timeout":
         seconds = f"{torch.timeout_s:g} s" if torch.timeout_s else t(
             "doctor.torch.the-time-limit", "the time limit")
@@ -97,14 +97,14 @@ def _probe_problem(torch: TorchFacts) -> Finding:
               python=python),
             t("doctor.torch-probe-crashed.detail",
               "{error}. A crash on import is most often a ROCm library that does not fit the "
-              "card or the driver (or a wrong HSA_OVERRIDE_GFX_VERSION).", error=torch.error),
+              "card or the driver (or a wrong HSA_OVERRIDE_GFX_VERSION).", error=torch.error_text),
             t("doctor.torch-probe-crashed.fix", "Run it yourself to see the message: {run_it}; "
               "then rocmate explain '<the message>'", run_it=run_it))
     return Finding(
         "torch-probe-failed", "error",
         t("doctor.torch-probe-failed.title", "rocmate could not read PyTorch's answer in {python}",
           python=python),
-        f"{torch.error}.",
+        f"{torch.error_text}.",
         t("doctor.torch-probe-failed.fix", "Run it yourself to see the message: {run_it}",
           run_it=run_it))
 

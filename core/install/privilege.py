@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from core.i18n import t
 from core.resources import data_dir
 
 __all__ = [
@@ -77,16 +78,29 @@ it, a cancel reaches a root helper only as a signal, which an unprivileged runne
 to send."""
 PKEXEC_DISMISSED = 126
 PKEXEC_NOT_AUTHORISED = 127
-DISMISSED = "You dismissed the password prompt; nothing was changed."
-NOT_AUTHORISED = (
-    "Not authorised (no polkit agent running, or your account may not administer this machine)"
-)
 MAX_PROBLEMS = 3
-SYSTEM_WIDE = (
-    "Install rocmate system-wide, owned by root: for example a root-owned checkout in "
-    "/opt/rocmate-src, `sudo python3 -m venv /opt/rocmate` and `sudo /opt/rocmate/bin/pip "
-    "install -e /opt/rocmate-src`, then run `/opt/rocmate/bin/rocmate install`."
-)
+
+
+def dismissed() -> str:
+    """What pkexec's 126 means: the password prompt was closed."""
+    return t("install.pkexec.dismissed", "You dismissed the password prompt; nothing was changed.")
+
+
+def not_authorised() -> str:
+    """What pkexec's 127 means."""
+    return t("install.pkexec.not-authorised",
+             "Not authorised (no polkit agent running, or your account may not administer this "
+             "machine)")
+
+
+def system_wide() -> str:
+    """How to install rocmate so that root may run its helper."""
+    return t("install.route.system-wide",
+             "Install rocmate system-wide, owned by root: for example a root-owned checkout in "
+             "{source}, {make_venv} and {pip_install}, then run {command}.",
+             source="/opt/rocmate-src", make_venv="`sudo python3 -m venv /opt/rocmate`",
+             pip_install="`sudo /opt/rocmate/bin/pip install -e /opt/rocmate-src`",
+             command="`/opt/rocmate/bin/rocmate install`")
 
 
 def helper_command(
@@ -133,9 +147,9 @@ def explain_exit(code: int, via: str) -> str | None:
     if os.path.basename(via) != "pkexec":
         return None
     if code == PKEXEC_DISMISSED:
-        return DISMISSED
+        return dismissed()
     if code == PKEXEC_NOT_AUTHORISED:
-        return NOT_AUTHORISED
+        return not_authorised()
     return None
 
 
@@ -178,35 +192,47 @@ def helper_route(
     extra = [CANCEL_ON_EOF] if HELPER_WATCHES_STDIN else []
     if euid == 0:
         if not python or not os.path.isabs(python):
-            return Route(None, f"rocmate's interpreter path is not absolute: {python!r}")
+            return Route(None, _not_absolute(python))
         return Route([*helper_command(python, None, "direct"), *extra])
     tool = find_tool(via, tool_dirs)
     if tool is None:
-        looked = " and ".join(os.path.join(d, via) for d in tool_dirs)
-        hint = (
-            "install the pkexec (policykit-1) package, or run `rocmate install` in a terminal"
-            if via == "pkexec"
-            else "install sudo, or carry out the root steps as root"
-        )
-        return Route(None, f"{via} is not installed (looked for {looked}); {hint}")
+        looked = t("install.route.paths-and", " and ").join(
+            os.path.join(d, via) for d in tool_dirs)
+        if via == "pkexec":
+            return Route(None, t(
+                "install.route.pkexec-missing",
+                "{program} is not installed (looked for {looked}); install the {package} "
+                "package, or run {command} in a terminal", program=via, looked=looked,
+                package="pkexec (policykit-1)", command="`rocmate install`"))
+        return Route(None, t("install.route.sudo-missing",
+                             "{program} is not installed (looked for {looked}); install "
+                             "{program}, or carry out the root steps as root",
+                             program=via, looked=looked))
     if not python or not os.path.isabs(python):
-        return Route(None, f"rocmate's interpreter path is not absolute: {python!r}")
+        return Route(None, _not_absolute(python))
     use_launcher = via == "pkexec" and os.path.isfile(launcher)
     checked = [(launcher, False)] if use_launcher else list(files or helper_files(python))
     problems = root_problems(checked)
     if problems:
-        shown = "; ".join(problems[:MAX_PROBLEMS])
+        shown = t("doctor.list-separator", "; ").join(problems[:MAX_PROBLEMS])
         more = len(problems) - MAX_PROBLEMS
         if more > 0:
-            shown += f" (and {more} more)"
+            shown = t("install.route.problems-and-more", "{problems} (and {count} more)",
+                      problems=shown, count=more)
         return Route(
             None,
-            "rocmate will not ask for root rights to run its helper from files that others "
-            f"than root can change: {shown}. Anyone who can change them could run their own "
-            f"code as root. {SYSTEM_WIDE}",
+            t("install.route.unsafe-files",
+              "rocmate will not ask for root rights to run its helper from files that others "
+              "than root can change: {problems}. Anyone who can change them could run their own "
+              "code as root. {advice}", problems=shown, advice=system_wide()),
         )
     argv = helper_command(python, None, via, launcher if use_launcher else None)
     return Route([tool, *argv[1:], *extra])
+
+
+def _not_absolute(python: str | None) -> str:
+    return t("install.route.python-not-absolute",
+             "rocmate's interpreter path is not absolute: {python}", python=repr(python))
 
 
 def helper_files(python: str) -> list[tuple[str, bool]]:
@@ -277,14 +303,19 @@ def _problem(path: str) -> str | None:
     except FileNotFoundError:
         return None  # a link to nothing, or a file that went away: nothing there to load
     except OSError as exc:
-        return f"{path} cannot be checked ({exc.strerror or exc})"
+        return t("install.route.cannot-check", "{path} cannot be checked ({reason})",
+                 path=path, reason=exc.strerror or exc)
     if stat.S_ISLNK(info.st_mode):
         return None  # the folder holding it and the place it points to are checked
     if info.st_uid != 0:
-        return f"{path} belongs to {_owner(info.st_uid)}"
+        return t("install.route.not-root-owned", "{path} belongs to {owner}", path=path,
+                 owner=_owner(info.st_uid))
+    if info.st_mode & 0o002:
+        return t("install.route.writable-by-others", "{path} can be changed by its group and "
+                 "others", path=path)
     if info.st_mode & 0o022:
-        who = "its group and others" if info.st_mode & 0o002 else "its group"
-        return f"{path} can be changed by {who}"
+        return t("install.route.writable-by-group", "{path} can be changed by its group",
+                 path=path)
     return None
 
 

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core.i18n import t
 from core.install.helper.policy import SCHEMA
 from core.install.plan import Plan, Step
 from core.system import clean_env
@@ -58,6 +59,8 @@ WATCHED_VARIABLES = (
 KEY_LIMIT = 64 * 1024
 _PERCENT = re.compile(r"(\d{1,3}(?:\.\d+)?)\s*%")
 STATE_VERSION = 2
+RESUME = "rocmate install --resume"
+"""The command that goes on after a stop (the done event's ``resume``)."""
 
 # The helper's own limits (core/install/helper/: TIMEOUTS, APT_LOCK_WAIT_S; its child is given
 # 10 s + 5 s to end after a time-out). The runner waits for the privileged block longer than the
@@ -237,7 +240,8 @@ class Runner:
                     "event": "step",
                     "id": step.id,
                     "status": "skipped",
-                    "reason": "needs your consent (--remove-old)",
+                    "reason": t("install.step.skipped.needs-consent",
+                                "needs your consent ({option})", option="--remove-old"),
                 }
             )
         if privileged and not await self._privileged(privileged):
@@ -246,9 +250,9 @@ class Runner:
             if step.privileged:
                 continue
             if self.cancelled.is_set():
-                error = "cancelled" + (
-                    " (after the root steps had finished)" if privileged else ""
-                )
+                error = t("install.error.cancelled-after-root",
+                          "cancelled (after the root steps had finished)") if privileged \
+                    else _cancelled()
                 self.emit({"event": "done", "ok": False, "error": error})
                 return False
             if not await self._user_step(step):
@@ -263,10 +267,9 @@ class Runner:
     # -- privileged block ----------------------------------------------------------------------
     async def _privileged(self, steps: list[Step]) -> bool:
         if self.helper_argv is None:
-            error = (
-                self.helper_problem
-                or "root steps are needed, but no way to become root was found"
-            )
+            error = self.helper_problem or t(
+                "install.error.no-root-route",
+                "root steps are needed, but no way to become root was found")
             self.emit({"event": "done", "ok": False, "error": error})
             return False
         missing = _missing_program(self.helper_argv[0])
@@ -276,7 +279,8 @@ class Runner:
         try:
             payload = [self._prepared(step) for step in steps]
         except (OSError, ValueError, http.client.HTTPException) as exc:
-            self.emit({"event": "done", "ok": False, "error": f"could not fetch a key: {exc}"})
+            error = t("install.error.key-fetch", "could not fetch a key: {reason}", reason=exc)
+            self.emit({"event": "done", "ok": False, "error": error})
             return False
         document = json.dumps({"schema": SCHEMA, "steps": payload}).encode()
         self.emit({"event": "privileged", "steps": [s.id for s in steps]})
@@ -304,23 +308,21 @@ class Runner:
         view = self._helper
         said = view.error if view.done else None
         if not ended.started:
-            return f"could not start the root helper: {ended.last}"
+            return t("install.error.helper-not-started", "could not start the root helper: "
+                     "{reason}", reason=ended.last)
         if ended.code is None:  # left running
-            what = "was cancelled" if ended.stopped == "cancelled" else (
-                f"did not finish within {_duration(limit)}"
-            )
-            return (
-                f"the root helper {what} and could not be stopped from here (it runs as root); "
-                f"it may still be running (process {ended.pid})"
-                + (f", in step {view.step}" if view.step else "")
-                + ". apt may stay locked until it ends."
-            )
+            return _left_running(ended, view.step, limit)
         if ended.stopped == "cancelled":
-            return "cancelled" + (f" ({said})" if said else "")
+            return t("install.error.cancelled-said", "cancelled ({reason})", reason=said) \
+                if said else _cancelled()
         if ended.stopped == "timed out":
-            return f"the root helper did not finish within {_duration(limit)}" + (
-                f" ({said})" if said else ""
-            )
+            if said:
+                return t("install.error.helper-timed-out-said",
+                         "the root helper did not finish within {duration} ({reason})",
+                         duration=_duration(limit), reason=said)
+            return t("install.error.helper-timed-out",
+                     "the root helper did not finish within {duration}",
+                     duration=_duration(limit))
         via = self.helper_argv[0] if self.helper_argv else ""
         words = explain_exit(ended.code, os.path.basename(via))
         if words:
@@ -329,14 +331,19 @@ class Runner:
             return said
         if ended.code < 0:
             name = _signal_name(-ended.code)
-            return (
-                f"the root helper was stopped by {name} before it finished"
-                + (f" (in step {view.step})" if view.step else "")
-                + "; files it had written may not have been put back"
-            )
+            if view.step:
+                return t("install.error.helper-signalled-in-step",
+                         "the root helper was stopped by {signal} before it finished (in step "
+                         "{step}); files it had written may not have been put back",
+                         signal=name, step=view.step)
+            return t("install.error.helper-signalled",
+                     "the root helper was stopped by {signal} before it finished; files it had "
+                     "written may not have been put back", signal=name)
         if ended.last:
-            return f"the root helper exited {ended.code}: {ended.last}"
-        return f"the root helper exited {ended.code} without saying why"
+            return t("install.error.helper-exited-said", "the root helper exited {code}: {output}",
+                     code=ended.code, output=ended.last)
+        return t("install.error.helper-exited", "the root helper exited {code} without saying why",
+                 code=ended.code)
 
     def _prepared(self, step: Step) -> dict[str, Any]:
         data = step.to_json()
@@ -360,7 +367,7 @@ class Runner:
             ok = ended.code == 0
             if ended.stopped == "cancelled":
                 self.emit({"event": "step", "id": step.id, "status": "cancelled"})
-                self.emit({"event": "done", "ok": False, "error": "cancelled"})
+                self.emit({"event": "done", "ok": False, "error": _cancelled()})
                 return False
             if not ok:
                 if step.kind == "verify" and self._waiting_for():
@@ -372,7 +379,8 @@ class Runner:
                         "status": "failed",
                         "exit": ended.code,
                         "error": (
-                            f"timed out after {_duration(self.step_timeout_s)}"
+                            t("install.error.step-timed-out", "timed out after {duration}",
+                              duration=_duration(self.step_timeout_s))
                             if ended.stopped == "timed out"
                             else ended.last or _ended_words(ended)
                         ),
@@ -383,8 +391,8 @@ class Runner:
                 {
                     "event": "done",
                     "ok": False,
-                    "error": f"step {step.id} failed",
-                    "resume": "rocmate install --resume",
+                    "error": t("install.error.step-failed", "step {step} failed", step=step.id),
+                    "resume": RESUME,
                 }
             )
             return False
@@ -406,11 +414,15 @@ class Runner:
         """The check failed while a new login (or a reboot) is still pending: say that."""
         need = self._waiting_for()
         if need == "reboot":
-            action = "restart the computer"
-            why = "a change of this set-up takes effect only after a restart"
+            error = t("install.error.verify-needs-reboot",
+                      "PyTorch cannot use the GPU yet: a change of this set-up takes effect only "
+                      "after a restart. Restart the computer, then run {command}.",
+                      command=f"`{RESUME}`")
         else:
-            action = "log out and back in"
-            why = "your new groups (render, video) take effect only in a new login"
+            error = t("install.error.verify-needs-relogin",
+                      "PyTorch cannot use the GPU yet: your new groups (render, video) take "
+                      "effect only in a new login. Log out and back in, then run {command}.",
+                      command=f"`{RESUME}`")
         self.emit(
             {
                 "event": "step",
@@ -425,11 +437,8 @@ class Runner:
                 "event": "done",
                 "ok": False,
                 "needs": [need],
-                "error": (
-                    f"PyTorch cannot use the GPU yet: {why}. {action[0].upper()}{action[1:]}, "
-                    "then run `rocmate install --resume`."
-                ),
-                "resume": "rocmate install --resume",
+                "error": error,
+                "resume": RESUME,
             }
         )
         return False
@@ -548,7 +557,8 @@ class Runner:
                 except TimeoutError:
                     continue
                 except ValueError:  # longer than the reader's limit (the reader dropped it)
-                    raw = b"(a line of more than 1 MiB was left out)"
+                    raw = t("install.output.line-too-long",
+                            "(a line of more than 1 MiB was left out)").encode()
                 if not raw:
                     break
                 line = raw.decode("utf-8", errors="replace").rstrip()
@@ -577,12 +587,13 @@ class Runner:
     def _stopping(self, ended: _Ended, keep_stdin: bool) -> None:
         """Say what happens while the helper is being stopped."""
         if ended.signalled or keep_stdin:
-            message = "Asked the root helper to stop; waiting while it puts back what it changed."
+            message = t("install.stopping.rolling-back", "Asked the root helper to stop; waiting "
+                        "while it puts back what it changed.")
         else:
-            message = (
-                "The root helper runs as root and cannot be interrupted from here; waiting for "
-                "it to finish the steps it was given (its output keeps coming)."
-            )
+            message = t("install.stopping.cannot-interrupt",
+                        "The root helper runs as root and cannot be interrupted from here; "
+                        "waiting for it to finish the steps it was given (its output keeps "
+                        "coming).")
         self.emit({"event": "stopping", "reason": "cancelled", "message": message})
 
     def _relay(self, step_id: str, line: str, helper: bool) -> bool:
@@ -671,17 +682,51 @@ def _missing_program(program: str) -> str | None:
         return None
     name = os.path.basename(program)
     if name == "pkexec":
-        return (f"pkexec is not installed ({program} is missing): install the pkexec "
-                "(policykit-1) package, or run `rocmate install` in a terminal")
-    return f"{name} is not installed ({program} is missing)"
+        return t("install.error.pkexec-missing",
+                 "{name} is not installed ({path} is missing): install the {package} package, or "
+                 "run {command} in a terminal", name=name, path=program,
+                 package="pkexec (policykit-1)", command="`rocmate install`")
+    return t("install.error.program-missing", "{name} is not installed ({path} is missing)",
+             name=name, path=program)
 
 
 def _ended_words(ended: _Ended) -> str:
     if ended.code is None:
-        return "could not be started" if not ended.started else "did not end"
+        return t("install.ended.not-started", "could not be started") if not ended.started \
+            else t("install.ended.did-not-end", "did not end")
     if ended.code < 0:
-        return f"stopped by {_signal_name(-ended.code)}"
-    return f"exit code {ended.code}"
+        return t("install.ended.signal", "stopped by {signal}",
+                 signal=_signal_name(-ended.code))
+    return t("install.ended.exit-code", "exit code {code}", code=ended.code)
+
+
+def _cancelled() -> str:
+    return t("install.error.cancelled", "cancelled")
+
+
+def _left_running(ended: _Ended, step: str | None, limit: float) -> str:
+    """Words for a root helper that was asked to stop (or ran past its limit) and is still
+    running: it cannot be stopped from here."""
+    if ended.stopped == "cancelled":
+        if step:
+            return t("install.error.left-running.cancelled-in-step",
+                     "the root helper was cancelled and could not be stopped from here (it runs "
+                     "as root); it may still be running (process {pid}), in step {step}. apt "
+                     "may stay locked until it ends.", pid=ended.pid, step=step)
+        return t("install.error.left-running.cancelled",
+                 "the root helper was cancelled and could not be stopped from here (it runs as "
+                 "root); it may still be running (process {pid}). apt may stay locked until it "
+                 "ends.", pid=ended.pid)
+    if step:
+        return t("install.error.left-running.timed-out-in-step",
+                 "the root helper did not finish within {duration} and could not be stopped "
+                 "from here (it runs as root); it may still be running (process {pid}), in step "
+                 "{step}. apt may stay locked until it ends.",
+                 duration=_duration(limit), pid=ended.pid, step=step)
+    return t("install.error.left-running.timed-out",
+             "the root helper did not finish within {duration} and could not be stopped from "
+             "here (it runs as root); it may still be running (process {pid}). apt may stay "
+             "locked until it ends.", duration=_duration(limit), pid=ended.pid)
 
 
 def _signal_name(number: int) -> str:
@@ -702,7 +747,8 @@ def _duration(seconds: float) -> str:
 def _download(url: str) -> bytes:
     """The key at ``url`` (https only, at most KEY_LIMIT bytes); OSError with the reason."""
     if not url.startswith("https://"):
-        raise OSError(f"refusing to fetch a key over plain HTTP: {url}")
+        raise OSError(t("install.key.plain-http", "refusing to fetch a key over plain HTTP: {url}",
+                        url=url))
     try:
         with urllib.request.urlopen(url, timeout=30) as response:
             data = bytes(response.read(KEY_LIMIT + 1))
@@ -710,7 +756,10 @@ def _download(url: str) -> bytes:
     except (http.client.HTTPException, ValueError) as exc:
         raise OSError(f"{url}: {type(exc).__name__}: {exc}") from exc
     if len(data) > KEY_LIMIT:
-        raise OSError(f"{url}: larger than {KEY_LIMIT // 1024} KiB, not a signing key")
+        raise OSError(t("install.key.too-large", "{url}: larger than {size} KiB, not a signing key",
+                        url=url, size=KEY_LIMIT // 1024))
     if rest:
-        raise OSError(f"{url}: the download was cut short ({len(data)} bytes, {rest} missing)")
+        raise OSError(t("install.key.cut-short",
+                        "{url}: the download was cut short ({got} bytes, {missing} missing)",
+                        url=url, got=len(data), missing=rest))
     return data

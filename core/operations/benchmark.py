@@ -27,6 +27,7 @@ from core.bench.runner import (
     default_runs_dir,
 )
 from core.bench.worker.options import BenchOptions
+from core.i18n import t
 from core.operations.errors import OperationError
 from core.probe.environment import applied_env
 from core.probe.managed_env import default_python
@@ -61,10 +62,12 @@ class BenchmarkRequest:
         for flag, value in (("--watchdog", self.watchdog_s),
                             ("--startup-timeout", self.startup_timeout_s)):
             if not math.isfinite(value) or value <= 0:
-                found.append(f"{flag} must be a positive number of seconds (not {value})")
+                found.append(t("ops.bench.seconds-not-positive", "{option} must be a positive "
+                               "number of seconds (not {value})", option=flag, value=value))
         model = self.options.model
         if model is not None and not Path(model).exists():
-            found.append(f"--model {model}: no such file or folder")
+            found.append(t("ops.bench.no-model", "{option} {path}: no such file or folder",
+                           option="--model", path=model))
         return found
 
 
@@ -128,9 +131,12 @@ class BenchmarkRun:
             report = report_of(outcome, self.system)
             text = to_json(report)
         except ReportError as exc:
-            raise OperationError(
-                f"the run ended ({outcome.status}) but its report could not be made: {exc}; "
-                f"every event is in the run file {self.run_file}") from exc
+            from core.report.text import status_word
+
+            raise OperationError(t(
+                "ops.bench.no-report", "the run ended ({status}) but its report could not be "
+                "made: {error}; every event is in the run file {path}",
+                status=status_word(outcome.status), error=exc, path=self.run_file)) from exc
         result = BenchmarkResult(outcome, report, text, self.run_file)
         request = self.request
         if request.out is not None:
@@ -185,8 +191,9 @@ def recover_interrupted(history_path: Path | None = None, runs_dir: Path | None 
     try:
         found = recover(runs, keep, system)
     except (HistoryError, OSError) as exc:
-        raise OperationError(f"the runs rocmate stopped before they ended could not be added "
-                             f"to the history: {exc}") from exc
+        raise OperationError(t("ops.bench.recover-failed", "the runs rocmate stopped before "
+                               "they ended could not be added to the history: {error}",
+                               error=exc)) from exc
     finally:
         if history is not None:
             history.close()
@@ -226,5 +233,6 @@ def _write_report(path: Path, text: str) -> str | None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text + "\n", encoding="utf-8")
     except OSError as exc:
-        return f"the report could not be written to {path}: {exc.strerror or exc}"
+        return t("ops.bench.report-not-written", "the report could not be written to {path}: "
+                 "{error}", path=path, error=exc.strerror or exc)
     return None

@@ -13,6 +13,7 @@ from core.diagnose.doctor import DoctorReport, run_doctor
 from core.diagnose.doctor_text import render_text
 from core.diagnose.explain import Explanation, explain
 from core.diagnose.finding import Finding
+from core.i18n import t
 from core.knowledge.loader import load_knowledge
 from core.operations.errors import OperationError
 from core.probe.torch import DEFAULT_TIMEOUT
@@ -25,7 +26,8 @@ from core.termstyle import Style
 def open_machine(root: str | Path | None) -> System:
     """The live machine, or the snapshot folder ``root``; a missing folder is an error."""
     if root is not None and not Path(root).is_dir():
-        raise OperationError(f"no snapshot folder at {root}")
+        raise OperationError(t("ops.machine.no-snapshot-folder", "no snapshot folder at {path}",
+                               path=root))
     return open_system(root)
 
 
@@ -43,11 +45,14 @@ def check_machine(
                         torch_timeout=torch_timeout)
     if root is not None and not any((Path(root) / name).exists() for name in _RECORDED):
         empty = Finding(
-            "snapshot-empty", "warning", f"{root} holds no recorded machine",
-            "A snapshot folder has files/, commands/, env.json, user.json or devices.json "
-            "(rocmate snapshot writes them); this one has none, so the answer below is for a "
-            "machine with nothing in it.",
-            "Replay the folder rocmate snapshot wrote, or leave --root out to check this machine.")
+            "snapshot-empty", "warning",
+            t("ops.machine.snapshot-empty.title", "{path} holds no recorded machine", path=root),
+            t("ops.machine.snapshot-empty.detail", "A snapshot folder has {files} or {last} "
+              "({command} writes them); this one has none, so the answer below is for a machine "
+              "with nothing in it.", files="files/, commands/, env.json, user.json",
+              last="devices.json", command="rocmate snapshot"),
+            t("ops.machine.snapshot-empty.fix", "Replay the folder {command} wrote, or leave "
+              "{option} out to check this machine.", command="rocmate snapshot", option="--root"))
         report = replace(report, findings=(empty, *report.findings))
     return report
 
@@ -109,15 +114,17 @@ def take_snapshot(out: str | Path, *, python: str | None = None,
     """Record what the doctor reads from this machine, anonymised, into the new folder ``out``."""
     folder = Path(out)
     if folder.exists() and not folder.is_dir():
-        raise OperationError(f"{folder} is a file; choose a new folder", status=2)
+        raise OperationError(t("ops.machine.snapshot-is-file", "{path} is a file; choose a new "
+                               "folder", path=folder), status=2)
     if folder.exists() and any(folder.iterdir()):
-        raise OperationError(f"{folder} is not empty; choose a new folder", status=2)
+        raise OperationError(t("ops.machine.snapshot-not-empty", "{path} is not empty; choose a "
+                               "new folder", path=folder), status=2)
     start = time.perf_counter()
     try:
         write_snapshot(folder, run_doctor, python=python, probe_torch=probe_torch)
     except OSError as exc:
         where = exc.filename or folder
-        raise OperationError(f"the snapshot cannot be written to {where}: "
-                             f"{exc.strerror or exc}; choose a folder you can write to",
-                             status=2) from exc
+        raise OperationError(t("ops.machine.snapshot-not-written", "the snapshot cannot be "
+                               "written to {path}: {error}; choose a folder you can write to",
+                               path=where, error=exc.strerror or exc), status=2) from exc
     return Snapshot(folder, time.perf_counter() - start, python)

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.i18n import t
 from core.report import formatting as fmt
 from core.report.compare import compare
 from core.report.history import History, HistoryEntry, HistoryError, default_path
@@ -102,18 +103,22 @@ class RunList:
         if self.entries:
             return history_text(self.entries)
         if not self.total:
-            return "no runs in the history yet"
-        runs = "run" if self.total == 1 else "runs"
-        return f"no runs match {self.filtered} (the history has {self.total} {runs})"
+            return t("report.text.history.empty", "no runs in the history yet")
+        if self.total == 1:
+            return t("ops.reports.no-match.one", "no runs match {filters} (the history has 1 run)",
+                     filters=self.filtered)
+        return t("ops.reports.no-match.many", "no runs match {filters} (the history has {count} "
+                 "runs)", filters=self.filtered, count=self.total)
 
 
 def list_runs(access: HistoryAccess, *, suite: str | None = None, status: str | None = None,
               limit: int = 50) -> RunList:
     """The newest ``limit`` runs in the history (none when there is no history yet)."""
     if limit < 1:
-        raise ReportRefError(f"--limit must be at least 1 (not {limit})")
-    asked = " and ".join(f"{flag} {value}" for flag, value in (("--suite", suite),
-                                                               ("--status", status)) if value)
+        raise ReportRefError(t("ops.reports.limit-too-small", "{option} must be at least 1 (not "
+                               "{limit})", option="--limit", limit=limit))
+    asked = t("ops.reports.filter-and", " and ").join(
+        f"{flag} {value}" for flag, value in (("--suite", suite), ("--status", status)) if value)
     history = access.history()
     if history is None:
         return RunList([], 0, asked)
@@ -136,15 +141,23 @@ def load_report(ref: str, access: HistoryAccess) -> LoadedReport:
         entry_id = int(m.group(1))
         history = access.history()
         if history is None:
-            raise ReportRefError(f"no run #{entry_id}: the history is empty ({access.path})")
+            raise ReportRefError(t("ops.reports.history-empty", "no run #{id}: the history is "
+                                   "empty ({path})", id=entry_id, path=access.path))
         try:
             entry = history.entry(entry_id)
             report = history.run_report(entry_id)
         except KeyError:
-            raise ReportRefError(
-                f"no run #{entry_id} in the history (see rocmate report list)") from None
-        label = (f"run {entry_id} ({entry.suite} on {entry.device or fmt.UNKNOWN_DEVICE}, "
-                 f"{fmt.when(entry.created)}{', imported' if entry.imported else ''})")
+            raise ReportRefError(t("ops.reports.no-such-run.see-list", "no run #{id} in the "
+                                   "history (see {command})", id=entry_id,
+                                   command="rocmate report list")) from None
+        device = entry.device or fmt.unknown_device()
+        when = fmt.when(entry.created)
+        if entry.imported:
+            label = t("ops.reports.label.imported", "run {id} ({suite} on {device}, {when}, "
+                      "imported)", id=entry_id, suite=entry.suite, device=device, when=when)
+        else:
+            label = t("ops.reports.label", "run {id} ({suite} on {device}, {when})", id=entry_id,
+                      suite=entry.suite, device=device, when=when)
         return LoadedReport(report, label)
     report = load_scrubbed_report(ref)
     # the label must not say what the report gave away either
@@ -187,9 +200,10 @@ def compare_reports(a: LoadedReport, b: LoadedReport | None, kind: str = "text",
     """Two runs side by side (B against the baseline A: ratios, settings, software), and/or
     one run beside the results of cards like it (``references``), as text, md or html."""
     if b is None and not references:
-        raise ReportRefError("compare needs two runs (ID or FILE each), or one with --references")
+        raise ReportRefError(compare_needs_two())
     if kind == "json":
-        raise ReportRefError("a comparison is written as text, md or html")
+        raise ReportRefError(t("ops.reports.compare-formats", "a comparison is written as "
+                               "{formats} or {last}", formats="text, md", last="html"))
     other = b or a
     if kind == "text":
         parts: list[str] = []
@@ -202,6 +216,12 @@ def compare_reports(a: LoadedReport, b: LoadedReport | None, kind: str = "text",
     return render(other.report, kind, baseline=a.report if b is not None else None,
                   baseline_label=a.label, label=other.label, references=references,
                   all_cards=all_cards)
+
+
+def compare_needs_two() -> str:
+    """Why ``compare`` with one run and no ``--references`` cannot be served."""
+    return t("ops.reports.compare-needs-two", "compare needs two runs (ID or FILE each), or one "
+             "with {option}", option="--references")
 
 
 @dataclass(frozen=True)
@@ -229,7 +249,8 @@ def delete_run(ref: str, access: HistoryAccess) -> int:
     """Remove one run (``12`` or ``#12``) from the history; its id."""
     m = _RUN_ID.fullmatch(ref.strip())
     if not m:
-        raise ReportRefError(f"{ref!r} is not a run id (see rocmate report list)")
+        raise ReportRefError(t("ops.reports.not-a-run-id", "{ref} is not a run id (see "
+                               "{command})", ref=repr(ref), command="rocmate report list"))
     entry_id = int(m.group(1))
     history = access.history(write=True)
     try:
@@ -237,14 +258,17 @@ def delete_run(ref: str, access: HistoryAccess) -> int:
             raise KeyError(ref)
         history.delete(entry_id)
     except KeyError:
-        raise ReportRefError(f"no run #{entry_id} in the history") from None
+        raise ReportRefError(t("ops.reports.no-such-run", "no run #{id} in the history",
+                               id=entry_id)) from None
     return entry_id
 
 
 def summary(report: Report) -> str:
     """Each run's suite, device and headline figure, on one line."""
-    return "; ".join(f"{r.suite} on {r.device.name if r.device else fmt.UNKNOWN_DEVICE}, "
-                     f"{fmt.headline(r)}" for r in report.runs)
+    return t("doctor.list-separator", "; ").join(
+        t("ops.reports.summary", "{suite} on {device}, {headline}", suite=r.suite,
+          device=r.device.name if r.device else fmt.unknown_device(), headline=fmt.headline(r))
+        for r in report.runs)
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Literal
 
 from core.diagnose.doctor import DoctorReport, run_doctor
+from core.i18n import t
 from core.install.plan import Plan
 from core.install.planner import Choices, PlanError, make_plan
 from core.install.privilege import helper_route
@@ -17,20 +18,29 @@ from core.install.runner import Emit, Runner, RunState, state_dir
 from core.knowledge.loader import load_knowledge
 from core.operations.errors import OperationError
 from core.operations.machine import open_machine
+from core.probe.facts import Facts
 from core.probe.managed_env import default_python
 from core.probe.override_trial import OVERRIDE, Trial, run_trial
 from core.probe.torch_check import TorchCheck, torch_check
 
 
-def plan_setup(root: str | Path | None = None, choices: Choices | None = None) -> Plan:
+def plan_facts(root: str | Path | None = None) -> Facts:
+    """What the planner reads of the machine (its PyTorch is not run: no plan depends on it)."""
+    return run_doctor(open_machine(root), probe_torch=False).facts
+
+
+def plan_setup(root: str | Path | None = None, choices: Choices | None = None, *,
+               facts: Facts | None = None) -> Plan:
     """The set-up plan for the machine (a plan with ``blocked`` set where none is possible).
-    A choice that cannot be honoured here (``--rocm`` it does not serve, ...) is an error."""
-    return _plan(run_doctor(open_machine(root), probe_torch=False), choices)
+    A choice that cannot be honoured here (``--rocm`` it does not serve, ...) is an error.
+    ``facts`` (from :func:`plan_facts`) plans again without reading the machine again: other
+    choices, or the same plan in another language."""
+    return _plan(facts if facts is not None else plan_facts(root), choices)
 
 
-def _plan(report: DoctorReport, choices: Choices | None) -> Plan:
+def _plan(facts: Facts, choices: Choices | None) -> Plan:
     try:
-        return make_plan(report.facts, load_knowledge(), choices or Choices())
+        return make_plan(facts, load_knowledge(), choices or Choices())
     except PlanError as exc:
         raise OperationError(str(exc), status=2) from exc
 
@@ -58,15 +68,17 @@ def card_variables(root: str | Path | None = None, choices: Choices | None = Non
     """The card's variables for a shell, from the plan, and the exported values the doctor
     finds wrong (``override-wrong``, ``hip-visible-devices-hides``) that the plan does not set."""
     report = run_doctor(open_machine(root), probe_torch=False)
-    plan = _plan(report, choices)
+    plan = _plan(report.facts, choices)
     exported = report.facts.environment.values
     flagged = {f.id for f in report.findings}
     unset = tuple(sorted(
         name for name in exported if name not in plan.env and any(
             rule.match(name) and finding in flagged for finding, rule in _WRONG_WHEN.items())))
     if plan.blocked:
-        return CardVariables({}, unset, f"No set-up fits this machine: {plan.blocked}", False)
-    why = None if plan.env or unset else "This card needs no variables."
+        return CardVariables({}, unset, t("ops.setup.no-setup-fits", "No set-up fits this "
+                                          "machine: {reason}", reason=plan.blocked), False)
+    why = None if plan.env or unset else t("ops.setup.no-variables",
+                                           "This card needs no variables.")
     return CardVariables(dict(plan.env), unset, why)
 
 
@@ -129,6 +141,16 @@ class OverrideTrials:
 WARNING = ("Each value runs alone in a throwaway process with a time limit. A wrong value can "
            "compute wrong numbers, crash that process or, rarely, hang the graphics driver "
            "until a reboot: save your work in other programs first.")
+"""The caution before trying overrides, in English (the app translates it with Qt);
+:func:`override_warning` is the same in the current language."""
+
+
+def override_warning() -> str:
+    """:data:`WARNING` in the current language."""
+    return t("ops.setup.override-warning", "Each value runs alone in a throwaway process with a "
+             "time limit. A wrong value can compute wrong numbers, crash that process or, "
+             "rarely, hang the graphics driver until a reboot: save your work in other programs "
+             "first.")
 
 
 def override_candidates(report: DoctorReport) -> list[str | None]:
@@ -152,8 +174,8 @@ def try_overrides(root: str | Path | None = None, python: str | None = None, *,
     """Try each value (default: :func:`override_candidates`) in a throwaway process, one at a
     time, on this machine; ``on_trial`` hears each outcome as it comes."""
     if root is not None:
-        raise OperationError("a replayed machine runs nothing: try overrides on the machine "
-                             "itself", status=2)
+        raise OperationError(t("ops.setup.replay-runs-nothing", "a replayed machine runs "
+                               "nothing: try overrides on the machine itself"), status=2)
     system = open_machine(None)
     report = run_doctor(system, probe_torch=False)
     exe = python or default_python(system)

@@ -16,6 +16,8 @@ import tomllib
 
 from core.bench.runner import EventCallback
 from core.bench.worker.options import BenchOptions
+from core.i18n import t
+from core.knowledge.rows import Row
 from core.operations.benchmark import BenchmarkRequest, BenchmarkResult, BenchmarkRun
 from core.operations.errors import OperationError
 from core.report.model import Report
@@ -30,8 +32,8 @@ GIB = 1 << 30  # a card's memory as its box says it ("24 GB")
 class SuiteChoice:
     key: str
     suites: tuple[str, ...]
-    title: str
-    what: str
+    title: str  # Localized: core.i18n.local() gives it in the current language
+    what: str  # Localized, as title
     needs: tuple[str, ...]
     seconds_gpu: float
     seconds_first: float
@@ -88,10 +90,12 @@ def _load(path: str) -> Table:
     with open(path, "rb") as f:
         data = tomllib.load(f)
     choices = []
-    for row in data["choice"]:
+    for index, row in enumerate(data["choice"]):
         memory = row.get("memory", {})
+        words = Row(Path(path).name, "choice", index, row)  # title_zh_CN beside title
         choices.append(SuiteChoice(
-            key=row["key"], suites=tuple(row["suites"]), title=row["title"], what=row["what"],
+            key=row["key"], suites=tuple(row["suites"]), title=words.words("title"),
+            what=words.words("what"),
             needs=tuple(row.get("needs", ())), seconds_gpu=float(row["seconds_gpu"]),
             seconds_first=float(row["seconds_first"]), seconds_tiny=float(row["seconds_tiny"]),
             source=row["source"], batch=row.get("batch"), fixed_gb=memory.get("fixed_gb"),
@@ -105,31 +109,36 @@ def size_choice(choice: SuiteChoice, memory_bytes: int | None, *, gpu: bool = Tr
     table = table or load_table()
     estimate = choice.seconds_tiny if tiny or not gpu else choice.seconds_gpu
     first = 0.0 if tiny or not gpu else choice.seconds_first
-    batch, why, warning = choice.batch, "the suite's default", None
+    batch, why, warning = choice.batch, t("ops.suites.why.default", "the suite's default"), None
     gb = memory_bytes / GB if memory_bytes else None
     sold = f"{memory_bytes / GIB:.0f} GB" if memory_bytes else ""  # as the box says: GiB
     if tiny:
-        return SuitePlan(choice, None, "tiny shapes: the suite's own small batch", estimate, 0.0)
+        return SuitePlan(choice, None, t("ops.suites.why.tiny", "tiny shapes: the suite's own "
+                                         "small batch"), estimate, 0.0)
     if not gpu:
-        return SuitePlan(choice, None, "on the CPU: the suite's own small batch", estimate, 0.0)
+        return SuitePlan(choice, None, t("ops.suites.why.cpu", "on the CPU: the suite's own small "
+                                         "batch"), estimate, 0.0)
     if choice.per_item_gb is not None and choice.fixed_gb is not None:
         if gb is None:
-            why = "the suite's default (the card's memory is not known)"
+            why = t("ops.suites.why.memory-unknown", "the suite's default (the card's memory is "
+                    "not known)")
         else:
             usable = gb * table.fit_fraction
             fits = [b for b in table.ladder
                     if choice.fixed_gb + choice.per_item_gb * b <= usable]
             if fits:
                 batch = fits[-1]
-                why = f"sized to the card's {sold}"
+                why = t("ops.suites.why.sized", "sized to the card's {memory}", memory=sold)
             else:
                 batch = table.ladder[0]
-                warning = (f"{sold} may be too little even for batch {batch}; lower the batch "
-                           "in the settings if it runs out of memory")
-                why = "the smallest batch rocmate offers"
+                warning = t("ops.suites.warning.too-little", "{memory} may be too little even for "
+                            "batch {batch}; lower the batch in the settings if it runs out of "
+                            "memory", memory=sold, batch=batch)
+                why = t("ops.suites.why.smallest", "the smallest batch rocmate offers")
     if choice.min_gb is not None and gb is not None and gb < choice.min_gb:
-        warning = (f"needs about {choice.min_gb:.0f} GB of GPU memory; this card has "
-                   f"{sold} and may run out")
+        warning = t("ops.suites.warning.needs-memory", "needs about {needed} of GPU memory; this "
+                    "card has {memory} and may run out", needed=f"{choice.min_gb:.0f} GB",
+                    memory=sold)
     return SuitePlan(choice, batch, why, estimate, first, warning)
 
 
@@ -198,7 +207,8 @@ class SuiteSequence:
                  on_start: Callable[[int, BenchmarkRun], None] | None = None,
                  system: System | None = None) -> None:
         if not requests:
-            raise OperationError("choose at least one benchmark", status=2)
+            raise OperationError(t("ops.suites.none-chosen", "choose at least one benchmark"),
+                                 status=2)
         problems = [p for r in requests for p in r.problems()]
         if problems:
             raise OperationError("; ".join(dict.fromkeys(problems)), status=2)
@@ -229,7 +239,8 @@ class SuiteSequence:
                 break
         self.current = None
         if not results:
-            raise OperationError("the benchmark was cancelled before it started", status=130)
+            raise OperationError(t("ops.suites.cancelled-before-start", "the benchmark was "
+                                   "cancelled before it started"), status=130)
         return SequenceResult(results, combined([r.report for r in results]))
 
 

@@ -10,9 +10,12 @@ hang the GPU, so each value runs alone, in its own process, and the outcome says
 
 from __future__ import annotations
 
+import re
 import signal
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
+from core.i18n import t
 from core.probe.environment import applied_env
 from core.probe.parse._text import last_json_object
 from core.system import System
@@ -53,10 +56,35 @@ class Trial:
     """The override tried; None: without one."""
     outcome: str
     detail: str = ""
+    words: Callable[[], str] | None = field(default=None, compare=False, repr=False)
+    """Makes :attr:`detail` again, in the language current then."""
 
     @property
     def works(self) -> bool:
         return self.outcome == "works"
+
+    @property
+    def detail_text(self) -> str:
+        """:attr:`detail` in the current language."""
+        return self.words() if self.words is not None else self.detail
+
+    @property
+    def outcome_text(self) -> str:
+        """The outcome in the current language (:attr:`outcome` is the id)."""
+        return outcome_text(self.outcome)
+
+
+def outcome_text(outcome: str) -> str:
+    """An outcome (one of :data:`OUTCOMES`) as a person reads it, in the current language."""
+    words = {
+        "works": t("override.outcome.works", "works"),
+        "wrong": t("override.outcome.wrong", "wrong"),
+        "crashed": t("override.outcome.crashed", "crashed"),
+        "hung": t("override.outcome.hung", "hung"),
+        "no-gpu": t("override.outcome.no-gpu", "no-gpu"),
+        "failed": t("override.outcome.failed", "failed"),
+    }
+    return words.get(outcome, outcome)
 
 
 def run_trial(system: System, python: str, value: str | None, timeout: float) -> Trial:
@@ -65,23 +93,58 @@ def run_trial(system: System, python: str, value: str | None, timeout: float) ->
     env: dict[str, str | None] = {**extra, OVERRIDE: value}
     result = system.run([python, "-I", "-c", TRIAL_SCRIPT], timeout=timeout, extra_env=env)
     if not result.found:
-        return Trial(value, "failed", f"no Python at {python}")
+        return _trial(value, "failed", lambda: t("probe.no-python", "no Python at {python}",
+                                                 python=python))
     if result.timed_out:
-        return Trial(value, "hung", f"no answer within {timeout:g} s")
+        return _trial(value, "hung", lambda: t("override.detail.no-answer",
+                                               "no answer within {seconds} s",
+                                               seconds=f"{timeout:g}"))
     code = result.returncode
+    tail = _tail(result.output)
     if code is not None and code < 0:
-        try:
-            name = signal.Signals(-code).name
-        except ValueError:
-            name = f"signal {-code}"
-        return Trial(value, "crashed", f"killed by {name}{_tail(result.output)}")
+        number = -code
+
+        def name() -> str:
+            try:
+                return signal.Signals(number).name
+            except ValueError:
+                return t("override.detail.signal", "signal {number}", number=number)
+        if tail:
+            return _trial(value, "crashed", lambda: t("override.detail.killed.output",
+                                                      "killed by {signal}: {output}",
+                                                      signal=name(), output=tail))
+        return _trial(value, "crashed", lambda: t("override.detail.killed",
+                                                  "killed by {signal}", signal=name()))
     answer = last_json_object(result.output) or {}
     if answer.get("outcome") in OUTCOMES:
-        return Trial(value, str(answer["outcome"]), str(answer.get("detail") or ""))
-    return Trial(value, "crashed" if code else "failed",
-                 f"exit status {code}{_tail(result.output)}")
+        detail = str(answer.get("detail") or "")
+        return _trial(value, str(answer["outcome"]), lambda: _said(detail))
+    outcome = "crashed" if code else "failed"
+    if tail:
+        return _trial(value, outcome, lambda: t("override.detail.exit-status.output",
+                                                "exit status {code}: {output}", code=code,
+                                                output=tail))
+    return _trial(value, outcome, lambda: t("override.detail.exit-status",
+                                            "exit status {code}", code=code))
+
+
+def _trial(value: str | None, outcome: str, words: Callable[[], str]) -> Trial:
+    return Trial(value, outcome, words(), words)
+
+
+def _said(detail: str) -> str:
+    """The script's own words in the current language (it answers in English); an error it
+    caught, as it is."""
+    if detail == "torch.cuda.is_available() is False":
+        return t("override.detail.no-gpu", "{call} is False", call="torch.cuda.is_available()")
+    found = re.fullmatch(r"largest relative difference (\S+)", detail)
+    if found:
+        return t("override.detail.difference", "largest relative difference {difference}",
+                 difference=found[1])
+    return detail
 
 
 def _tail(output: str) -> str:
+    """The last line the process printed (shortened), "" when it printed none."""
     lines = [line for line in output.strip().splitlines() if line.strip()]
-    return f": {lines[-1][:200]}" if lines else ""
+    return lines[-1][:200] if lines else ""

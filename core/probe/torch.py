@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.i18n import t
 from core.probe.environment import applied_env
 from core.probe.managed_env import default_python
 from core.probe.parse._text import last_json_object
@@ -101,6 +102,13 @@ class TorchFacts:
         parts = re.findall(r"\d+", text)
         return f"{parts[0]}.{parts[1]}" if len(parts) >= 2 else None
 
+    @property
+    def error_text(self) -> str | None:
+        """:attr:`error` as a person reads it: the probe's own words (recorded in English, as
+        the answer is) in the current language, an error PyTorch or the Python printed as it
+        is."""
+        return _error_text(self.error, self.python)
+
     def to_json(self) -> dict[str, object]:
         return {
             "python": self.python,
@@ -169,12 +177,49 @@ def _problem(data: dict[str, Any]) -> str | None:
     return None
 
 
+def _error_text(error: str | None, python: str | None) -> str | None:
+    """The words :func:`run_torch_probe` records for a problem, in the current language."""
+    if not error:
+        return error
+    exe = re.escape(python or "")
+    found = re.fullmatch(rf"({exe}) cannot be run \((.*)\)", error, re.S) if python else None
+    if found:
+        why = found[2] if found[2] != NOT_EXECUTABLE else t(
+            "probe.torch.not-executable", "not an executable program")
+        return t("probe.torch.cannot-run", "{python} cannot be run ({why})", python=found[1],
+                 why=why)
+    found = re.fullmatch(rf"({exe}) ran, but not as a Python \((.*)\)", error, re.S) \
+        if python else None
+    if found:
+        return t("probe.torch.not-a-python", "{python} ran, but not as a Python ({output})",
+                 python=found[1], output=_output(found[2]))
+    found = re.fullmatch(r"the Python died on signal (\d+) while importing torch \((.*)\)",
+                         error, re.S)
+    if found:
+        return t("probe.torch.died", "the Python died on signal {number} while importing torch "
+                 "({output})", number=found[1], output=_output(found[2]))
+    found = re.fullmatch(r"the torch probe failed: (.*)", error, re.S)
+    if found:
+        return t("probe.torch.failed", "the torch probe failed: {output}",
+                 output=_output(found[1]))
+    return error
+
+
+def _output(text: str) -> str:
+    return t("probe.no-output", "no output") if text == NO_OUTPUT else text
+
+
 def _timeout(data: dict[str, Any]) -> float | None:
     value = data.get("timeout_s")
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value)
     found = re.search(r"timed out after ([0-9.]+) s", str(data.get("error") or ""))
     return float(found.group(1)) if found else None
+
+
+NOT_EXECUTABLE = "not an executable program"
+"""Why a program that printed nothing could not be run, in the answer's English."""
+NO_OUTPUT = "no output"
 
 
 def torch_answer(system: System, python: str | None, timeout: float) -> dict[str, Any] | None:
@@ -196,7 +241,7 @@ def run_torch_probe(system: System, python: str | None, timeout: float) -> dict[
     if not result.found:
         if not system.exists(exe):
             return {**base, "problem": "python-missing", "error": f"Python not found: {exe}"}
-        why = output.splitlines()[-1][:200] if output else "not an executable program"
+        why = output.splitlines()[-1][:200] if output else NOT_EXECUTABLE
         return {**base, "problem": "not-a-python",
                 "error": f"{exe} cannot be run ({why})"}
     if result.timed_out:
@@ -206,7 +251,7 @@ def run_torch_probe(system: System, python: str | None, timeout: float) -> dict[
     answer = last_json_object(output)
     if answer is not None:
         return answer
-    tail = output.splitlines()[-1:] or ["no output"]
+    tail = output.splitlines()[-1:] or [NO_OUTPUT]
     if not started:
         return {**base, "problem": "not-a-python",
                 "error": f"{exe} ran, but not as a Python ({tail[0][:300]})"}

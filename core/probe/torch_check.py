@@ -9,9 +9,11 @@ be replayed). Each line says what to do when it is red.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from core.i18n import t
 from core.probe.environment import applied_env
 from core.probe.managed_env import default_python
 from core.probe.parse._text import last_json_object
@@ -68,11 +70,17 @@ class TorchCheck:
     python: str
     lines: tuple[CheckLine, ...]
     replayed: bool = False
+    answer: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    """What the check answered (English, as recorded): its lines are made from it."""
 
     @property
     def ok(self) -> bool:
         return all(line.ok is not False for line in self.lines) and any(
             line.ok for line in self.lines)
+
+
+NO_OUTPUT = "no output"
+"""What the check's answer says (in English) of a Python that printed nothing."""
 
 
 def torch_check(system: System, python: str | None, timeout: float = 120.0) -> TorchCheck:
@@ -95,72 +103,129 @@ def _run(system: System, exe: str, timeout: float) -> dict[str, Any]:
     data = last_json_object(result.output)
     if data is not None:
         return data
-    tail = (result.output.strip().splitlines() or ["no output"])[-1][:300]
+    tail = (result.output.strip().splitlines() or [NO_OUTPUT])[-1][:300]
     if result.returncode is not None and result.returncode < 0:
         return {"python": exe, "crashed": f"signal {-result.returncode}: {tail}"}
     return {"python": exe, "import_error": f"the check failed: {tail}"}
 
 
+NOT_INSTALLED = "PyTorch is not installed"
+"""The check's answer (English, like every answer) where a replayed machine has no PyTorch."""
+
+
 def _from_probe(torch: dict[str, Any]) -> dict[str, Any]:
     """What a replayed machine's torch.json says, in the check's terms (no GPU computation)."""
     if not torch.get("version"):
-        return {"import_error": str(torch.get("error") or "PyTorch is not installed")}
+        return {"import_error": str(torch.get("error") or NOT_INSTALLED)}
     devices = torch.get("devices") or []
     return {"version": torch["version"], "hip": torch.get("hip"), "cuda": torch.get("cuda"),
             "available": bool(torch.get("available")),
             **({"device": str(devices[0])} if devices else {})}
 
 
-RUN_THE_CHECK = "Run the system check: it names the cause and its fix."
+def run_the_check() -> str:
+    """The fix of a red line whose cause the system check names."""
+    return t("verify.fix.run-the-check", "Run the system check: it names the cause and its fix.")
+
+
+def _import_error(text: str) -> str:
+    """The PyTorch line's value where it has no version: the check's own words in the current
+    language (its answer stays English), a tool's error as it is."""
+    missing = re.fullmatch(r"no Python at (.*)", text, re.S)
+    if missing:
+        return t("probe.no-python", "no Python at {python}", python=missing[1])
+    failed = re.fullmatch(r"the check failed: (.*)", text, re.S)
+    if failed:
+        output = failed[1] if failed[1] != NO_OUTPUT else t("probe.no-output",
+                                                            "no output")
+        return t("verify.pytorch.check-failed", "the check failed: {output}", output=output)
+    if text == NOT_INSTALLED:
+        return t("verify.pytorch.not-installed", "PyTorch is not installed")
+    return text
 
 
 def lines_from(data: dict[str, Any], python: str, *, replayed: bool = False) -> TorchCheck:
-    """The check's lines from its answer."""
+    """The check's lines from its answer, in the current language."""
+    return replace(_lines_from(data, python, replayed=replayed), answer=data)
+
+
+def reword(check: TorchCheck) -> TorchCheck:
+    """The same check in the current language (nothing is run again)."""
+    return lines_from(check.answer, check.python, replayed=check.replayed) if check.answer \
+        else check
+
+
+def _lines_from(data: dict[str, Any], python: str, *, replayed: bool = False) -> TorchCheck:
     lines: list[CheckLine] = []
     if data.get("hung"):
-        lines.append(CheckLine("PyTorch", False, f"did not answer within {data['hung']:g} s",
-                               "A hang on the GPU usually means a wrong HSA_OVERRIDE_GFX_VERSION "
-                               "or a stuck driver (dmesg | grep -i amdgpu). " + RUN_THE_CHECK))
+        lines.append(CheckLine(
+            "PyTorch", False,
+            t("verify.pytorch.hung", "did not answer within {seconds} s",
+              seconds=f"{data['hung']:g}"),
+            t("verify.pytorch.hung.fix", "A hang on the GPU usually means a wrong "
+              "HSA_OVERRIDE_GFX_VERSION or a stuck driver ({command}). {run_the_check}",
+              command="dmesg | grep -i amdgpu", run_the_check=run_the_check())))
         return TorchCheck(python, tuple(lines), replayed)
     if data.get("crashed"):
-        lines.append(CheckLine("PyTorch", False, f"crashed ({data['crashed']})",
-                               RUN_THE_CHECK))
+        lines.append(CheckLine("PyTorch", False,
+                               t("verify.pytorch.crashed", "crashed ({error})",
+                                 error=data["crashed"]),
+                               run_the_check()))
         return TorchCheck(python, tuple(lines), replayed)
     if data.get("import_error") or not data.get("version"):
-        lines.append(CheckLine("PyTorch", False, str(data.get("import_error") or "not found"),
-                               "Install PyTorch for ROCm: the set-up plan does (rocmate "
-                               "install)."))
+        error = data.get("import_error")
+        lines.append(CheckLine("PyTorch", False, _import_error(str(error)) if error else t(
+            "verify.pytorch.not-found", "not found"),
+            t("verify.pytorch.install.fix", "Install PyTorch for ROCm: the set-up plan does "
+              "({command}).", command="rocmate install")))
         return TorchCheck(python, tuple(lines), replayed)
     lines.append(CheckLine("PyTorch", True, str(data["version"])))
     hip = data.get("hip")
-    lines.append(CheckLine("HIP (ROCm)", bool(hip), str(hip) if hip else (
-        f"none: a CUDA {data['cuda']} build" if data.get("cuda") else "none: a CPU-only build"),
-        "" if hip else "This PyTorch cannot use an AMD card: install the ROCm build (the "
-                       "set-up plan does)."))
+    if hip:
+        hip_value = str(hip)
+    elif data.get("cuda"):
+        hip_value = t("verify.hip.cuda-build", "none: a CUDA {version} build",
+                      version=data["cuda"])
+    else:
+        hip_value = t("verify.hip.cpu-only", "none: a CPU-only build")
+    lines.append(CheckLine("HIP (ROCm)", bool(hip), hip_value, "" if hip else t(
+        "verify.hip.fix", "This PyTorch cannot use an AMD card: install the ROCm build (the "
+        "set-up plan does).")))
     available = bool(data.get("available"))
-    lines.append(CheckLine("GPU visible (torch.cuda.is_available())", available,
-                           "yes" if available else "no" + (
-                               f" ({data['available_error']})" if data.get("available_error")
-                               else ""),
-                           "" if available else RUN_THE_CHECK))
+    if available:
+        seen = t("verify.gpu-visible.yes", "yes")
+    elif data.get("available_error"):
+        seen = t("verify.gpu-visible.no-error", "no ({error})", error=data["available_error"])
+    else:
+        seen = t("verify.gpu-visible.no", "no")
+    lines.append(CheckLine(t("verify.gpu-visible", "GPU visible ({call})",
+                             call="torch.cuda.is_available()"), available, seen,
+                           "" if available else run_the_check()))
     if not available:
         return TorchCheck(python, tuple(lines), replayed)
     device = data.get("device")
-    lines.append(CheckLine("Device", bool(device), str(device or data.get("device_error")),
-                           "" if device else RUN_THE_CHECK))
+    lines.append(CheckLine(t("verify.device", "Device"), bool(device),
+                           str(device or data.get("device_error")),
+                           "" if device else run_the_check()))
+    matmul = t("verify.matmul", "Matrix product on the GPU")
     if replayed:
-        lines.append(CheckLine("Matrix product on the GPU", None,
-                               "not run: this machine is replayed from a snapshot"))
+        lines.append(CheckLine(matmul, None, t(
+            "verify.matmul.replayed", "not run: this machine is replayed from a snapshot")))
     elif data.get("matmul_exception"):
-        lines.append(CheckLine("Matrix product on the GPU", False, str(data["matmul_exception"]),
-                               "The GPU could not run PyTorch's code: a wheel without the card's "
-                               "target, or a wrong override. " + RUN_THE_CHECK))
+        lines.append(CheckLine(matmul, False, str(data["matmul_exception"]), t(
+            "verify.matmul.exception.fix", "The GPU could not run PyTorch's code: a wheel "
+            "without the card's target, or a wrong override. {run_the_check}",
+            run_the_check=run_the_check())))
     elif "matmul_ok" in data:
         ok = bool(data["matmul_ok"])
+        difference = data.get("matmul_error_max", 0)
         lines.append(CheckLine(
-            "Matrix product on the GPU", ok,
-            f"same as the CPU (largest difference {data.get('matmul_error_max', 0):.2g})" if ok
-            else f"WRONG: differs from the CPU by {data.get('matmul_error_max', 0):.3g}",
-            "" if ok else "The card computes wrong numbers: most often an "
-                          "HSA_OVERRIDE_GFX_VERSION that poses as another chip. " + RUN_THE_CHECK))
+            matmul, ok,
+            t("verify.matmul.same", "same as the CPU (largest difference {difference})",
+              difference=f"{difference:.2g}") if ok
+            else t("verify.matmul.wrong", "WRONG: differs from the CPU by {difference}",
+                   difference=f"{difference:.3g}"),
+            "" if ok else t("verify.matmul.wrong.fix", "The card computes wrong numbers: most "
+                            "often an HSA_OVERRIDE_GFX_VERSION that poses as another chip. "
+                            "{run_the_check}", run_the_check=run_the_check())))
     return TorchCheck(python, tuple(lines), replayed)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from core.i18n import t
 from core.probe.parse.windows import WinGpu, parse_video_controllers
 from core.system import System
 
@@ -21,6 +22,12 @@ POWERSHELL_GPUS = (
 )
 TIMEOUT = 8.0
 
+# Why Windows could not be asked, as the facts (and the doctor's JSON) say it: in English.
+INTEROP_OFF = "Windows interop is off in this WSL distribution"
+NO_POWERSHELL = "powershell.exe is not reachable from WSL"
+NO_ANSWER = f"powershell.exe did not answer within {TIMEOUT:.0f} s"
+NO_CONTROLLER = "Windows listed no video controller"
+
 
 @dataclass(frozen=True)
 class WindowsFacts:
@@ -28,6 +35,22 @@ class WindowsFacts:
     """False when interop is off or powershell.exe is not reachable."""
     gpus: tuple[WinGpu, ...]
     problem: str | None
+
+    @property
+    def problem_text(self) -> str | None:
+        """:attr:`problem` in the current language."""
+        if self.problem is None:
+            return None
+        said = {
+            INTEROP_OFF: t("probe.windows.interop-off",
+                           "Windows interop is off in this WSL distribution"),
+            NO_POWERSHELL: t("probe.windows.no-powershell", "{program} is not reachable from WSL",
+                             program="powershell.exe"),
+            NO_ANSWER: t("probe.windows.no-answer", "{program} did not answer within {seconds} s",
+                         program="powershell.exe", seconds=f"{TIMEOUT:.0f}"),
+            NO_CONTROLLER: t("probe.windows.no-controller", "Windows listed no video controller"),
+        }
+        return said.get(self.problem, self.problem)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -45,11 +68,11 @@ def probe_windows(system: System, wsl: int | None, interop: bool) -> WindowsFact
     if wsl != 2:
         return None
     if not interop:
-        return WindowsFacts(False, (), "Windows interop is off in this WSL distribution")
+        return WindowsFacts(False, (), INTEROP_OFF)
     result = system.run(list(POWERSHELL_GPUS), timeout=TIMEOUT)
     if not result.found:
-        return WindowsFacts(False, (), "powershell.exe is not reachable from WSL")
+        return WindowsFacts(False, (), NO_POWERSHELL)
     if result.timed_out:
-        return WindowsFacts(False, (), f"powershell.exe did not answer within {TIMEOUT:.0f} s")
+        return WindowsFacts(False, (), NO_ANSWER)
     gpus = parse_video_controllers(result.output)
-    return WindowsFacts(True, gpus, None if gpus else "Windows listed no video controller")
+    return WindowsFacts(True, gpus, None if gpus else NO_CONTROLLER)

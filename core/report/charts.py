@@ -15,12 +15,15 @@ from dataclasses import dataclass, field
 from html import escape
 from operator import itemgetter
 
+from core.i18n import t
+from core.termstyle import display_width
+
 Point = tuple[float, float]
 
 WIDTH = 400
 HEIGHT = 240
 _ML, _MR, _MT, _MB = 48, 12, 46, 40  # margins: left (y ticks), right, top (legend), bottom
-_CHAR_W = 7.4  # average width of a character at the chart's font size
+_CHAR_W = 7.4  # average width of a character at the chart's font size (a CJK one takes two)
 _MAX_POINTS = 800
 _MAX_TICKS = 50
 
@@ -147,8 +150,8 @@ def render(chart: Chart) -> str:
     if chart.y_min is None:
         y_lo = y_ticks[0]
     y_hi = max(y_hi, y_ticks[-1]) if chart.y_max is None else y_hi
-    y_ticks = [t for t in y_ticks if y_lo - 1e-12 <= t <= y_hi + 1e-12]
-    x_ticks = [t for t in nice_ticks(x_lo, x_hi, 6) if x_lo - 1e-9 <= t <= x_hi + 1e-9]
+    y_ticks = [v for v in y_ticks if y_lo - 1e-12 <= v <= y_hi + 1e-12]
+    x_ticks = [v for v in nice_ticks(x_lo, x_hi, 6) if x_lo - 1e-9 <= v <= x_hi + 1e-9]
     if x_hi <= x_lo:
         x_hi = x_lo + 1.0
 
@@ -170,18 +173,18 @@ def render(chart: Chart) -> str:
         out.append(f'<text class="tk bandlb" x="{(x0 + x1) / 2:.1f}" y="{_MT - 4}" '
                    f'text-anchor="middle">{escape(b.label)}</text>')
     y_step = y_ticks[1] - y_ticks[0] if len(y_ticks) > 1 else 1.0
-    for t in y_ticks:
-        y = sy(t)
+    for tick in y_ticks:
+        y = sy(tick)
         out.append(f'<line class="grid" x1="{_ML}" x2="{_ML + pw}" y1="{y:.1f}" y2="{y:.1f}"/>')
         out.append(f'<text class="tk" x="{_ML - 5}" y="{y + 3.5:.1f}" text-anchor="end">'
-                   f'{escape(tick_label(t, y_step))}</text>')
+                   f'{escape(tick_label(tick, y_step))}</text>')
     x_step = x_ticks[1] - x_ticks[0] if len(x_ticks) > 1 else 1.0
-    for t in x_ticks:
-        x = sx(t)
+    for tick in x_ticks:
+        x = sx(tick)
         out.append(f'<line class="ax" x1="{x:.1f}" x2="{x:.1f}" y1="{_MT + ph}" '
                    f'y2="{_MT + ph + 4}"/>')
         out.append(f'<text class="tk" x="{x:.1f}" y="{_MT + ph + 16}" text-anchor="middle">'
-                   f'{escape(tick_label(t, x_step))}</text>')
+                   f'{escape(tick_label(tick, x_step))}</text>')
     out.append(f'<line class="ax" x1="{_ML}" x2="{_ML}" y1="{_MT}" y2="{_MT + ph}"/>')
     out.append(f'<line class="ax" x1="{_ML}" x2="{_ML + pw}" y1="{_MT + ph}" '
                f'y2="{_MT + ph}"/>')
@@ -226,7 +229,8 @@ def _clip_marks(clipped: list[tuple[Point, Series]], sx: Callable[[float], float
         if i < 3:
             anchor = "start" if cx < _ML + 60 else "end"
             dx = 7 if anchor == "start" else -7
-            label = f"{_short(y)} {unit} (off scale)"
+            label = t("report.chart.off-scale", "{value} {unit} (off scale)", value=_short(y),
+                      unit=unit)
             out.append(f'<text class="tk" x="{cx + dx:.1f}" y="{cy + 8:.1f}" '
                        f'text-anchor="{anchor}">{escape(label)}</text>')
     return out
@@ -239,7 +243,7 @@ def _legend(chart: Chart) -> list[str]:
     out: list[str] = []
     x, y = float(_ML), 14.0
     for label, color, dashed, hollow in items:
-        w = 22 + len(label) * _CHAR_W + 12
+        w = 22 + display_width(label) * _CHAR_W + 12
         if x + w > WIDTH - _MR and x > _ML:
             x, y = float(_ML), y + 14
         if hollow:

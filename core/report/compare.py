@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.i18n import t
 from core.report import formatting as fmt
 from core.report.model import Report, SuiteRun
 from core.report.references import verdict
@@ -48,9 +49,11 @@ class FigureDelta:
     def unit_text(self) -> str:
         """The unit column: ``TFLOP/s``, ``TFLOP/s (B: 9,000 GFLOP/s)`` or ``A in s, B in it/s``."""
         if self.b_unit is not None:
-            return f"A in {self.unit}, B in {self.b_unit}"
+            return t("report.compare.unit.each", "A in {unit}, B in {b_unit}", unit=self.unit,
+                     b_unit=self.b_unit)
         if self.b_converted_from is not None:
-            return f"{self.unit} (B: {self.b_converted_from})"
+            return t("report.compare.unit.converted", "{unit} (B: {converted})", unit=self.unit,
+                     converted=self.b_converted_from)
         return self.unit
 
 
@@ -121,20 +124,26 @@ def compare_runs(a: SuiteRun, b: SuiteRun) -> RunComparison:
     out = RunComparison(suite_a=a.suite, suite_b=b.suite, status_a=a.status, status_b=b.status,
                         device_a=fmt.device_label(a), device_b=fmt.device_label(b))
     if a.suite != b.suite:
-        out.notes.append(f"different suites ({a.suite} and {b.suite}): their figures measure "
-                         "different things, so no ratios")
+        out.notes.append(t("report.compare.note.different-suites",
+                           "different suites ({a} and {b}): their figures measure different "
+                           "things, so no ratios", a=a.suite, b=b.suite))
     else:
         out.figures = _figures(a, b)
     for run, label in ((a, "A"), (b, "B")):
         if run.result is None and run.status == "interrupted":
-            out.notes.append(f"{label} did not finish ({fmt.headline(run)}: rocmate stopped "
-                             "before the run ended)")
+            out.notes.append(t("report.compare.note.unfinished",
+                               "{label} did not finish ({headline}: rocmate stopped before the "
+                               "run ended)", label=label, headline=fmt.headline(run)))
         elif run.result is None:
             kind = run.error.kind if run.error else run.status
-            out.notes.append(f"{label} did not measure ({run.status}: {kind})")
+            out.notes.append(t("report.compare.note.no-measurement",
+                               "{label} did not measure ({status}: {kind})", label=label,
+                               status=fmt.status_word(run.status), kind=kind))
         elif run.settings.get("size") == "tiny":
-            out.notes.append(f"{label} used tiny shapes (a smoke test)")
-        out.notes += [f"{label}: {c.short}" for c in cautions(run)
+            out.notes.append(t("report.compare.note.tiny", "{label} used tiny shapes (a smoke "
+                               "test)", label=label))
+        out.notes += [t("report.compare.note.caution", "{label}: {caution}", label=label,
+                        caution=c.short) for c in cautions(run)
                       if c.kind in ("unsteady", "cpu-bound", "clock-drop")]
     out.settings = _differences(_settings_view(a), _settings_view(b))
     return out

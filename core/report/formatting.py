@@ -12,15 +12,20 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from core.i18n import t
 from core.report.model import PEAK_SUFFIX, Driver, Figure, Reference, Report, SuiteRun
 
-SUITE_TITLES = {
-    "resnet50-train": "ResNet-50 training",
-    "sd15-infer": "Stable Diffusion 1.5 inference",
-    "llm-train": "LLM training",
-    "gemm": "GEMM (matrix multiply)",
-    "bandwidth": "Memory bandwidth",
-}
+
+def suite_titles() -> dict[str, str]:
+    """Each suite's title, in the current language (suite ids stay as they are)."""
+    return {
+        "resnet50-train": t("report.format.suite.resnet50-train", "ResNet-50 training"),
+        "sd15-infer": t("report.format.suite.sd15-infer", "Stable Diffusion 1.5 inference"),
+        "llm-train": t("report.format.suite.llm-train", "LLM training"),
+        "gemm": t("report.format.suite.gemm", "GEMM (matrix multiply)"),
+        "bandwidth": t("report.format.suite.bandwidth", "Memory bandwidth"),
+    }
+
 
 # Setting keys that every run has and that say nothing about the measurement itself.
 _QUIET_SETTINGS = ("suite",)
@@ -107,7 +112,7 @@ def value(v: Any) -> str:
     if v is None:
         return "-"
     if isinstance(v, bool):
-        return "yes" if v else "no"
+        return t("report.format.yes", "yes") if v else t("report.format.no", "no")
     if isinstance(v, float):
         return num(v, 6)
     if isinstance(v, int) and abs(v) >= 10000:
@@ -120,15 +125,20 @@ def value(v: Any) -> str:
 
 
 def suite_title(suite: str) -> str:
-    return SUITE_TITLES.get(suite, suite)
+    return suite_titles().get(suite, suite)
 
 
 def figure_label(name: str) -> str:
     return name.replace("_", " ")
 
 
+def unknown_device() -> str:
+    """What a run that failed before its worker said hello ran on, in words."""
+    return t("report.format.device-unknown", "device unknown")
+
+
 UNKNOWN_DEVICE = "device unknown"
-"""What a run that failed before its worker said hello ran on, in words."""
+""":func:`unknown_device` in English (kept for older callers; show :func:`unknown_device`)."""
 
 # Suites that measure without a batch (matrix products and copies of a fixed size).
 _NO_BATCH = frozenset({"gemm", "bandwidth"})
@@ -137,7 +147,7 @@ _NO_BATCH = frozenset({"gemm", "bandwidth"})
 def device_label(run: SuiteRun) -> str:
     d = run.device
     if d is None:
-        return UNKNOWN_DEVICE
+        return unknown_device()
     arch = f", {d.arch}" if d.arch else ""
     return f"{d.name} ({d.backend}{arch})"
 
@@ -147,11 +157,11 @@ def settings_flags(settings: Mapping[str, Any]) -> list[str]:
     s = settings
     flags: list[str] = []
     if s.get("size") == "tiny":
-        flags.append("tiny shapes")
+        flags.append(t("report.format.flag.tiny", "tiny shapes"))
     if s.get("precision"):
         flags.append(str(s["precision"]))
     elif s.get("suite") == "gemm":
-        flags.append("each dtype")
+        flags.append(t("report.format.flag.each-dtype", "each dtype"))
     if s.get("batch_size") and s.get("suite") not in _NO_BATCH:
         flags.append(f"batch {s['batch_size']}")
     if s.get("channels_last"):
@@ -159,11 +169,11 @@ def settings_flags(settings: Mapping[str, Any]) -> list[str]:
     if s.get("compile"):
         flags.append("torch.compile")
     if s.get("preset"):
-        flags.append(f"preset {s['preset']}")
+        flags.append(t("report.format.flag.preset", "preset {preset}", preset=s["preset"]))
     if s.get("seq_len"):
         flags.append(f"seq {s['seq_len']}")
     if s.get("inference_steps"):
-        flags.append(f"{s['inference_steps']} steps")
+        flags.append(t("report.format.steps", "{steps} steps", steps=s["inference_steps"]))
     return flags
 
 
@@ -180,24 +190,36 @@ def headline(run: SuiteRun) -> str:
         f = run.result.headline_figure
         peak = run.result.peak_of(run.result.headline)
         if peak is not None:
-            return f"peak {num(peak.median)}, sustained {num(f.median)} {f.unit}"
+            return t("report.format.headline.peak", "peak {peak}, sustained {value} {unit}",
+                     peak=num(peak.median), value=num(f.median), unit=f.unit)
         return f"{num(f.median)} {f.unit}"
     if run.status == "interrupted":
-        return f"interrupted after {count(len(run.steps), 'step')}"
+        if len(run.steps) == 1:
+            return t("report.format.headline.interrupted.one", "interrupted after 1 step")
+        return t("report.format.headline.interrupted", "interrupted after {steps} steps",
+                 steps=f"{len(run.steps):,}")
     return status_text(run)
+
+
+def status_word(status: str) -> str:
+    """A run's status (``ok``, ``error``, ...) as shown; an unknown status as it is (the
+    words and ids of core.report.text.status_word)."""
+    words = {
+        "ok": t("report.label.status.ok", "ok"),
+        "error": t("report.label.status.error", "error"),
+        "cancelled": t("report.label.status.cancelled", "cancelled"),
+        "interrupted": t("report.label.status.interrupted", "interrupted"),
+    }
+    return words.get(status, status)
 
 
 def status_text(run: SuiteRun) -> str:
     """``error: oom``, ``cancelled: interrupted``; ``interrupted`` alone (its error kind says
-    the same)."""
+    the same). The status in words, the error kind as it is."""
     if run.error is None or run.error.kind == run.status:
-        return run.status
-    return f"{run.status}: {run.error.kind}"
-
-
-def count(n: int, noun: str) -> str:
-    """``1 step``, ``37 steps``."""
-    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+        return status_word(run.status)
+    return t("report.format.status", "{status}: {kind}", status=status_word(run.status),
+             kind=run.error.kind)
 
 
 def datasheet_parts(ref: Reference, sep: str = " ") -> list[str]:
@@ -208,12 +230,16 @@ def datasheet_parts(ref: Reference, sep: str = " ") -> list[str]:
         base = name.removesuffix(PEAK_SUFFIX)
         if base != name and base in ref.fractions:
             continue  # said with its sustained figure
-        of = f"of {num(ref.peaks.get(name))}"
+        datasheet = num(ref.peaks.get(name))
         peak = ref.fractions.get(name + PEAK_SUFFIX)
         if peak is None:
-            out.append(f"{name}{sep}{pct(fraction, 0)} {of}")
+            out.append(t("report.format.datasheet", "{figure}{sep}{fraction} of {datasheet}",
+                         figure=name, sep=sep, fraction=pct(fraction, 0), datasheet=datasheet))
         else:
-            out.append(f"{name}{sep}peak {pct(peak, 0)}, sustained {pct(fraction, 0)} {of}")
+            out.append(t("report.format.datasheet.peak",
+                         "{figure}{sep}peak {peak}, sustained {fraction} of {datasheet}",
+                         figure=name, sep=sep, peak=pct(peak, 0), fraction=pct(fraction, 0),
+                         datasheet=datasheet))
     return out
 
 
@@ -221,16 +247,26 @@ def warmup_text(run: SuiteRun) -> str:
     if run.result is None:
         return "-"
     w = run.result.warmup
-    state = "fixed length" if w.forced else ("settled" if w.settled else "did NOT settle")
-    first = f", first step {seconds(w.first_step_s)}" if w.first_step_s is not None else ""
-    return f"{w.steps} steps in {seconds(w.seconds)}{first} ({state})"
+    if w.forced:
+        state = t("report.format.warm-up.fixed", "fixed length")
+    elif w.settled:
+        state = t("report.format.warm-up.settled", "settled")
+    else:
+        state = t("report.format.warm-up.not-settled", "did NOT settle")
+    if w.first_step_s is not None:
+        return t("report.format.warm-up.first-step",
+                 "{steps} steps in {seconds}, first step {first} ({state})", steps=w.steps,
+                 seconds=seconds(w.seconds), first=seconds(w.first_step_s), state=state)
+    return t("report.format.warm-up", "{steps} steps in {seconds} ({state})", steps=w.steps,
+             seconds=seconds(w.seconds), state=state)
 
 
 def measure_text(run: SuiteRun) -> str:
     if run.result is None:
         return "-"
     m = run.result.measure
-    return f"{m.steps} steps in {seconds(m.seconds)}, {m.items:,} items"
+    return t("report.format.measured", "{steps} steps in {seconds}, {items} items",
+             steps=m.steps, seconds=seconds(m.seconds), items=f"{m.items:,}")
 
 
 def driver_text(d: Driver | None) -> str | None:
@@ -239,31 +275,45 @@ def driver_text(d: Driver | None) -> str | None:
     if d is None:
         return None
     if d.source == "in-tree":  # the kernel's own driver: its version is the kernel's
-        version = f" {d.version}" if d.version else ""
-        kernel = f" (kernel {d.kernel})" if d.kernel else ""
-        return f"{d.name}{version} in-tree{kernel}"
-    text = f"{d.name} {d.version or '(version unknown)'}"
+        driver = f"{d.name} {d.version}" if d.version else d.name
+        if d.kernel:
+            return t("report.format.driver.in-tree.kernel", "{driver} in-tree (kernel {kernel})",
+                     driver=driver, kernel=d.kernel)
+        return t("report.format.driver.in-tree", "{driver} in-tree", driver=driver)
+    text = f"{d.name} {d.version}" if d.version else t(
+        "report.format.driver.version-unknown", "{driver} (version unknown)", driver=d.name)
     if d.source == "dkms":
         return f"{text} (DKMS)"
     return text if d.source in (None, d.name) else f"{text} ({d.source})"
 
 
-def software_items(report: Report) -> list[tuple[str, str]]:
+def software_entries(report: Report) -> list[tuple[str, str, str]]:
+    """The software a report names, as (key, name shown, version): the key is stable
+    (``python``, ``torch``, ``hip``, ``cuda``, ``rocm``, ``driver``, ``packages.<name>``), the
+    name is in the current language."""
     s = report.software
-    items = [("Python", s.python), ("PyTorch", s.torch), ("HIP", s.hip), ("CUDA", s.cuda),
-             ("ROCm", s.rocm), ("GPU driver", driver_text(s.driver))]
-    out = [(k, v) for k, v in items if v]
-    out += [(k, v) for k, v in s.packages.items()]
+    items = [("python", "Python", s.python), ("torch", "PyTorch", s.torch),
+             ("hip", "HIP", s.hip), ("cuda", "CUDA", s.cuda), ("rocm", "ROCm", s.rocm),
+             ("driver", t("report.format.software.driver", "GPU driver"),
+              driver_text(s.driver))]
+    out = [(key, name, v) for key, name, v in items if v]
+    out += [(f"packages.{k}", k, v) for k, v in s.packages.items()]
     return out
+
+
+def software_items(report: Report) -> list[tuple[str, str]]:
+    """The software a report names, as (name shown, version)."""
+    return [(name, v) for _, name, v in software_entries(report)]
 
 
 def platform_text(report: Report) -> str:
     p = report.machine.platform
-    name = p.get("distro_name") or p.get("distro_id") or "unknown system"
+    name = p.get("distro_name") or p.get("distro_id") \
+        or t("report.format.platform.unknown", "unknown system")
     version = p.get("distro_version") or ""
     parts = [f"{name} {version}".strip()]
     if p.get("kernel"):
-        parts.append(f"kernel {p['kernel']}")
+        parts.append(t("report.format.platform.kernel", "kernel {kernel}", kernel=p["kernel"]))
     if p.get("wsl"):
         parts.append(f"WSL {p['wsl']}")
     return ", ".join(parts)
@@ -274,12 +324,13 @@ def gpu_items(report: Report) -> list[dict[str, str]]:
     for g in report.machine.gpus:
         vram = g.get("vram_bytes")
         out.append({
-            "name": str(g.get("name") or "unknown GPU"),
+            "name": str(g.get("name") or t("report.format.gpu.unknown", "unknown GPU")),
             "vendor": str(g.get("vendor") or "-"),
             "pci_id": str(g.get("pci_id") or "-"),
             "gfx": str(g.get("gfx") or "-"),
             "vram": gib(vram) if isinstance(vram, (int, float)) else "-",
-            "integrated": "integrated" if g.get("integrated") else "discrete",
+            "integrated": t("report.format.gpu.integrated", "integrated") if g.get("integrated")
+            else t("report.format.gpu.discrete", "discrete"),
         })
     return out
 

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from core.i18n import t
 from core.report.model import (
     Report,
     ReportError,
@@ -195,10 +196,11 @@ class History:
             self._db = self._open()
         except _Corrupt as exc:
             if not repair:
-                raise HistoryError(
-                    f"{self.path} is damaged or is not a rocmate history database ({exc}); it "
-                    "was left as it is (a command that stores runs would set it aside and "
-                    "start a new one)") from None
+                raise HistoryError(t(
+                    "report.history.damaged-read-only",
+                    "{path} is damaged or is not a rocmate history database ({error}); it was "
+                    "left as it is (a command that stores runs would set it aside and start a "
+                    "new one)", path=self.path, error=exc)) from None
             self._db = self._recover(str(exc))
 
     # --- opening --------------------------------------------------------------------------------
@@ -212,10 +214,14 @@ class History:
         except FileNotFoundError:
             return
         except OSError as exc:
-            raise HistoryError(f"{self.path} cannot be read: {exc.strerror or exc}") from None
+            raise HistoryError(t("report.history.unreadable", "{path} cannot be read: {error}",
+                                 path=self.path, error=exc.strerror or exc)) from None
         if head and head != _SQLITE_HEADER:
-            raise HistoryError(f"{self.path} is not a rocmate history (not an SQLite database); "
-                               "it was left as it is: name a new file or a history with --db")
+            raise HistoryError(t(
+                "report.history.not-sqlite",
+                "{path} is not a rocmate history (not an SQLite database); it was left as it "
+                "is: name a new file or a history with {option}", path=self.path,
+                option="--db"))
 
     def _open(self) -> sqlite3.Connection:
         """Connect, switch to WAL, check, migrate. Some of these steps get SQLITE_BUSY at once,
@@ -229,7 +235,7 @@ class History:
                 if _is_corrupt(exc):
                     raise _Corrupt(str(exc)) from None
                 if not _is_locked(exc) or time.monotonic() >= deadline:
-                    raise self._error(exc, "open") from None
+                    raise self._error(exc, t("report.history.doing.open", "open")) from None
             time.sleep(0.02)
 
     def _connect(self) -> sqlite3.Connection:
@@ -259,8 +265,10 @@ class History:
         other = sorted(tables - {"runs", "sqlite_sequence"})
         if "runs" not in tables and other:
             shown = ", ".join(other[:5]) + (", ..." if len(other) > 5 else "")
-            raise HistoryError(f"{self.path} is an SQLite database of another program (tables "
-                               f"{shown}), not a rocmate history; it was left as it is")
+            raise HistoryError(t(
+                "report.history.foreign",
+                "{path} is an SQLite database of another program (tables {tables}), not a "
+                "rocmate history; it was left as it is", path=self.path, tables=shown))
         if not tables and not self._repair and db.execute("PRAGMA user_version").fetchone()[0] == 0:
             self._empty = True
             return True
@@ -271,9 +279,11 @@ class History:
         if version == SCHEMA_VERSION:
             return
         if version > SCHEMA_VERSION:
-            raise HistoryError(
-                f"{self.path} was made by a newer rocmate (history schema {version}, this "
-                f"version knows {SCHEMA_VERSION}); update rocmate or move the file away")
+            raise HistoryError(t(
+                "report.history.newer",
+                "{path} was made by a newer rocmate (history schema {version}, this version "
+                "knows {known}); update rocmate or move the file away", path=self.path,
+                version=version, known=SCHEMA_VERSION))
         db.execute("BEGIN IMMEDIATE")
         try:
             (version,) = db.execute("PRAGMA user_version").fetchone()  # another may have won
@@ -290,15 +300,22 @@ class History:
             raise
 
     def _error(self, exc: sqlite3.Error, doing: str) -> HistoryError:
+        """``doing``: what could not be done, in words (one of the ``report.history.doing.*``
+        texts)."""
         if _is_locked(exc):
-            return HistoryError(
-                f"the history database {self.path} is locked by another program (another "
-                f"rocmate still writing?); could not {doing} within {self.timeout:g} s, try again")
+            return HistoryError(t(
+                "report.history.locked",
+                "the history database {path} is locked by another program (another rocmate "
+                "still writing?); could not {doing} within {timeout} s, try again",
+                path=self.path, doing=doing, timeout=f"{self.timeout:g}"))
         if _is_corrupt(exc):
-            return HistoryError(
-                f"the history database {self.path} is damaged ({exc}); run rocmate again to "
-                "set it aside and start a new one")
-        return HistoryError(f"the history database {self.path} cannot be used: {exc}")
+            return HistoryError(t(
+                "report.history.damaged",
+                "the history database {path} is damaged ({error}); run rocmate again to set it "
+                "aside and start a new one", path=self.path, error=exc))
+        return HistoryError(t("report.history.unusable",
+                              "the history database {path} cannot be used: {error}",
+                              path=self.path, error=exc))
 
     # --- a damaged database -----------------------------------------------------------------------
 
@@ -313,9 +330,15 @@ class History:
             aside = self._set_aside()
             db = self._open()
             restored = self._restore(db, rows)
-        kept = f"{restored} run{'s' if restored != 1 else ''} recovered from it"
-        self._notice(f"the history database {self.path} was damaged ({reason}); it was moved to "
-                     f"{aside.name} and a new one started ({kept})")
+        if restored == 1:
+            kept = t("report.history.recovered.one", "1 run recovered from it")
+        else:
+            kept = t("report.history.recovered", "{count} runs recovered from it",
+                     count=restored)
+        self._notice(t("report.history.set-aside",
+                       "the history database {path} was damaged ({reason}); it was moved to "
+                       "{aside} and a new one started ({kept})", path=self.path, reason=reason,
+                       aside=aside.name, kept=kept))
         return db
 
     @contextlib.contextmanager
@@ -408,7 +431,7 @@ class History:
                origin: str | None = None) -> list[int]:
         """Store every run of a report (scrubbed of names first); returns the new row ids."""
         prepared = self._prepare(report, origin)
-        with self._write("store the run"):
+        with self._write(t("report.history.doing.store", "store the run")):
             return self._insert_rows(prepared, imported)
 
     def insert_new(self, report: Report) -> tuple[list[int], bool]:
@@ -417,7 +440,7 @@ class History:
         check and the insert are one transaction. Returns the row ids and whether they are
         new."""
         prepared = self._prepare(report, None)
-        with self._write("store the run"):
+        with self._write(t("report.history.doing.store", "store the run")):
             existing = self._db.execute(
                 "SELECT id FROM runs WHERE digest = ? AND imported = 0 ORDER BY run_index",
                 (prepared.digest,)).fetchall()
@@ -433,7 +456,7 @@ class History:
         kept when the report is that file's data unchanged. Returns the row ids and whether
         they are new."""
         prepared = self._prepare(report, origin, source)
-        with self._write("import the report"):
+        with self._write(t("report.history.doing.import", "import the report")):
             existing = self._db.execute(
                 "SELECT id FROM runs WHERE digest = ? ORDER BY run_index",
                 (prepared.digest,)).fetchall()
@@ -489,7 +512,9 @@ class History:
         try:  # what this machine measured: no limit on its steps and samples
             return from_json(rows[0][0], series_limits=False)
         except (ReportError, TypeError) as exc:
-            raise HistoryError(f"run #{entry_id} in {self.path} cannot be read: {exc}") from None
+            raise HistoryError(t("report.history.run-unreadable",
+                                 "run #{id} in {path} cannot be read: {error}", id=entry_id,
+                                 path=self.path, error=exc)) from None
 
     def run_report(self, entry_id: int) -> Report:
         """The report of this one run: its report with the other runs left out."""
@@ -501,7 +526,7 @@ class History:
 
     def delete(self, entry_id: int) -> None:
         """Remove one run; KeyError when there is no such run."""
-        with self._write("delete the run"):
+        with self._write(t("report.history.doing.delete", "delete the run")):
             cur = self._db.execute("DELETE FROM runs WHERE id = ?", (entry_id,))
             if cur.rowcount == 0:
                 raise KeyError(entry_id)
@@ -518,12 +543,14 @@ class History:
         try:
             return list(self._db.execute(sql, args).fetchall())
         except sqlite3.Error as exc:
-            raise self._error(exc, "read it") from None
+            raise self._error(exc, t("report.history.doing.read", "read it")) from None
 
     @contextlib.contextmanager
     def _write(self, doing: str) -> Iterator[None]:
+        """One write transaction; ``doing``: what it does, in words (for its errors)."""
         if self._empty:
-            raise HistoryError(f"{self.path} was opened only to read; cannot {doing}")
+            raise HistoryError(t("report.history.read-only", "{path} was opened only to read; "
+                                 "cannot {doing}", path=self.path, doing=doing))
         try:
             self._db.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:

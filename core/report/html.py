@@ -14,15 +14,33 @@ from collections.abc import Iterable, Sequence
 from html import escape
 from typing import Any
 
+from core.i18n import language, local, t
 from core.report import charts
 from core.report import formatting as fmt
 from core.report.charts import Band, Chart, Rule, Series
 from core.report.compare import Comparison, Difference
-from core.report.model import PEAK_SUFFIX, SCHEMA, Figure, Reference, Report, SuiteRun
+from core.report.model import (
+    PEAK_SUFFIX,
+    SCHEMA,
+    Figure,
+    Reference,
+    Report,
+    SuiteRun,
+    Warmup,
+)
 from core.report.references import KIND_TITLES, CardsLikeMine, conditions_text
 from core.report.steadiness import cautions
+from core.report.text import match_word, status_word, verdict_word
+from core.termstyle import display_width
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+
+# The fonts: the system's own, each stack ending in the CJK fonts of Linux, Windows and macOS,
+# so that Chinese shows in a Chinese face wherever one is installed (no web font is loaded).
+SANS = ('system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans","Noto Sans CJK SC",'
+        '"Source Han Sans SC","WenQuanYi Micro Hei","Microsoft YaHei","PingFang SC",sans-serif')
+MONO = ('ui-monospace,"DejaVu Sans Mono",Menlo,Consolas,"Noto Sans Mono CJK SC",'
+        '"Source Han Sans SC","WenQuanYi Zen Hei Mono","Microsoft YaHei","PingFang SC",monospace')
 
 CSS = """
 :root{--bg:#f5f6f8;--card:#fff;--fg:#1b1f24;--muted:#59636e;--line:#d8dde3;--soft:#eef1f4;
@@ -36,7 +54,7 @@ CSS = """
 *{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%}
 body{margin:0;background:var(--bg);color:var(--fg);
-font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif}
+font:15px/1.5 $SANS}
 .wrap{max-width:1060px;margin:0 auto;padding:22px 18px 40px}
 header.top{margin-bottom:18px}
 .brand{font-size:.78rem;font-weight:700;letter-spacing:.08em;text-transform:uppercase;
@@ -82,7 +100,7 @@ figure{margin:0;min-width:0}
 figcaption{font-weight:600;font-size:.9rem;margin:0 0 2px}
 figcaption .muted{font-weight:400}
 svg.chart{width:100%;height:auto;display:block;
-font:12px system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif}
+font:12px $SANS}
 svg .ax{stroke:var(--muted);stroke-width:1}
 svg .grid{stroke:var(--line);stroke-width:1}
 svg .tk{fill:var(--muted)}
@@ -98,7 +116,7 @@ svg .f4{fill:var(--c4)}svg .f5{fill:var(--c5)}svg .f6{fill:var(--c6)}
 .grid2{display:grid;grid-template-columns:repeat(auto-fit,minmax(300px,1fr));gap:18px}
 dl.kv{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:4px 16px;margin:0}
 dl.kv dt{color:var(--muted)}dl.kv dd{margin:0;overflow-wrap:anywhere}
-code,pre{font-family:ui-monospace,"DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:.85em}
+code,pre{font-family:$MONO;font-size:.85em}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;background:var(--soft);padding:10px;
 border-radius:8px;margin:.5rem 0 0}
 details{margin-top:10px}
@@ -128,7 +146,7 @@ dl.kv{grid-template-columns:minmax(0,1fr)}dl.kv dt{margin-top:6px}
 .unitcol{display:none}.uin{display:block;font-size:.8em}
 svg.chart{font-size:13.5px}
 .charts,.grid2,.refs{grid-template-columns:minmax(0,1fr)}}
-"""
+""".replace("$SANS", SANS).replace("$MONO", MONO)
 
 
 def e(value: Any) -> str:
@@ -148,18 +166,10 @@ def render_html(report: Report, *, comparison: Comparison | None = None,
     for refs in references:
         body.append(_references_section(refs))
     body.append(_machine_software(report))
-    extra = []
-    if comparison is not None:
-        extra.append("the comparison also from the other run's report")
-    if references:
-        extra.append("the reference results from rocmate's table of published figures")
-    also = f" ({'; '.join(extra)})" if extra else ""
-    body.append(f"<footer>Rendered by rocmate from a rocmate.report/1 file: the run's figures, "
-                f"settings, machine and software come from that file{e(also)}. The page loads "
-                "nothing from the network.</footer>")
+    body.append(f"<footer>{_footer(comparison is not None, bool(references))}</footer>")
     return "\n".join([
         "<!DOCTYPE html>",
-        '<html lang="en">',
+        f'<html lang="{html_lang()}">',
         "<head>",
         '<meta charset="utf-8">',
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
@@ -179,18 +189,49 @@ def render_html(report: Report, *, comparison: Comparison | None = None,
     ]) + "\n"
 
 
+def html_lang() -> str:
+    """The page's ``lang``: the current language as a BCP 47 tag (``zh_CN`` -> ``zh-CN``), so
+    that the browser picks Chinese glyphs rather than Japanese ones for the same characters."""
+    return language().replace("_", "-")
+
+
+def _footer(comparison: bool, references: bool) -> str:
+    """Where the page's content comes from (HTML: the sources are escaped, the words are ours)."""
+    extra = []
+    if comparison:
+        extra.append(t("report.html.footer.comparison",
+                       "the comparison also from the other run's report"))
+    if references:
+        extra.append(t("report.html.footer.references",
+                       "the reference results from rocmate's table of published figures"))
+    schema = "rocmate.report/1"
+    if extra:
+        return t("report.html.footer.also",
+                 "Rendered by rocmate from a {schema} file: the run's figures, settings, machine "
+                 "and software come from that file ({also}). The page loads nothing from the "
+                 "network.", schema=schema,
+                 also=e(t("doctor.list-separator", "; ").join(extra)))
+    return t("report.html.footer",
+             "Rendered by rocmate from a {schema} file: the run's figures, settings, machine and "
+             "software come from that file. The page loads nothing from the network.",
+             schema=schema)
+
+
 def page_title(report: Report) -> str:
     if len(report.runs) == 1:
         run = report.runs[0]
-        where = run.device.name if run.device else fmt.UNKNOWN_DEVICE
-        return f"{fmt.suite_title(run.suite)} on {where}"
+        where = run.device.name if run.device else fmt.unknown_device()
+        return t("report.label.suite-on-device", "{suite} on {device}",
+                 suite=fmt.suite_title(run.suite), device=where)
     suites = ", ".join(dict.fromkeys(r.suite for r in report.runs))
-    return f"{len(report.runs)} runs: {suites}"
+    return t("report.html.title.runs", "{count} runs: {suites}", count=len(report.runs),
+             suites=suites)
 
 
 def _header(report: Report, title: str) -> str:
     schema = report.schema or SCHEMA
-    return (f'<header class="top"><div class="brand">rocmate report</div><h1>{e(title)}</h1>'
+    brand = e(t("report.html.brand", "rocmate report"))
+    return (f'<header class="top"><div class="brand">{brand}</div><h1>{e(title)}</h1>'
             f'<p class="meta">{e(fmt.when(report.created))} · {e(report.tool)} '
             f"{e(report.tool_version)} · {e(fmt.platform_text(report))} · "
             f"<code>{e(schema)}</code></p></header>")
@@ -203,8 +244,8 @@ def _run_section(run: SuiteRun, i: int, multi: bool) -> str:
     head = f"<h2>{e(fmt.suite_title(run.suite))}</h2>" if multi else ""
     device = f'<span class="muted">{e(fmt.device_label(run))}</span>'
     parts = [f'<section class="run" id="run-{i + 1}">',
-             f'<div class="runhead">{head}<span class="badge {e(run.status)}">{e(run.status)}'
-             f"</span><code>{e(run.suite)}</code>{device}</div>",
+             f'<div class="runhead">{head}<span class="badge {e(run.status)}">'
+             f"{e(status_word(run.status))}</span><code>{e(run.suite)}</code>{device}</div>",
              _chips(run)]
     if run.error is not None:
         parts.append(_error_box(run))
@@ -233,19 +274,31 @@ def _error_box(run: SuiteRun) -> str:
     err = run.error
     assert err is not None
     if run.status == "interrupted":
-        where = "rocmate, from the run file it had written up to then"
+        reported = t("report.html.error.reported-by.run-file",
+                     "Reported by rocmate, from the run file it had written up to then.")
     elif err.source == "worker":
-        where = "the worker"
+        reported = t("report.html.error.reported-by.worker", "Reported by the worker.")
     else:
-        where = "rocmate (the worker died without a word)"
+        reported = t("report.html.error.reported-by.rocmate",
+                     "Reported by rocmate (the worker died without a word).")
+    what = t("report.md.what-to-do", "What to do:")
     out = [f'<div class="errorbox"><div class="kind">{e(fmt.status_text(run))}</div>',
            f"<p>{e(err.message)}</p>",
-           f'<div class="advice"><strong>What to do:</strong> {e(err.advice)}</div>',
-           f'<p class="muted">Reported by {e(where)}.</p>']
+           f'<div class="advice"><strong>{e(what)}</strong>{_gap_after(what)}{e(err.advice)}'
+           "</div>",
+           f'<p class="muted">{e(reported)}</p>']
     if err.detail:
-        out.append(f"<details><summary>Details</summary><pre>{e(err.detail)}</pre></details>")
+        out.append(f"<details><summary>{e(t('report.html.details', 'Details'))}</summary>"
+                   f"<pre>{e(err.detail)}</pre></details>")
     out.append("</div>")
     return "\n".join(out)
+
+
+def _gap_after(label: str) -> str:
+    """The space after a label: none where it ends in a wide character, a full-width mark
+    (``怎么做：``, which has its room in it) or a Chinese one (``峰值775``: Chinese takes no
+    space before a number)."""
+    return "" if display_width(label[-1:]) == 2 else " "
 
 
 def _kpi(label: str, value: str, unit: str = "", sub: str = "", hero: bool = False,
@@ -273,7 +326,8 @@ def _kpis(run: SuiteRun) -> str:
     ref = run.reference
     peak = r.peak_of(r.headline)
     if peak is None:
-        hero = _kpi(f"{fmt.figure_label(r.headline)} (median)", fmt.num(f.median), f.unit,
+        hero = _kpi(t("report.html.kpi.median", "{figure} (median)",
+                      figure=fmt.figure_label(r.headline)), fmt.num(f.median), f.unit,
                     _figure_sub(f), hero=True, exact=f.median)
     else:
         hero = _peak_hero(r.headline, peak, f, ref)
@@ -285,28 +339,46 @@ def _kpis(run: SuiteRun) -> str:
         sub = _figure_sub(g)
         g_peak = r.peak_of(name)
         if ref is not None and name + PEAK_SUFFIX in ref.fractions:
-            sub = (f"peak {fmt.num(g_peak.median if g_peak else None)}: "
-                   f"{fmt.pct(ref.fractions[name + PEAK_SUFFIX], 0)} of the datasheet's "
-                   f"{fmt.num(ref.peaks.get(name))}")
+            sub = t("report.html.kpi.peak-of-datasheet",
+                    "peak {peak}: {fraction} of the datasheet's {datasheet}",
+                    peak=fmt.num(g_peak.median if g_peak else None),
+                    fraction=fmt.pct(ref.fractions[name + PEAK_SUFFIX], 0),
+                    datasheet=fmt.num(ref.peaks.get(name)))
         elif ref is not None and name in ref.fractions:
-            sub = (f"{fmt.pct(ref.fractions[name], 0)} of the datasheet's "
-                   f"{fmt.num(ref.peaks.get(name))}")
+            sub = t("report.html.kpi.of-datasheet", "{fraction} of the datasheet's {datasheet}",
+                    fraction=fmt.pct(ref.fractions[name], 0),
+                    datasheet=fmt.num(ref.peaks.get(name)))
         elif g_peak is not None:
-            sub = f"peak {fmt.num(g_peak.median)}"
-        label = fmt.figure_label(name) + (" (sustained)" if g_peak is not None else "")
+            sub = t("report.html.kpi.peak", "peak {peak}", peak=fmt.num(g_peak.median))
+        label = fmt.figure_label(name)
+        if g_peak is not None:
+            label = t("report.html.kpi.sustained", "{figure} (sustained)", figure=label)
         tiles.append(_kpi(label, fmt.num(g.median), g.unit, sub, exact=g.median))
     if r.peak_memory_bytes is not None:
-        sub = (f"reserved {fmt.gib(r.peak_memory_reserved_bytes)}"
+        sub = (t("report.html.kpi.reserved", "reserved {reserved}",
+                 reserved=fmt.gib(r.peak_memory_reserved_bytes))
                if r.peak_memory_reserved_bytes else "")
-        tiles.append(_kpi("peak memory", fmt.gib(r.peak_memory_bytes), "", sub))
+        tiles.append(_kpi(t("report.md.peak-memory", "peak memory"),
+                          fmt.gib(r.peak_memory_bytes), "", sub))
     if run.energy is not None:
         en = run.energy
-        sub = f"at {en.mean_power_w:.0f} W mean" if en.mean_power_w else en.method
-        tiles.append(_kpi("energy", fmt.num(en.per_item_j), f"J/{en.item_unit}", sub))
-    w = r.warmup
-    state = "fixed length" if w.forced else ("settled" if w.settled else "did not settle")
-    tiles.append(_kpi("warm-up", fmt.seconds(w.seconds), "", f"{w.steps} steps, {state}"))
+        sub = (t("report.html.kpi.mean-power", "at {power} W mean",
+                 power=f"{en.mean_power_w:.0f}") if en.mean_power_w else en.method)
+        tiles.append(_kpi(t("report.md.energy", "energy"), fmt.num(en.per_item_j),
+                          f"J/{en.item_unit}", sub))
+    tiles.append(_kpi(t("report.md.warm-up", "warm-up"), fmt.seconds(r.warmup.seconds), "",
+                      _warmup_state(r.warmup)))
     return hero + '<div class="kpis">' + "".join(tiles) + "</div>"
+
+
+def _warmup_state(w: Warmup) -> str:
+    """``40 steps, settled``: how long the warm-up was and how it ended."""
+    if w.forced:
+        return t("report.html.kpi.warm-up.fixed", "{steps} steps, fixed length", steps=w.steps)
+    if w.settled:
+        return t("report.html.kpi.warm-up.settled", "{steps} steps, settled", steps=w.steps)
+    return t("report.html.kpi.warm-up.not-settled", "{steps} steps, did not settle",
+             steps=w.steps)
 
 
 def _beside_its_figure(name: str, figures: dict[str, Figure]) -> bool:
@@ -317,15 +389,22 @@ def _beside_its_figure(name: str, figures: dict[str, Figure]) -> bool:
 
 def _peak_hero(name: str, peak: Figure, f: Figure, ref: Reference | None) -> str:
     """The headline as ``peak 775 · sustained 670 TFLOP/s``, the datasheet's share under it."""
-    label = f"{fmt.figure_label(name)}: peak (best {peak.n} steps) and sustained (median)"
-    value = (f'<span class="u">peak</span> <data value="{e(repr(peak.median))}">'
-             f'{e(fmt.num(peak.median))}</data> <span class="u">· sustained</span> '
+    label = t("report.html.kpi.peak-and-sustained",
+              "{figure}: peak (best {steps} steps) and sustained (median)",
+              figure=fmt.figure_label(name), steps=peak.n)
+    peak_word = e(t("report.html.kpi.peak-word", "peak"))
+    sustained_word = e(t("report.html.kpi.sustained-word", "sustained"))
+    value = (f'<span class="u">{peak_word}</span>{_gap_after(peak_word)}'
+             f'<data value="{e(repr(peak.median))}">{e(fmt.num(peak.median))}</data> '
+             f'<span class="u">· {sustained_word}</span>{_gap_after(sustained_word)}'
              f'<data value="{e(repr(f.median))}">{e(fmt.num(f.median))}</data>'
              f' <span class="u">{e(f.unit)}</span>')
     sub = _figure_sub(f)
     if ref is not None and name + PEAK_SUFFIX in ref.fractions:
-        sub = (f"peak {fmt.pct(ref.fractions[name + PEAK_SUFFIX], 0)} of the datasheet's "
-               f"{fmt.num(ref.peaks.get(name))}" + (f" · {sub}" if sub else ""))
+        share = t("report.html.kpi.peak-share", "peak {fraction} of the datasheet's {datasheet}",
+                  fraction=fmt.pct(ref.fractions[name + PEAK_SUFFIX], 0),
+                  datasheet=fmt.num(ref.peaks.get(name)))
+        sub = share + (f" · {sub}" if sub else "")
     s = f'<div class="s">{e(sub)}</div>' if sub else ""
     return (f'<div class="kpi hero"><div class="k">{e(label)}</div>'
             f'<div class="v">{value}</div>{s}</div>')
@@ -351,22 +430,29 @@ def _figures_table(run: SuiteRun) -> str:
                     f'<td class="unitcol">{e(f.unit)}</td></tr>')
     full = []
     for name, f in r.figures.items():
-        better = "higher" if f.higher_is_better else "lower"
+        better = (t("report.html.stats.higher", "higher") if f.higher_is_better
+                  else t("report.html.stats.lower", "lower"))
         full.append(f"<tr><td><code>{e(name)}</code></td><td class=\"n\">{f.n}</td>"
                     f"{_num_cell(f.median, 6)}{_num_cell(f.mean, 6)}{_num_cell(f.min, 6)}"
                     f"{_num_cell(f.p10, 6)}{_num_cell(f.p90, 6)}{_num_cell(f.max, 6)}"
-                    f"{_num_cell(f.cv, 4)}<td>{e(f.unit)}</td><td>{better}</td></tr>")
+                    f"{_num_cell(f.cv, 4)}<td>{e(f.unit)}</td><td>{e(better)}</td></tr>")
+    figure = e(t("report.label.figure", "figure"))
+    median = e(t("report.label.median", "median"))
+    unit = e(t("report.label.unit", "unit"))
     return "\n".join([
-        "<h3>Figures</h3>",
-        '<div class="scroll"><table><thead><tr><th>figure</th><th class="n">median</th>'
-        '<th class="n">p10–p90</th><th class="n">CV</th><th class="unitcol">unit</th></tr>'
+        f"<h3>{e(t('report.html.figures', 'Figures'))}</h3>",
+        f'<div class="scroll"><table><thead><tr><th>{figure}</th><th class="n">{median}</th>'
+        f'<th class="n">p10–p90</th><th class="n">CV</th><th class="unitcol">{unit}</th></tr>'
         "</thead><tbody>",
         *rows, "</tbody></table></div>",
-        "<details><summary>All statistics</summary>",
-        '<div class="scroll"><table><thead><tr><th>figure</th><th class="n">n</th>'
-        '<th class="n">median</th><th class="n">mean</th><th class="n">min</th>'
-        '<th class="n">p10</th><th class="n">p90</th><th class="n">max</th><th class="n">cv</th>'
-        "<th>unit</th><th>better</th></tr></thead><tbody>",
+        f"<details><summary>{e(t('report.md.all-statistics', 'All statistics'))}</summary>",
+        f'<div class="scroll"><table><thead><tr><th>{figure}</th><th class="n">n</th>'
+        f'<th class="n">{median}</th><th class="n">{e(t("report.md.mean", "mean"))}</th>'
+        f'<th class="n">{e(t("report.md.min", "min"))}</th>'
+        f'<th class="n">p10</th><th class="n">p90</th>'
+        f'<th class="n">{e(t("report.md.max", "max"))}</th><th class="n">cv</th>'
+        f"<th>{unit}</th><th>{e(t('report.html.stats.better', 'better'))}</th></tr></thead>"
+        "<tbody>",
         *full, "</tbody></table></div></details>",
     ])
 
@@ -392,28 +478,36 @@ def _step_chart(run: SuiteRun, i: int) -> str:
     for n, s in enumerate(steps, start=1):
         (warm if s.phase == "warmup" else measured[s.part]).append((float(n), s.seconds))
     if warm:
-        series.append(Series("warm-up", warm, color=6, dots=True, hollow=True))
+        series.append(Series(t("report.md.warm-up", "warm-up"), warm, color=6, dots=True,
+                             hollow=True))
     for k, (part, pts) in enumerate(p for p in measured.items() if p[1]):
-        label = f"measured {part}" if part else "measured"
+        label = (t("report.html.chart.measured-part", "measured {part}", part=part) if part
+                 else t("report.md.measured", "measured"))
         series.append(Series(label, pts, color=1 + k % 5, dots=len(pts) <= 150))
     rules: list[Rule] = []
     times = [s.seconds for s in steps if s.phase != "warmup"]
     if len(parts) == 1 and times:
         med = statistics.median(times)
-        rules.append(Rule(med, f"median {fmt.num(med)} s", color=2))
+        rules.append(Rule(med, t("report.html.chart.median", "median {value} s",
+                                 value=fmt.num(med)), color=2))
     cap = None
     if times and warm and max(y for _, y in warm) > 1.6 * max(times):
         cap = max(times) * 1.35
-    svg = charts.render(Chart(title=f"Step time, {run.suite}", x_label="step", y_unit="s",
+    svg = charts.render(Chart(title=t("report.html.chart.step-time", "Step time, {suite}",
+                                      suite=run.suite),
+                              x_label=t("report.html.chart.step", "step"), y_unit="s",
                               series=series, rules=rules, y_cap=cap, chart_id=f"r{i}-steps"))
-    note = "each step timed between device synchronisations"
-    return ('<h3>Step times</h3><div class="charts">'
-            + _figure_html(svg, "Step time per step", note) + "</div>")
+    note = t("report.html.chart.step-time.note",
+             "each step timed between device synchronisations")
+    caption = t("report.html.chart.step-time.caption", "Step time per step")
+    return (f'<h3>{e(t("report.html.step-times", "Step times"))}</h3><div class="charts">'
+            + _figure_html(svg, caption, note) + "</div>")
 
 
 def _phase_bands(run: SuiteRun) -> list[Band]:
     bands: list[Band] = []
-    for phase, label, css in (("warmup", "warm-up", "band2"), ("measure", "measured", "band")):
+    for phase, label, css in (("warmup", t("report.md.warm-up", "warm-up"), "band2"),
+                              ("measure", t("report.md.measured", "measured"), "band")):
         ts = [(s.t - s.seconds, s.t) for s in run.steps if s.phase == phase and s.t is not None]
         if ts:
             bands.append(Band(min(a for a, _ in ts), max(b for _, b in ts), label, css))
@@ -432,36 +526,44 @@ def _telemetry_charts(run: SuiteRun, i: int) -> str:
             y_max: float | None = None) -> None:
         if not any(s.points for s in series):
             return
-        svg = charts.render(Chart(title=caption, x_label="seconds since the run started",
+        svg = charts.render(Chart(title=caption, x_label=t(
+                                      "report.html.chart.seconds", "seconds since the run started"),
                                   y_unit=unit, series=series, bands=list(bands),
                                   rules=list(rules), y_min=y_min, y_max=y_max,
                                   chart_id=f"r{i}-{key}"))
         figs.append(_figure_html(svg, caption, note))
 
-    power = [(t.t, t.power_w) for t in tel if t.power_w is not None]
+    power = [(s.t, s.power_w) for s in tel if s.power_w is not None]
     rules = []
     if run.energy and run.energy.mean_power_w:
         rules.append(Rule(run.energy.mean_power_w,
-                          f"mean {run.energy.mean_power_w:.0f} W (measured)", color=2))
-    add("power", "Board power", "W", [Series("power", power, color=4)], rules=rules)
-    sensors = list(dict.fromkeys(k for t in tel for k in t.temps_c))
-    add("temp", "Temperature", "°C",
-        [Series(k, [(t.t, t.temps_c[k]) for t in tel if k in t.temps_c], color=2 + n % 5)
+                          t("report.html.chart.mean-power", "mean {power} W (measured)",
+                            power=f"{run.energy.mean_power_w:.0f}"), color=2))
+    add("power", t("report.html.chart.board-power", "Board power"), "W",
+        [Series(t("report.md.power", "power"), power, color=4)], rules=rules)
+    sensors = list(dict.fromkeys(k for s in tel for k in s.temps_c))
+    add("temp", t("report.html.chart.temperature", "Temperature"), "°C",
+        [Series(k, [(s.t, s.temps_c[k]) for s in tel if k in s.temps_c], color=2 + n % 5)
          for n, k in enumerate(sensors)], y_min=None)
-    busy = [(t.t, t.busy_pct) for t in tel if t.busy_pct is not None]
-    add("busy", "GPU busy", "%", [Series("busy", busy, color=3)], y_max=100.0)
-    vram = [(t.t, t.vram_used_bytes / 2**30) for t in tel if t.vram_used_bytes is not None]
-    total = next((t.vram_total_bytes for t in tel if t.vram_total_bytes), None)
-    add("vram", "VRAM used", "GiB", [Series("used", vram, color=5)],
-        note=f"of {fmt.gib(total)}" if total else "")
-    clocks = list(dict.fromkeys(k for t in tel for k in t.clocks_mhz))
-    add("clocks", "Clocks", "MHz",
-        [Series(k, [(t.t, t.clocks_mhz[k]) for t in tel if k in t.clocks_mhz], color=1 + n % 5)
+    busy = [(s.t, s.busy_pct) for s in tel if s.busy_pct is not None]
+    add("busy", t("report.md.gpu-busy", "GPU busy"), "%",
+        [Series(t("report.html.chart.busy", "busy"), busy, color=3)], y_max=100.0)
+    vram = [(s.t, s.vram_used_bytes / 2**30) for s in tel if s.vram_used_bytes is not None]
+    total = next((s.vram_total_bytes for s in tel if s.vram_total_bytes), None)
+    add("vram", t("report.md.vram-used", "VRAM used"), "GiB",
+        [Series(t("report.html.chart.used", "used"), vram, color=5)],
+        note=t("report.html.chart.vram-of", "of {total}", total=fmt.gib(total)) if total else "")
+    clocks = list(dict.fromkeys(k for s in tel for k in s.clocks_mhz))
+    add("clocks", t("report.html.chart.clocks", "Clocks"), "MHz",
+        [Series(k, [(s.t, s.clocks_mhz[k]) for s in tel if k in s.clocks_mhz], color=1 + n % 5)
          for n, k in enumerate(clocks)])
     if not figs:
         return ""
-    return ('<h3>Telemetry</h3><p class="muted">Sampled every 0.5 s; shaded: warm-up and the '
-            'measured phase.</p><div class="charts">' + "".join(figs) + "</div>")
+    heading = e(t("report.html.telemetry", "Telemetry"))
+    note = e(t("report.html.telemetry.note",
+               "Sampled every 0.5 s; shaded: warm-up and the measured phase."))
+    return (f'<h3>{heading}</h3><p class="muted">{note}</p><div class="charts">'
+            + "".join(figs) + "</div>")
 
 
 # --- facts --------------------------------------------------------------------------------------
@@ -469,63 +571,86 @@ def _telemetry_charts(run: SuiteRun, i: int) -> str:
 
 def _dl(items: Iterable[tuple[str, str]]) -> str:
     rows = "".join(f"<dt>{e(k)}</dt><dd>{e(v)}</dd>" for k, v in items)
-    return f'<dl class="kv">{rows}</dl>' if rows else '<p class="muted">none recorded</p>'
+    if rows:
+        return f'<dl class="kv">{rows}</dl>'
+    return f'<p class="muted">{e(t("report.html.none-recorded", "none recorded"))}</p>'
 
 
 def _run_facts(run: SuiteRun) -> str:
-    items = [("started", fmt.when(run.started)), ("duration", fmt.seconds(run.duration_s))]
+    items = [(t("report.md.started", "started"), fmt.when(run.started)),
+             (t("report.md.duration", "duration"), fmt.seconds(run.duration_s))]
     if run.result is not None:
-        items += [("warm-up", fmt.warmup_text(run)), ("measured", fmt.measure_text(run))]
+        items += [(t("report.md.warm-up", "warm-up"), fmt.warmup_text(run)),
+                  (t("report.md.measured", "measured"), fmt.measure_text(run))]
     if run.device is not None:
         d = run.device
-        items.append(("device", fmt.device_label(run)))
+        items.append((t("report.md.device", "device"), fmt.device_label(run)))
         if d.total_memory_bytes:
-            items.append(("device memory", fmt.gib(d.total_memory_bytes)))
+            items.append((t("report.html.fact.device-memory", "device memory"),
+                          fmt.gib(d.total_memory_bytes)))
         if d.pci_id:
-            items.append(("PCI id", d.pci_id))
+            items.append((t("report.html.pci-id", "PCI id"), d.pci_id))
     if run.energy is not None:
         en = run.energy
-        items.append(("energy", f"{fmt.num(en.joules)} J in the measured phase, "
-                                f"{fmt.num(en.per_item_j)} J/{en.item_unit} ({en.method})"))
+        items.append((t("report.md.energy", "energy"), t(
+            "report.html.fact.energy",
+            "{joules} J in the measured phase, {per_item} J/{unit} ({method})",
+            joules=fmt.num(en.joules), per_item=fmt.num(en.per_item_j), unit=en.item_unit,
+            method=en.method)))
     ref = run.reference
     if ref is not None:
-        text = "; ".join(fmt.datasheet_parts(ref, sep=": ")) or "no peak known"
-        items.append(("vs datasheet", f"{ref.name or '?'}: {text}"))
+        text = t("doctor.list-separator", "; ").join(fmt.datasheet_parts(ref, sep=": ")) \
+            or t("report.html.fact.no-peak", "no peak known")
+        items.append((t("report.md.vs-datasheet", "vs datasheet"), f"{ref.name or '?'}: {text}"))
         if ref.note:
-            items.append(("datasheet note", ref.note))
+            items.append((t("report.html.fact.datasheet-note", "datasheet note"), ref.note))
         if ref.source:
-            items.append(("datasheet source", ref.source))
-    return "<h3>Run</h3>" + _dl(items)
+            items.append((t("report.html.fact.datasheet-source", "datasheet source"),
+                          ref.source))
+    return f"<h3>{e(t('report.md.run-heading', 'Run'))}</h3>" + _dl(items)
 
 
 def _settings_table(run: SuiteRun) -> str:
     settings = fmt.settings_items(run.settings)
     details = [(k, fmt.value(v)) for k, v in (run.result.details if run.result else {}).items()]
-    out = ["<h3>Settings</h3>", _dl(settings)]
+    out = [f"<h3>{e(t('report.md.settings', 'Settings'))}</h3>", _dl(settings)]
     if details:
-        out.append("<details><summary>Suite details</summary>" + _dl(details) + "</details>")
+        summary = e(t("report.md.suite-details", "Suite details"))
+        out.append(f"<details><summary>{summary}</summary>" + _dl(details) + "</details>")
     return "\n".join(out)
 
 
 def _machine_software(report: Report) -> str:
     p = report.machine.platform
-    machine = [("system", fmt.platform_text(report))]
+    machine = [(t("report.md.system", "system"), fmt.platform_text(report))]
     machine += [(k, fmt.value(v)) for k, v in p.items()
                 if k not in ("distro_name", "distro_version", "kernel") and v not in (None, "")]
     gpus = fmt.gpu_items(report)
     gpu_rows = "".join(
         f"<tr><td>{e(g['name'])}</td><td>{e(g['vendor'])}</td><td><code>{e(g['pci_id'])}</code>"
         f"</td><td>{e(g['gfx'])}</td><td class=\"n\">{e(g['vram'])}</td></tr>" for g in gpus)
-    gpu_table = ('<div class="scroll"><table><thead><tr><th>GPU</th><th>vendor</th><th>PCI id</th>'
-                 f'<th>gfx</th><th class="n">VRAM</th></tr></thead><tbody>{gpu_rows}</tbody>'
-                 "</table></div>") if gpus else '<p class="muted">no GPU recorded</p>'
+    if gpus:
+        gpu_table = (f'<div class="scroll"><table><thead><tr>'
+                     f'<th>{e(t("report.html.gpus.gpu", "GPU"))}</th>'
+                     f'<th>{e(t("report.html.gpus.vendor", "vendor"))}</th>'
+                     f'<th>{e(t("report.html.pci-id", "PCI id"))}</th><th>gfx</th>'
+                     f'<th class="n">{e(t("report.html.gpus.vram", "VRAM"))}</th></tr></thead>'
+                     f"<tbody>{gpu_rows}</tbody></table></div>")
+    else:
+        gpu_table = f'<p class="muted">{e(t("report.html.gpus.none", "no GPU recorded"))}</p>'
     env = report.software.env
-    env_block = (_dl(sorted(env.items())) if env
-                 else '<p class="muted">no relevant variables set</p>')
+    if env:
+        env_block = _dl(sorted(env.items()))
+    else:
+        env_block = ('<p class="muted">'
+                     f'{e(t("report.html.env.none", "no relevant variables set"))}</p>')
     return "\n".join([
-        '<section class="block"><div class="grid2"><div><h2>Machine</h2>', _dl(machine),
-        "<h3>GPUs</h3>", gpu_table, "</div><div><h2>Software</h2>",
-        _dl(fmt.software_items(report)), "<h3>Environment</h3>", env_block,
+        '<section class="block"><div class="grid2"><div>'
+        f'<h2>{e(t("report.html.machine", "Machine"))}</h2>', _dl(machine),
+        f'<h3>{e(t("report.html.gpus", "GPUs"))}</h3>', gpu_table,
+        f'</div><div><h2>{e(t("report.html.software", "Software"))}</h2>',
+        _dl(fmt.software_items(report)),
+        f'<h3>{e(t("report.html.environment", "Environment"))}</h3>', env_block,
         "</div></div></section>",
     ])
 
@@ -538,15 +663,19 @@ def _diff_table(title: str, diffs: list[Difference], a: str = "A", b: str = "B")
         return ""
     rows = "".join(f"<tr><td><code>{e(d.key)}</code></td><td>{e(d.a)}</td><td>{e(d.b)}</td></tr>"
                    for d in diffs)
-    return (f"<h3>{e(title)}</h3><div class=\"scroll\"><table><thead><tr><th>what</th>"
+    what = e(t("report.md.what", "what"))
+    return (f"<h3>{e(title)}</h3><div class=\"scroll\"><table><thead><tr><th>{what}</th>"
             f"<th>{e(a)}</th><th>{e(b)}</th></tr></thead><tbody>{rows}</tbody></table></div>")
 
 
 def _comparison_section(c: Comparison) -> str:
-    out = ['<section class="block" id="comparison"><h2>Compared with another run</h2>',
-           _dl([("A (baseline)", c.a_label), ("B (this report)", c.b_label)])]
+    heading = e(t("report.html.compared", "Compared with another run"))
+    out = [f'<section class="block" id="comparison"><h2>{heading}</h2>',
+           _dl([(t("report.html.compared.a", "A (baseline)"), c.a_label),
+                (t("report.html.compared.b", "B (this report)"), c.b_label)])]
     for rc in c.runs:
-        title = rc.suite_a if rc.same_suite else f"{rc.suite_a} vs {rc.suite_b}"
+        title = rc.suite_a if rc.same_suite else t("report.text.suites", "{a} vs {b}",
+                                                   a=rc.suite_a, b=rc.suite_b)
         out.append(f"<h3>{e(title)}</h3>")
         out.append(_dl([("A", rc.device_a), ("B", rc.device_b)]))
         out += [f'<p class="warnline">{e(n)}</p>' for n in rc.notes]
@@ -556,57 +685,80 @@ def _comparison_section(c: Comparison) -> str:
                 cls = {"better": "better", "worse": "worse"}.get(d.verdict or "", "same")
                 rows.append(f"<tr><td>{e(fmt.figure_label(d.name))}</td>{_num_cell(d.a)}"
                             f"{_num_cell(d.b)}<td class=\"n\">{e(fmt.ratio(d.ratio))}</td>"
-                            f'<td class="{cls}">{e(d.verdict or "-")}</td><td>{e(d.unit_text)}</td>'
-                            "</tr>")
-            out.append('<div class="scroll"><table><thead><tr><th>figure</th><th class="n">A'
-                       '</th><th class="n">B</th><th class="n">B/A</th><th>B is</th><th>unit</th>'
+                            f'<td class="{cls}">{e(verdict_word(d.verdict) or "-")}</td>'
+                            f"<td>{e(d.unit_text)}</td></tr>")
+            out.append(f'<div class="scroll"><table><thead><tr>'
+                       f'<th>{e(t("report.label.figure", "figure"))}</th><th class="n">A'
+                       '</th><th class="n">B</th><th class="n">B/A</th>'
+                       f'<th>{e(t("report.md.b-is", "B is"))}</th>'
+                       f'<th>{e(t("report.label.unit", "unit"))}</th>'
                        "</tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>")
-        out.append(_diff_table("Settings that differ", rc.settings))
-    out.append(_diff_table("Software that differs", c.software))
-    out.append(_diff_table("Machine that differs", c.machine))
+        out.append(_diff_table(t("report.html.settings-differ", "Settings that differ"),
+                               rc.settings))
+    out.append(_diff_table(t("report.md.software-differs", "Software that differs"), c.software))
+    out.append(_diff_table(t("report.md.machine-differs", "Machine that differs"), c.machine))
     if c.unpaired:
-        out.append(f'<p class="muted">Runs with no partner: {e(", ".join(c.unpaired))}</p>')
+        unpaired = t("report.html.unpaired", "Runs with no partner: {runs}",
+                     runs=", ".join(c.unpaired))
+        out.append(f'<p class="muted">{e(unpaired)}</p>')
     out.append("</section>")
     return "\n".join(p for p in out if p)
 
 
 def _references_section(refs: CardsLikeMine) -> str:
-    arch = f" ({refs.arch})" if refs.arch else ""
-    out = ['<section class="block" id="references">',
-           f"<h2>Cards like mine: {e(refs.suite)} on {e(refs.device)}{e(arch)}</h2>",
-           '<p class="muted">Published figures and blog claims, each with its source and '
-           "conditions. Where the conditions differ from this run, the ratio is only a hint."
-           "</p>"]
+    if refs.arch:
+        heading = t("report.html.references.arch", "Cards like mine: {suite} on {device} ({arch})",
+                    suite=e(refs.suite), device=e(refs.device), arch=e(refs.arch))
+    else:
+        heading = t("report.html.references", "Cards like mine: {suite} on {device}",
+                    suite=e(refs.suite), device=e(refs.device))
+    intro = e(t("report.html.references.intro",
+                "Published figures and blog claims, each with its source and conditions. Where "
+                "the conditions differ from this run, the ratio is only a hint."))
+    out = ['<section class="block" id="references">', f"<h2>{heading}</h2>",
+           f'<p class="muted">{intro}</p>']
     out += [f'<p class="warnline">{e(w)}</p>' for w in refs.warnings]
     if refs.note:
         out.append(f"<p>{e(refs.note)}</p>")
     cards = []
+    yours_word = e(t("report.md.yours", "yours"))
+    yours_word += _gap_after(yours_word)
+    reference_word = e(t("report.md.reference", "reference"))
+    reference_word += _gap_after(reference_word)
+    conditions = t("report.html.references.conditions", "conditions:")
     for m in refs.matches:
         r = m.row
         if m.yours is not None:
             cls = {"faster": "better", "slower": "worse"}.get(m.verdict or "", "same")
-            yours = (f'<span>yours <b>{e(fmt.num(m.yours))}</b> {e(r.unit)}</span>'
-                     f'<span class="{cls}">yours ÷ reference {e(fmt.ratio(m.ratio))} · '
-                     f'{e(m.verdict or "")}</span>')
+            ratio = t("report.html.references.ratio", "yours ÷ reference {ratio} · {verdict}",
+                      ratio=fmt.ratio(m.ratio), verdict=verdict_word(m.verdict) or "")
+            yours = (f'<span>{yours_word}<b>{e(fmt.num(m.yours))}</b> {e(r.unit)}</span>'
+                     f'<span class="{cls}">{e(ratio)}</span>')
         else:
-            yours = f'<span class="muted">yours: - ({e(m.how or "")})</span>'
-        how = f'<div class="muted">yours = {e(m.how)}</div>' if m.how and m.yours else ""
+            none = t("report.text.yours.none", "yours: - ({how})", how=m.how or "")
+            yours = f'<span class="muted">{e(none)}</span>'
+        how = (f'<div class="muted">{e(t("report.md.yours-how", "yours = {how}", how=m.how))}'
+               "</div>" if m.how and m.yours else "")
         diffs = "".join(f"<li>{e(d)}</li>" for d in m.differences)
+        unstated = t("report.label.unstated", "not stated by the source: {keys}",
+                     keys=", ".join(m.unstated))
+        worked_out = t("report.label.worked-out", "worked out: {derived}", derived=r.derived)
+        method = t("report.label.method", "method: {method}", method=r.method)
+        source = t("report.label.source", "source: {source}", source=r.source)
         lines = [
             f'<div class="ref"><div class="title">{e(r.card)} '
-            f'<span class="badge plain">{e(m.match)}</span></div>',
+            f'<span class="badge plain">{e(match_word(m.match))}</span></div>',
             f'<div class="muted">{e(fmt.figure_label(r.figure))} · {e(KIND_TITLES[r.kind])}</div>',
-            f'<div class="nums"><span>reference <b>{e(fmt.num(r.value))}</b> {e(r.unit)}</span>'
-            f"{yours}</div>{how}",
-            f'<div><span class="muted">conditions:</span> {e(conditions_text(r.conditions))}'
-            "</div>",
+            f'<div class="nums"><span>{reference_word}<b>{e(fmt.num(r.value))}</b> '
+            f"{e(r.unit)}</span>{yours}</div>{how}",
+            f'<div><span class="muted">{e(conditions)}</span>{_gap_after(conditions)}'
+            f"{e(conditions_text(r.conditions))}</div>",
             f'<ul class="diffs">{diffs}</ul>' if diffs else "",
-            (f'<div class="muted">not stated by the source: {e(", ".join(m.unstated))}</div>'
-             if m.unstated else ""),
-            f"<div>worked out: {e(r.derived)}</div>" if r.derived else "",
-            f"<div>{e(r.note)}</div>" if r.note else "",
-            f'<div class="src">method: {e(r.method)}</div>' if r.method else "",
-            f'<div class="src">source: {e(r.source)}</div></div>',
+            f'<div class="muted">{e(unstated)}</div>' if m.unstated else "",
+            f"<div>{e(worked_out)}</div>" if r.derived else "",
+            f"<div>{e(local(r.note))}</div>" if r.note else "",
+            f'<div class="src">{e(method)}</div>' if r.method else "",
+            f'<div class="src">{e(source)}</div></div>',
         ]
         cards.append("".join(lines))
     if cards:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
-from core.i18n import t
+from core.i18n import local, t
 from core.report import formatting as fmt
 from core.report.compare import Comparison, Difference
 from core.report.html import page_title
@@ -125,8 +125,8 @@ def _footer_line(report: Report) -> str:
     for run in report.runs[:1]:
         bits += fmt.settings_flags(run.settings)
         bits.append(fmt.device_label(run))
-    bits += [f"{k} {v}" for k, v in fmt.software_items(report)
-             if k in ("PyTorch", "ROCm", "HIP", "CUDA", "GPU driver")]
+    bits += [f"{name} {v}" for key, name, v in fmt.software_entries(report)
+             if key in ("torch", "rocm", "hip", "cuda", "driver")]  # by key: names are words
     bits.append(fmt.platform_text(report))
     bits.append(f"rocmate {report.tool_version}, {fmt.when(report.created)}")
     # fixed text first: whatever a setting says, this line stays a paragraph
@@ -163,7 +163,7 @@ def _references_summary(refs: CardsLikeMine) -> str:
     for m in refs.matches[:SUMMARY_REFERENCES]:
         r = m.row
         ours = md(fmt.num(m.yours)) if m.yours is not None else "-"
-        differs = ", ".join(d.split(":")[0] for d in m.differences) or t(
+        differs = ", ".join(re.split("[:：]", d, maxsplit=1)[0] for d in m.differences) or t(
             "report.md.conditions-same", "same")
         rows.append([md(r.card), md(match_word(m.match)), f"{md(fmt.num(r.value))} {md(r.unit)}",
                      ours, md(fmt.ratio(m.ratio)), md(verdict_word(m.verdict) or "-"),
@@ -329,13 +329,13 @@ def _references_details(refs: CardsLikeMine) -> list[str]:
                                     keys=md(", ".join(m.unstated))))
         if r.derived:
             lines.append("  - " + t("report.label.worked-out", "worked out: {derived}",
-                                    derived=md(r.derived)))
+                                    derived=md(local(r.derived))))
         if r.note:
-            lines.append("  - " + t("report.label.note", "note: {note}", note=md(r.note)))
+            lines.append("  - " + t("report.label.note", "note: {note}", note=md(local(r.note))))
         if r.method:
             lines.append("  - " + t("report.label.method", "method: {method}",
-                                    method=md(r.method)))
+                                    method=md(local(r.method))))
         lines.append("  - " + t("report.label.source", "source: {source}",
-                                source=md(r.source)))
+                                source=md(local(r.source))))
         out.append("\n".join(lines))
     return out

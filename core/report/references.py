@@ -12,6 +12,7 @@ that differs or that the source does not state.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -19,17 +20,45 @@ from typing import Any
 
 import tomllib
 
-from core.report.formatting import UNKNOWN_DEVICE, num
+from core.i18n import LANGUAGES, Localized, local, t
+from core.knowledge.rows import KnowledgeError, Row
+from core.report.formatting import num, unknown_device
 from core.report.model import Report, SuiteRun
 
 KINDS = ("measured", "published", "community", "crowd", "blog-claim")
-KIND_TITLES = {
-    "measured": "measured by this project",
-    "published": "published benchmark",
-    "community": "user report with its method",
-    "crowd": "crowd-sourced median",
-    "blog-claim": "blog claim, no method given",
-}
+
+
+def kind_titles() -> dict[str, str]:
+    """What each kind of source is, in words (the current language)."""
+    return {
+        "measured": t("report.refs.kind.measured", "measured by this project"),
+        "published": t("report.refs.kind.published", "published benchmark"),
+        "community": t("report.refs.kind.community", "user report with its method"),
+        "crowd": t("report.refs.kind.crowd", "crowd-sourced median"),
+        "blog-claim": t("report.refs.kind.blog-claim", "blog claim, no method given"),
+    }
+
+
+def kind_title(kind: str) -> str:
+    """A reference's kind in words; an unknown kind as it is."""
+    return kind_titles().get(kind, kind)
+
+
+class _KindTitles(Mapping[str, str]):
+    """``KIND_TITLES[kind]``: :func:`kind_title`, looked up when read (the language is chosen
+    after import); kept for older callers."""
+
+    def __getitem__(self, kind: str) -> str:
+        return kind_titles()[kind]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(KINDS)
+
+    def __len__(self) -> int:
+        return len(KINDS)
+
+
+KIND_TITLES: Mapping[str, str] = _KindTitles()
 PRECISIONS = ("fp32", "tf32", "amp-fp16", "amp-bf16", "fp16", "bf16")
 UNSTATED = ("not stated", "n/a")
 REQUIRED_CONDITIONS = ("precision", "batch", "resolution", "steps", "software")
@@ -53,8 +82,12 @@ DERIVED_FIGURES: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 SAME_BAND = 0.03  # within ±3 %: "about the same"
 
+# Texts for people: each may have its translations beside it (note_zh_CN), read as Localized.
+_WORDS = ("source", "method", "derived", "note")
+_CONDITION_WORDS = ("software", "data", "model")
 _ROW_KEYS = {"id", "card", "arch", "suite", "figure", "value", "unit", "kind", "source", "method",
              "derived", "note", "conditions"}
+_ROW_KEYS |= {f"{key}_{lang}" for key in _WORDS for lang in LANGUAGES if lang != "en"}
 _NAME_NOISE = {"amd", "nvidia", "ati", "radeon", "geforce", "tesla", "instinct", "graphics",
                "generation", "gpu", "pcie", "sxm", "sxm2", "sxm4", "sxm5", "gen5", "hbm2",
                "hbm2e", "hbm3", "hbm3e", "nvl", "dgx", "the"}
@@ -70,7 +103,7 @@ class Conditions:
     batch: int | None = None
     resolution: int | None = None
     steps: int | None = None
-    software: str | None = None
+    software: str | None = None  # software, data, model: Localized (see conditions_text)
     memory_format: str | None = None
     compile: bool | None = None
     data: str | None = None
@@ -89,7 +122,7 @@ class ReferenceRow:
     value: float
     unit: str
     kind: str
-    source: str
+    source: str  # source, method, derived, note: Localized (show them with core.i18n.local)
     conditions: Conditions
     method: str | None = None
     derived: str | None = None
@@ -153,6 +186,10 @@ def _row(raw: Any, where: str) -> ReferenceRow:
             raise ReferencesError(f"{where}: '{key}' must be a non-empty string")
         return v.strip()
 
+    def words(key: str, required: bool = True) -> Localized | None:
+        english = text(key, required)
+        return None if english is None else _words(raw, key, english, where)
+
     suite, figure, unit, kind = (text("suite"), text("figure"), text("unit"), text("kind"))
     assert suite and figure and unit and kind
     if suite not in SUITE_FIGURES:
@@ -166,7 +203,7 @@ def _row(raw: Any, where: str) -> ReferenceRow:
         raise ReferencesError(f"{where}: {figure} is in {expected!r}, not {unit!r}")
     if kind not in KINDS:
         raise ReferencesError(f"{where}: kind {kind!r} is not one of {', '.join(KINDS)}")
-    method = text("method", required=False)
+    method = words("method", required=False)
     if kind == "blog-claim" and method:
         raise ReferencesError(f"{where}: a blog claim has no method (the post gives none)")
     if kind != "blog-claim" and not method:
@@ -179,15 +216,30 @@ def _row(raw: Any, where: str) -> ReferenceRow:
         raise ReferencesError(f"{where}: arch {arch!r} is neither a gfx target nor sm_NN")
     return ReferenceRow(
         id=str(text("id")), card=str(text("card")), arch=arch, suite=suite, figure=figure,
-        value=float(value), unit=unit, kind=kind, source=str(text("source")),
+        value=float(value), unit=unit, kind=kind, source=words("source") or "",
         conditions=_conditions(raw.get("conditions"), where), method=method,
-        derived=text("derived", required=False), note=text("note", required=False))
+        derived=words("derived", required=False), note=words("note", required=False))
+
+
+def _words(raw: dict[str, Any], key: str, english: str, where: str) -> Localized:
+    """``english`` (the row's ``key``, stripped) with its translations beside it
+    (``<key>_zh_CN``), read as every knowledge table reads them (:meth:`Row.words`)."""
+    row = Row("references.toml", "reference", 0, raw)
+    row.where = where
+    try:
+        found = row.words(key)
+    except KnowledgeError as exc:
+        raise ReferencesError(str(exc)) from None
+    return Localized(english, {lang: text.strip()
+                               for lang, text in found.translations.items()})
 
 
 def _conditions(raw: Any, where: str) -> Conditions:
     if not isinstance(raw, dict):
         raise ReferencesError(f"{where}: 'conditions' table missing")
-    unknown = set(raw) - set(REQUIRED_CONDITIONS) - set(OPTIONAL_CONDITIONS)
+    translated = {f"{key}_{lang}" for key in _CONDITION_WORDS for lang in LANGUAGES
+                  if lang != "en"}
+    unknown = set(raw) - set(REQUIRED_CONDITIONS) - set(OPTIONAL_CONDITIONS) - translated
     if unknown:
         raise ReferencesError(f"{where}: unknown conditions {sorted(unknown)}")
     missing = [k for k in REQUIRED_CONDITIONS if k not in raw]
@@ -212,6 +264,7 @@ def _conditions(raw: Any, where: str) -> Conditions:
     software = raw["software"]
     if not isinstance(software, str) or not software:
         raise ReferencesError(f"{where}: conditions.software must be a string")
+    software = _words(raw, "software", software, f"{where}: conditions")
     fmt = raw.get("memory_format")
     if fmt is not None and fmt not in ("nchw", "channels_last"):
         raise ReferencesError(f"{where}: conditions.memory_format is nchw or channels_last")
@@ -221,23 +274,30 @@ def _conditions(raw: Any, where: str) -> Conditions:
     for key in ("data", "shape", "model"):
         if key in raw and not isinstance(raw[key], str):
             raise ReferencesError(f"{where}: conditions.{key} must be a string")
+    data, model = raw.get("data"), raw.get("model")
+    if data:
+        data = _words(raw, "data", data, f"{where}: conditions")
+    if model:
+        model = _words(raw, "model", model, f"{where}: conditions")
     return Conditions(
         precision=None if precision in UNSTATED else precision, software=software,
-        memory_format=fmt, compile=compiled, data=raw.get("data"), shape=raw.get("shape"),
-        model=raw.get("model"), unstated=unstated, **values)
+        memory_format=fmt, compile=compiled, data=data, shape=raw.get("shape"),
+        model=model, unstated=unstated, **values)
 
 
 def conditions_text(c: Conditions) -> str:
-    """``amp-fp16, batch 64, 224 px, channels_last; torch 2.0``: the conditions in one line."""
-    parts = [c.precision or "precision not stated"]
+    """``amp-fp16, batch 64, 224 px, channels_last; torch 2.0``: the conditions in one line, in
+    the current language."""
+    parts = [c.precision or t("report.refs.conditions.precision-unstated",
+                              "precision not stated")]
     if c.batch:
         parts.append(f"batch {c.batch}")
     elif "batch" in c.unstated:
-        parts.append("batch not stated")
+        parts.append(t("report.refs.conditions.batch-unstated", "batch not stated"))
     if c.resolution:
         parts.append(f"{c.resolution} px")
     if c.steps:
-        parts.append(f"{c.steps} steps")
+        parts.append(t("report.format.steps", "{steps} steps", steps=c.steps))
     if c.memory_format:
         parts.append(c.memory_format)
     if c.compile is not None:
@@ -245,10 +305,10 @@ def conditions_text(c: Conditions) -> str:
     if c.shape:
         parts.append(c.shape)
     if c.model:
-        parts.append(c.model)
+        parts.append(local(c.model))
     if c.data:
-        parts.append(f"data: {c.data}")
-    return ", ".join(parts) + (f"; {c.software}" if c.software else "")
+        parts.append(t("report.refs.conditions.data", "data: {data}", data=c.data))
+    return ", ".join(parts) + (f"; {local(c.software)}" if c.software else "")
 
 
 # --- matching a run ----------------------------------------------------------------------------
@@ -317,13 +377,13 @@ def cards_like_mine(report: Report, run_index: int = 0, *,
     run = report.runs[run_index]
     rows = load_references() if rows is None else rows
     names, arch = _names_and_arch(report, run)
-    device = names[0] if names else UNKNOWN_DEVICE
+    device = names[0] if names else unknown_device()
     out = CardsLikeMine(suite=run.suite, device=device, arch=arch, matches=[])
     if run.settings.get("size") == "tiny":
-        out.warnings.append("This run used tiny shapes (a smoke test): its figures are not "
-                            "comparable with any reference.")
+        out.warnings.append(t("report.refs.tiny", "This run used tiny shapes (a smoke test): "
+                              "its figures are not comparable with any reference."))
     if run.device is not None and run.device.backend == "cpu":
-        out.note = "A CPU run: the reference results are for GPUs."
+        out.note = t("report.refs.cpu", "A CPU run: the reference results are for GPUs.")
         if not all_cards:
             return out
     suite_rows = [r for r in rows if r.suite == run.suite]
@@ -336,9 +396,15 @@ def cards_like_mine(report: Report, run_index: int = 0, *,
     out.matches.sort(key=lambda m: (order[m.match], len(m.differences)))  # closest first
     if not out.matches and out.note is None:
         others = len(suite_rows)
-        out.note = (f"No reference results for {device}"
-                    f"{f' ({arch})' if arch else ''} in {run.suite}; "
-                    f"{others} for other cards (show them with --all-cards).")
+        if arch:
+            out.note = t("report.refs.none.arch", "No reference results for {device} ({arch}) "
+                         "in {suite}; {count} for other cards (show them with {option}).",
+                         device=device, arch=arch, suite=run.suite, count=others,
+                         option="--all-cards")
+        else:
+            out.note = t("report.refs.none", "No reference results for {device} in {suite}; "
+                         "{count} for other cards (show them with {option}).", device=device,
+                         suite=run.suite, count=others, option="--all-cards")
     return out
 
 
@@ -369,42 +435,56 @@ def your_value(run: SuiteRun, figure: str,
     better); value None when the run cannot give it."""
     res = run.result
     if res is None:
-        return None, ("the run did not finish" if run.status == "interrupted"
-                      else "the run failed"), None
+        if run.status == "interrupted":
+            return None, t("report.refs.yours.unfinished", "the run did not finish"), None
+        return None, t("report.refs.yours.failed", "the run failed"), None
     if figure in res.figures:
         f = res.figures[figure]
         if f.unit != unit:
-            return None, f"your {figure} is in {f.unit}, the reference in {unit}", None
+            return None, t("report.refs.yours.other-unit",
+                           "your {figure} is in {unit}, the reference in {reference_unit}",
+                           figure=figure, unit=f.unit, reference_unit=unit), None
         burst = res.peak_of(figure)
         if burst is not None and burst.unit == unit:  # published matmul rates are short bursts
-            return (burst.median, f"your peak (the best {burst.n} steps in a row; sustained "
-                                  f"{num(f.median)})", f.higher_is_better)
+            return (burst.median, t("report.refs.yours.peak",
+                                    "your peak (the best {steps} steps in a row; sustained "
+                                    "{sustained})", steps=burst.n, sustained=num(f.median)),
+                    f.higher_is_better)
         return f.median, None, f.higher_is_better
     if figure == "iterations_per_s":
         step = res.figures.get("step_time")
         if step and step.median > 0:
-            return 1.0 / step.median, "1 / median step time", True
-        return None, "the run has no step time", None
+            return 1.0 / step.median, t("report.refs.yours.per-step", "1 / median step time"), \
+                True
+        return None, t("report.refs.yours.no-step-time", "the run has no step time"), None
     if figure == "end_to_end_it_s":
         per_image = res.figures.get("seconds_per_image")
         steps = run.settings.get("inference_steps") or res.details.get("inference_steps")
         if per_image and per_image.median > 0 and isinstance(steps, (int, float)):
-            return float(steps) / per_image.median, f"{steps} steps / median s per image", True
-        return None, "the run has no seconds per image", None
+            return float(steps) / per_image.median, t(
+                "report.refs.yours.per-image", "{steps} steps / median s per image",
+                steps=steps), True
+        return None, t("report.refs.yours.no-per-image", "the run has no seconds per image"), \
+            None
     if figure == "vram_gb":
         peak = res.peak_memory_reserved_bytes or res.peak_memory_bytes
-        which = "reserved" if res.peak_memory_reserved_bytes else "allocated"
+        if peak and res.peak_memory_reserved_bytes:
+            return peak / 1e9, t("report.refs.yours.memory-reserved",
+                                 "peak memory reserved by PyTorch"), None
         if peak:
-            return peak / 1e9, f"peak memory {which} by PyTorch", None
-        return None, "the run recorded no peak memory", None
+            return peak / 1e9, t("report.refs.yours.memory-allocated",
+                                 "peak memory allocated by PyTorch"), None
+        return None, t("report.refs.yours.no-memory", "the run recorded no peak memory"), None
     if figure == "power_w":
         if run.energy and run.energy.mean_power_w:
-            return run.energy.mean_power_w, "mean board power over the measured phase", None
-        samples = [t.power_w for t in run.telemetry if t.power_w is not None]
+            return run.energy.mean_power_w, t("report.refs.yours.power-measured",
+                                              "mean board power over the measured phase"), None
+        samples = [s.power_w for s in run.telemetry if s.power_w is not None]
         if samples:
-            return sum(samples) / len(samples), "mean sampled board power over the run", None
-        return None, "no power was sampled", None
-    return None, f"the run has no {figure}", None
+            return sum(samples) / len(samples), t("report.refs.yours.power-sampled",
+                                                  "mean sampled board power over the run"), None
+        return None, t("report.refs.yours.no-power", "no power was sampled"), None
+    return None, t("report.refs.yours.no-figure", "the run has no {figure}", figure=figure), None
 
 
 def _norm_precision(p: str | None) -> str | None:
@@ -422,33 +502,55 @@ def condition_differences(row: ReferenceRow, run: SuiteRun,
     if not isinstance(mine_p, str):  # a stranger's report may hold anything here
         mine_p = None
     if c.precision and mine_p and _norm_precision(c.precision) != _norm_precision(mine_p):
-        extra = ""
         if c.precision == "tf32" and mine_p == "fp32":
-            extra = " (fp32 convolutions may use TF32 on NVIDIA cards)"
-        out.append(f"precision: reference {c.precision}, yours {mine_p}{extra}")
+            out.append(t("report.refs.differs.precision.tf32",
+                         "precision: reference {reference}, yours {yours} (fp32 convolutions "
+                         "may use TF32 on NVIDIA cards)", reference=c.precision, yours=mine_p))
+        else:
+            out.append(t("report.refs.differs.precision",
+                         "precision: reference {reference}, yours {yours}",
+                         reference=c.precision, yours=mine_p))
     if c.batch and s.get("batch_size") and c.batch != s.get("batch_size"):
-        out.append(f"batch: reference {c.batch}, yours {s.get('batch_size')}")
+        out.append(t("report.refs.differs.batch", "batch: reference {reference}, yours {yours}",
+                     reference=c.batch, yours=s.get("batch_size")))
     res = details.get("resolution")
     if c.resolution and isinstance(res, int) and c.resolution != res:
-        out.append(f"resolution: reference {c.resolution} px, yours {res} px")
+        out.append(t("report.refs.differs.resolution",
+                     "resolution: reference {reference} px, yours {yours} px",
+                     reference=c.resolution, yours=res))
     steps = s.get("inference_steps") or details.get("inference_steps")
     if c.steps and isinstance(steps, int) and c.steps != steps:
-        out.append(f"denoising steps: reference {c.steps}, yours {steps}")
+        out.append(t("report.refs.differs.steps",
+                     "denoising steps: reference {reference}, yours {yours}",
+                     reference=c.steps, yours=steps))
     if c.memory_format and run.suite in ("resnet50-train", "sd15-infer"):
         mine_f = "channels_last" if s.get("channels_last") else "nchw"
         if mine_f != c.memory_format:
-            out.append(f"memory format: reference {c.memory_format}, yours {mine_f}")
+            out.append(t("report.refs.differs.memory-format",
+                         "memory format: reference {reference}, yours {yours}",
+                         reference=c.memory_format, yours=mine_f))
     if c.compile is not None and bool(s.get("compile")) != c.compile:
-        out.append(f"torch.compile: reference {'on' if c.compile else 'off'}, "
-                   f"yours {'on' if s.get('compile') else 'off'}")
+        out.append(t("report.refs.differs.compile",
+                     "torch.compile: reference {reference}, yours {yours}",
+                     reference=_on_off(c.compile), yours=_on_off(bool(s.get("compile")))))
     shape = details.get("shape")
     if c.shape and isinstance(shape, str) and shape != c.shape:
-        out.append(f"matrix size: reference {c.shape}, yours {shape}")
+        out.append(t("report.refs.differs.shape", "matrix size: reference {reference}, "
+                     "yours {yours}", reference=c.shape, yours=shape))
     if c.model:
-        mine_m = f"preset {s['preset']}" if s.get("preset") else "rocmate's default model"
-        out.append(f"model: reference {c.model}, yours {mine_m}")
+        mine_m = t("report.format.flag.preset", "preset {preset}", preset=s["preset"]) \
+            if s.get("preset") else t("report.refs.default-model", "rocmate's default model")
+        out.append(t("report.refs.differs.model", "model: reference {reference}, yours {yours}",
+                     reference=c.model, yours=mine_m))
     if c.data and not c.data.startswith("synthetic"):
-        out.append(f"data: reference {c.data}; rocmate uses synthetic data on the device")
+        out.append(t("report.refs.differs.data",
+                     "data: reference {reference}; rocmate uses synthetic data on the device",
+                     reference=c.data))
     if row.kind == "blog-claim":
-        out.append("a blog claim: the post does not say how it was measured")
+        out.append(t("report.refs.differs.blog-claim",
+                     "a blog claim: the post does not say how it was measured"))
     return out, list(c.unstated)
+
+
+def _on_off(on: bool) -> str:
+    return t("report.refs.on", "on") if on else t("report.refs.off", "off")

@@ -8,6 +8,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from core.i18n import t
 from core.report.compare import compare
 from core.report.html import render_html
 from core.report.markdown import render_markdown
@@ -45,13 +46,19 @@ def format_for(path: str | Path | None, explicit: str | None = None) -> str:
     """``explicit`` when given, else from the file's suffix."""
     if explicit:
         if explicit not in FORMATS:
-            raise ExportError(f"unknown format {explicit!r}: use one of {', '.join(FORMATS)}")
+            raise ExportError(_unknown_format(explicit))
         return explicit
     suffix = Path(path).suffix.lower() if path else ""
     if suffix not in SUFFIXES:
-        raise ExportError(f"cannot tell the format from {str(path)!r}: name it .json, .html or "
-                          ".md, or pass --format")
+        raise ExportError(t("report.format.file.no-suffix",
+                            "cannot tell the format from {path}: name it .json, .html or .md, "
+                            "or pass {option}", path=repr(str(path)), option="--format"))
     return SUFFIXES[suffix]
+
+
+def _unknown_format(name: str) -> str:
+    return t("report.format.file.unknown-format", "unknown format {format}: use one of "
+             "{formats}", format=repr(name), formats=", ".join(FORMATS))
 
 
 def load_report_file(path: str | Path) -> Report:
@@ -92,18 +99,23 @@ def _read(path: str | Path) -> Source:
         with os.fdopen(fd, "rb") as f:
             data = f.read(MAX_BYTES + 1)  # never more, whatever stat() says of it
     except FileNotFoundError:
-        raise ReportError(f"{path}: no such file") from None
+        raise ReportError(t("report.format.file.missing", "{path}: no such file",
+                            path=path)) from None
     except IsADirectoryError:
-        raise ReportError(f"{path}: is a folder, not a report file") from None
+        raise ReportError(t("report.format.file.folder", "{path}: is a folder, not a report "
+                            "file", path=path)) from None
     except OSError as exc:
-        raise ReportError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+        raise ReportError(t("report.format.file.unreadable", "{path}: cannot be read ({error})",
+                            path=path, error=exc.strerror or exc)) from None
     if len(data) > MAX_BYTES:
-        raise ReportError(f"{name}: more than {MAX_BYTES // 2**20} MiB, far too large for a "
-                          "rocmate report")
+        raise ReportError(t("report.format.file.too-large",
+                            "{name}: more than {size} MiB, far too large for a rocmate report",
+                            name=name, size=MAX_BYTES // 2**20))
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise ReportError(f"{name}: not a rocmate report (not UTF-8 text)") from None
+        raise ReportError(t("report.format.file.not-text",
+                            "{name}: not a rocmate report (not UTF-8 text)", name=name)) from None
     try:
         return Source(text, parse_json(text))
     except ReportError as exc:
@@ -118,7 +130,7 @@ def render(report: Report, fmt: str, *, baseline: Report | None = None,
     comparison against ``baseline`` and the reference results for the report's cards; JSON is
     the report alone."""
     if fmt not in FORMATS:
-        raise ExportError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
+        raise ExportError(_unknown_format(fmt))
     # what either report gives away about its author is removed from both, and from the labels
     identity = (identity or Identity()).merged(learned(report))
     if baseline is not None:
@@ -144,7 +156,9 @@ def write_text(text: str, path: str | Path) -> Path:
     a folder name is said, not made into new folders); ExportError on failure."""
     p = Path(path)
     if not p.parent.is_dir():
-        raise ExportError(f"cannot write {path}: the folder {p.parent} does not exist")
+        raise ExportError(t("report.format.file.no-folder",
+                            "cannot write {path}: the folder {folder} does not exist", path=path,
+                            folder=p.parent))
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", dir=p.parent)
         os.fchmod(fd, 0o644)
@@ -156,5 +170,6 @@ def write_text(text: str, path: str | Path) -> Path:
             Path(tmp).unlink(missing_ok=True)
             raise
     except OSError as exc:
-        raise ExportError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise ExportError(t("report.format.file.unwritable", "cannot write {path}: {error}",
+                            path=path, error=exc.strerror or exc)) from None
     return p

@@ -1,6 +1,12 @@
 """Turn a failure into one protocol ``error``: a kind, a message and advice a person can act on.
 
 Shared by the worker (exceptions) and the parent (a dead worker's stderr), so standard library only.
+
+The events are English (a contract: the host stores them in run files and reports). The advice
+is words a person reads, so each text is a ``t("bench.advice...", "English", **fields)`` call
+through a translator parameter: :func:`english` by default (the worker has no catalogue), or
+``core.i18n.t`` where a host shows the advice in the user's language. The catalogue extractor
+(core/i18n_catalogue.py) finds these calls by their name ``t``.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ import sysconfig
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 PATTERNS_FILE = "error_patterns.json"
 """Written beside this module in the worker's clean folder by the host
@@ -46,6 +52,19 @@ def _patterns(given: Patterns | None) -> Patterns:
     if _HANDED is None:
         _HANDED = load_patterns()
     return _HANDED
+
+
+class Translate(Protocol):
+    """What turns a text's id and English into the words shown: :func:`english`, or
+    ``core.i18n.t`` (the same signature)."""
+
+    def __call__(self, key: str, english: str, /, **values: object) -> str: ...
+
+
+def english(key: str, text: str, /, **values: object) -> str:
+    """The English itself, its ``{fields}`` filled (as ``core.i18n.t`` fills them: a text
+    given values writes a literal brace twice)."""
+    return text.format(**values) if values else text
 
 
 @dataclass
@@ -111,69 +130,107 @@ def _alloc_var(backend: str | None) -> str:
 
 
 def advice_for(kind: str, ctx: Context, *, package: str | None = None, text: str = "",
-               patterns: Patterns | None = None) -> str:
-    """Plain advice for an error kind (for "other", from what the text shows)."""
+               patterns: Patterns | None = None, t: Translate = english) -> str:
+    """Plain advice for an error kind (for "other", from what the text shows); ``t``: the
+    translator (:func:`english`, or ``core.i18n.t`` to show it in the user's language)."""
     py = ctx.python or "python"
     if kind == "oom":
-        if ctx.backend == "cpu":
-            return (
-                "The worker ran out of memory. Use a smaller --batch-size or --size tiny, "
-                "or close other programs."
-            )
-        parts = []
-        if ctx.batch_size and ctx.batch_size > 1:
-            parts.append(f"try a smaller batch (--batch-size {max(1, ctx.batch_size // 2)})")
-        else:
-            parts.append("try a smaller --batch-size")
-        if ctx.suite == "llm-train":
-            parts.append("or a smaller model (--preset 1b or 0.5b) or a shorter --seq-len")
-        parts.append(
-            f"set {_alloc_var(ctx.backend)}=expandable_segments:True to reduce fragmentation"
-        )
-        parts.append("and close other programs that use the GPU (a desktop, a browser, games)")
-        return "Out of GPU memory: " + ", ".join(parts) + "."
+        return _oom_advice(ctx, t)
     if kind == "no-binary-for-gpu":
-        arch = f" ({ctx.arch})" if ctx.arch else ""
-        return (
-            f"This PyTorch has no GPU code for the card's gfx target{arch}. Run `rocmate doctor`: "
-            "if it reports gfx-needs-override, set HSA_OVERRIDE_GFX_VERSION to the value it gives "
-            "(for example 10.3.0 for RDNA2 gfx103x, 11.0.0 for RDNA3 gfx110x) and run again; if "
-            "it reports torch-arch-missing, install a PyTorch wheel built for this card."
-        )
+        if ctx.arch:
+            return t("bench.advice.no-binary-for-gpu.arch",
+                     "This PyTorch has no GPU code for the card's gfx target ({arch}). Run "
+                     "`rocmate doctor`: if it reports gfx-needs-override, set "
+                     "HSA_OVERRIDE_GFX_VERSION to the value it gives (for example 10.3.0 for "
+                     "RDNA2 gfx103x, 11.0.0 for RDNA3 gfx110x) and run again; if it reports "
+                     "torch-arch-missing, install a PyTorch wheel built for this card.",
+                     arch=ctx.arch)
+        return t("bench.advice.no-binary-for-gpu",
+                 "This PyTorch has no GPU code for the card's gfx target. Run `rocmate doctor`: "
+                 "if it reports gfx-needs-override, set HSA_OVERRIDE_GFX_VERSION to the value it "
+                 "gives (for example 10.3.0 for RDNA2 gfx103x, 11.0.0 for RDNA3 gfx110x) and run "
+                 "again; if it reports torch-arch-missing, install a PyTorch wheel built for "
+                 "this card.")
     if kind == "no-gpu":
-        return (
-            "PyTorch in the target environment sees no GPU. Run `rocmate doctor` and fix what it "
-            "reports (torch-no-gpu, torch-not-rocm, kfd-no-access, not-in-render-group, "
-            "hip-visible-devices-hides). Use --device cpu for a smoke run without a GPU."
-        )
+        return t("bench.advice.no-gpu",
+                 "PyTorch in the target environment sees no GPU. Run `rocmate doctor` and fix what "
+                 "it reports (torch-no-gpu, torch-not-rocm, kfd-no-access, not-in-render-group, "
+                 "hip-visible-devices-hides). Use --device cpu for a smoke run without a GPU.")
     if kind == "missing-package":
-        name = package or "the missing package"
+        name = package or t("bench.advice.the-missing-package", "the missing package")
         if ctx.externally_managed:
-            return (
-                f"The target Python ({py}) lacks {name}, and it is the system's own Python, "
-                "which pip may not change (externally managed, PEP 668). Make a virtual "
-                "environment for PyTorch and run the benchmark there: `rocmate install` makes "
-                "one, or python3 -m venv ~/venvs/torch && ~/venvs/torch/bin/pip install "
-                f"{name}, then --python ~/venvs/torch/bin/python."
-            )
-        return (
-            f"The target Python lacks {name}. Install it into that environment: "
-            f"{py} -m pip install {name}"
-            + (" (from the ROCm wheel index)" if name.startswith("torch") else "")
-            + ", or pick another Python with --python."
-        )
+            return t("bench.advice.missing-package.system-python",
+                     "The target Python ({python}) lacks {package}, and it is the system's own "
+                     "Python, which pip may not change (externally managed, PEP 668). Make a "
+                     "virtual environment for PyTorch and run the benchmark there: `rocmate "
+                     "install` makes one, or {command}, then --python ~/venvs/torch/bin/python.",
+                     python=py, package=name,
+                     command=f"python3 -m venv ~/venvs/torch && ~/venvs/torch/bin/pip install "
+                             f"{name}")
+        command = f"{py} -m pip install {name}"
+        if name.startswith("torch"):
+            return t("bench.advice.missing-package.torch",
+                     "The target Python lacks {package}. Install it into that environment: "
+                     "{command} (from the ROCm wheel index), or pick another Python with "
+                     "--python.", package=name, command=command)
+        return t("bench.advice.missing-package",
+                 "The target Python lacks {package}. Install it into that environment: "
+                 "{command}, or pick another Python with --python.", package=name,
+                 command=command)
     if kind == "interrupted":
-        return "The run was stopped before it finished; nothing after the stop was measured."
+        return t("bench.advice.interrupted",
+                 "The run was stopped before it finished; nothing after the stop was measured.")
     if text and classify_text(text, patterns) == "gpu-fault":
-        return (
-            "The GPU faulted. A common cause is HSA_OVERRIDE_GFX_VERSION set to a value that does "
-            "not fit the card: run `rocmate doctor` (override-wrong). Otherwise try a smaller "
-            "batch and report the run file."
-        )
-    return (
-        "Unexpected failure. Run `rocmate doctor` to check the set-up; if it reports nothing, "
-        "attach the run file (it holds every event) to a bug report."
-    )
+        return t("bench.advice.gpu-fault",
+                 "The GPU faulted. A common cause is HSA_OVERRIDE_GFX_VERSION set to a value that "
+                 "does not fit the card: run `rocmate doctor` (override-wrong). Otherwise try a "
+                 "smaller batch and report the run file.")
+    return t("bench.advice.other",
+             "Unexpected failure. Run `rocmate doctor` to check the set-up; if it reports "
+             "nothing, attach the run file (it holds every event) to a bug report.")
+
+
+def _oom_advice(ctx: Context, t: Translate) -> str:
+    """Out of memory: a smaller batch (and for the LLM a smaller model), the allocator setting
+    against fragmentation, fewer programs on the GPU."""
+    if ctx.backend == "cpu":
+        return t("bench.advice.oom.cpu",
+                 "The worker ran out of memory. Use a smaller --batch-size or --size tiny, or "
+                 "close other programs.")
+    variable = _alloc_var(ctx.backend)
+    llm = ctx.suite == "llm-train"
+    if ctx.batch_size and ctx.batch_size > 1:
+        option = f"--batch-size {max(1, ctx.batch_size // 2)}"
+        if llm:
+            return t("bench.advice.oom.llm.batch",
+                     "Out of GPU memory: try a smaller batch ({option}), or a smaller model "
+                     "(--preset 1b or 0.5b) or a shorter --seq-len, set "
+                     "{variable}=expandable_segments:True to reduce fragmentation, and close "
+                     "other programs that use the GPU (a desktop, a browser, games).",
+                     option=option, variable=variable)
+        return t("bench.advice.oom.batch",
+                 "Out of GPU memory: try a smaller batch ({option}), set "
+                 "{variable}=expandable_segments:True to reduce fragmentation, and close other "
+                 "programs that use the GPU (a desktop, a browser, games).",
+                 option=option, variable=variable)
+    if llm:
+        return t("bench.advice.oom.llm",
+                 "Out of GPU memory: try a smaller --batch-size, or a smaller model (--preset 1b "
+                 "or 0.5b) or a shorter --seq-len, set {variable}=expandable_segments:True to "
+                 "reduce fragmentation, and close other programs that use the GPU (a desktop, a "
+                 "browser, games).", variable=variable)
+    return t("bench.advice.oom",
+             "Out of GPU memory: try a smaller --batch-size, set "
+             "{variable}=expandable_segments:True to reduce fragmentation, and close other "
+             "programs that use the GPU (a desktop, a browser, games).", variable=variable)
+
+
+def reinstall_advice(package: str, ctx: Context, t: Translate = english) -> str:
+    """Advice for a package that imports but is broken (``torch`` without ``torch._C``)."""
+    return t("bench.advice.broken-package",
+             "Reinstall {package} in the target Python ({command}, from the same index), or "
+             "pick another Python with --python.", package=package,
+             command=f"{ctx.python or 'python'} -m pip install --force-reinstall {package}")
 
 
 # Lines torch appends to device and compiler errors; they say nothing about the failure itself.
@@ -219,9 +276,7 @@ def from_exception(exc: BaseException, ctx: Context,
             return ErrorInfo(
                 kind="missing-package",
                 message=f"{top} is installed but broken: no module named {exc.name!r}",
-                advice=(f"Reinstall {package} in the target Python ({ctx.python or 'python'} -m "
-                        f"pip install --force-reinstall {package}, from the same index), or pick "
-                        "another Python with --python."),
+                advice=reinstall_advice(package, ctx),
                 detail=detail,
                 package=package,
             )
