@@ -177,10 +177,11 @@ def _num(v: float | None, digits: int = 4) -> str:
 
 def summary(report: Report) -> str:
     """The summary table of a report's runs."""
+    from core.bench.advice import reworded
     from core.report.text import run_text
 
     lines: list[str] = []
-    for run in report.runs:
+    for run in reworded(report).runs:
         lines += run_text(run)  # the same table `rocmate report show` prints
     return "\n".join(lines)
 

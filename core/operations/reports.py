@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.bench.advice import reworded
 from core.i18n import t
 from core.report import formatting as fmt
 from core.report.compare import compare
@@ -166,7 +167,7 @@ def load_report(ref: str, access: HistoryAccess) -> LoadedReport:
 
 def show_text(report: Report, *, references: bool = False, all_cards: bool = False) -> str:
     """The terminal view of a report, with the results of cards like it when asked."""
-    parts = [report_text(report)]
+    parts = [report_text(reworded(report))]
     if references:
         parts += ["\n" + references_text(cards_like_mine(report, i, all_cards=all_cards))
                   for i in range(len(report.runs))]
@@ -176,7 +177,13 @@ def show_text(report: Report, *, references: bool = False, all_cards: bool = Fal
 def render_report(report: Report, kind: str, *, references: bool = False,
                   all_cards: bool = False) -> str:
     """The report as ``kind`` (json, md or html)."""
-    return render(report, kind, references=references, all_cards=all_cards)
+    return render(_for(report, kind), kind, references=references, all_cards=all_cards)
+
+
+def _for(report: Report, kind: str) -> Report:
+    """What a rendering of ``kind`` shows: for people, failed runs' words in their language;
+    JSON, for programs, as it is."""
+    return report if kind == "json" else reworded(report)
 
 
 @dataclass(frozen=True)
@@ -191,7 +198,7 @@ def export_report(report: Report, out: str | Path, kind: str | None = None, *,
                   references: bool = False, all_cards: bool = False) -> Written:
     """Write the report to ``out`` (its kind from ``kind`` or the file's suffix)."""
     chosen = format_for(out, kind)
-    text = render(report, chosen, references=references, all_cards=all_cards)
+    text = render(_for(report, chosen), chosen, references=references, all_cards=all_cards)
     return Written(write_text(text, out), chosen, summary(report))
 
 
