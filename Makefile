@@ -8,7 +8,7 @@ STAMP_TEST := $(VENV)/.stamp-test
 # torch for the benchmark tests: pinned to what the build machines hold (never newer than 2.14.1).
 TORCH_PINS := torch==2.14.1 torchvision==0.29.1
 
-.PHONY: run test lint venv clean screenshots bench-doctor bench-gui i18n
+.PHONY: run test lint venv clean screenshots bench-doctor bench-gui i18n qm
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -26,12 +26,12 @@ $(STAMP_TEST): pyproject.toml $(STAMP_APP)
 venv: $(STAMP_APP)
 
 ## Install rocmate into .venv and start it (the machine check in the terminal).
-run: $(STAMP_APP)
+run: $(STAMP_APP) qm
 	$(BIN)/rocmate $(ARGS)
 
 ## Install what the tests need into .venv (and, as root, the Debian tools the apt and browser
 ## tests use), then run lint, types, import contracts and pytest.
-test: $(STAMP_TEST)
+test: $(STAMP_TEST) qm
 	bash scripts/install-test-system-deps.sh
 	$(BIN)/ruff check .
 	$(BIN)/mypy
@@ -56,7 +56,7 @@ SHOTS_wsl2-ubuntu2204-rx7900xtx-ready := $(R)/gpu/h200-health-resnet50-page.json
 	$(R)/h200-resnet50-train-amp-bf16-cl-bs256.json $(R)/cpu-tiny-resnet50-train.json
 SHOTS_popos2204-rx6800-ready := $(R)/h200-sd15-infer-eager-bs1-unsteady.json \
 	$(R)/h200-resnet50-train-amp-bf16-cl-bs256.json $(R)/cpu-tiny-resnet50-train.json
-screenshots: $(STAMP_APP)
+screenshots: $(STAMP_APP) qm
 	for m in $(SCREENSHOT_MACHINES); do \
 		rm -rf docs/screenshots/app-$$m; \
 		reports=""; \
@@ -69,11 +69,21 @@ screenshots: $(STAMP_APP)
 		QT_QPA_PLATFORM=offscreen $(BIN)/rocmate gui --root tests/fixtures/machines/$$m \
 			--lang en --screenshot-dir docs/screenshots/app-$$m $$args || exit 1; \
 	done
+	rm -rf docs/screenshots/zh_CN-app-rx6600-ubuntu2404-fresh
+	args=""; for r in $(SHOTS_rx6600-ubuntu2404-fresh); do args="$$args --screenshot-report $$r"; done; \
+	QT_QPA_PLATFORM=offscreen $(BIN)/rocmate gui --root tests/fixtures/machines/rx6600-ubuntu2404-fresh \
+		--lang zh_CN --screenshot-dir docs/screenshots/zh_CN-app-rx6600-ubuntu2404-fresh $$args
 
 ## Refresh the translation catalogues from the code (new texts come in unfinished; see
 ## docs/translating.md).
+## The catalogues anew from the code: core's words (TOML) and the app's (Qt's .ts).
 i18n: $(STAMP_APP)
 	$(BIN)/python -m core.i18n_catalogue update zh_CN
+	$(BIN)/python -m scripts.qt_catalogue update
+
+## The app's compiled catalogues (.qm, not in git), from the .ts files.
+qm: $(STAMP_APP)
+	$(BIN)/python -m scripts.qt_catalogue build
 
 bench-gui: $(STAMP_APP)
 	$(BIN)/python benchmarks/gui_start.py

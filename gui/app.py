@@ -89,13 +89,21 @@ def use_python_threads(loop: asyncio.AbstractEventLoop) -> ThreadPoolExecutor:
 
 
 def run(session: Session, screenshot_dir: str | None = None,
-        screenshot_reports: list[Path] | None = None) -> int:
+        screenshot_reports: list[Path] | None = None, language: str | None = None) -> int:
     """Open the wizard (or, with ``screenshot_dir``, render every page there and exit; the
-    benchmark, results, history and compare views show ``screenshot_reports``)."""
+    benchmark, results, history and compare views show ``screenshot_reports``) in
+    ``language`` (None: the one chosen last time, else the system's)."""
     logging.basicConfig(filename=str(log_file()), level=logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     log.info("rocmate %s gui, root=%s", __version__, session.root)
     app = application()
+    from gui import i18n
+
+    # core's words (findings, plans) in the app's language, not the desktop's: a Chinese
+    # finding inside English pages would be worse than either
+    wanted = i18n.chosen(language)
+    if not i18n.switch(wanted):
+        log.warning("the app's %s catalogue is missing (make qm builds it): English", wanted)
     if screenshot_dir:
         from gui.screenshots import render_pages
 

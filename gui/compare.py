@@ -2,10 +2,13 @@
 runs every figure of B against the baseline A with the ratio and better or worse in words,
 then what differs in the settings, the software and the machine. Copy it as Markdown; swap
 which run is the baseline. Shown in the history window when two runs are picked, and usable
-alone."""
+alone. A language change asks core for the comparison of the same two runs again."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from PySide6.QtCore import QEvent
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QPushButton,
@@ -22,6 +25,7 @@ from gui.widgets.results_view import (
     TextGrid,
     core_word,
     icon_line,
+    keep_place,
     plainly,
     scrolled_pane,
     text_label,
@@ -41,24 +45,62 @@ class CompareView(QWidget):
         self.comparison: Comparison | None = None
         self.figure_grids: list[TextGrid] = []
         self.difference_grids: dict[str, TextGrid] = {}
+        self._said: Callable[[], str] | None = None
         self.content = QWidget()
         self.column = QVBoxLayout(self.content)
         self.column.setContentsMargins(6, 6, 6, 6)
         self.column.addStretch(1)
         self.parts: list[QWidget] = []
-        self.copy_button = QPushButton(self.tr("Copy as &Markdown"))
-        self.swap_button = QPushButton(self.tr("S&wap A and B"))
+        self.copy_button = QPushButton()
+        self.swap_button = QPushButton()
         self.copy_button.clicked.connect(self.copy_markdown)
         self.swap_button.clicked.connect(self.swap)
-        _, self.message = scrolled_pane(self, self.content, [self.copy_button, self.swap_button])
+        self.area, self.message = scrolled_pane(self, self.content,
+                                                [self.copy_button, self.swap_button])
         bridge.finished.connect(self._finished)
         bridge.failed.connect(self._failed)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """Every text in the current language: the buttons, the comparison (core's again, of
+        the same two runs) and the last message."""
+        self.copy_button.setText(self.tr("Copy as &Markdown"))
+        self.swap_button.setText(self.tr("S&wap A and B"))
+        if self.a is not None and self.b is not None:
+            self.relabel(self.a, self.b)
+        self.say(self._said)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def say(self, words: Callable[[], str] | None) -> None:
+        """Show ``words()`` under the comparison (None: nothing), and again after a language
+        change."""
+        self._said = words
+        if words is None:
+            self.message.clear()
+        else:
+            self.message.setText(words())
 
     def show_comparison(self, a: LoadedReport, b: LoadedReport) -> None:
+        self._render(a, b)
+        self.say(None)
+        self.copy_button.setEnabled(True)
+        self.swap_button.setEnabled(True)
+
+    def relabel(self, a: LoadedReport, b: LoadedReport) -> None:
+        """The comparison made again (of the same runs, in the current language), in the
+        place it was scrolled to and with the message as it was."""
+        keep_place(self.area, lambda: self._render(a, b))
+
+    def _render(self, a: LoadedReport, b: LoadedReport) -> None:
         self.a, self.b = a, b
         c = self.comparison = compare(a.report, b.report, a.label, b.label)
         for part in self.parts:
             self.column.removeWidget(part)
+            part.hide()  # gone from sight now, deleted once Qt is back in its loop
             part.deleteLater()
         self.parts = []
         self.figure_grids = []
@@ -80,9 +122,6 @@ class CompareView(QWidget):
         if c.unpaired:
             self._add(text_label(self.tr("Runs with no partner: %1")
                                  .replace("%1", ", ".join(c.unpaired))))
-        self.message.clear()
-        self.copy_button.setEnabled(True)
-        self.swap_button.setEnabled(True)
 
     def _add(self, widget: QWidget) -> None:
         self.column.insertWidget(self.column.count() - 1, widget)
@@ -142,10 +181,9 @@ class CompareView(QWidget):
     def _finished(self, key: str, result: object) -> None:
         if key == f"{self.key}:md" and isinstance(result, str):
             QGuiApplication.clipboard().setText(result)
-            self.message.setText(self.tr("Copied the comparison as Markdown: paste it into a "
-                                         "forum post or an issue."))
+            self.say(lambda: self.tr("Copied the comparison as Markdown: paste it into a forum "
+                                     "post or an issue."))
 
     def _failed(self, key: str, message: str, details: str) -> None:
         if key == f"{self.key}:md":
-            self.message.setText(self.tr("Not copied: %1").replace("%1", message))
-
+            self.say(lambda: self.tr("Not copied: %1").replace("%1", message))

@@ -5,12 +5,15 @@ open a run, compare two, delete one (asking first), import a report someone shar
 It shows what ``core.operations.reports`` returns and calls what it offers; the history is read
 and written in the bridge's worker thread (each call opens and closes it there), and the table
 is filled in one model reset, so a history of thousands of runs does not freeze the window.
-``demo_history`` fills a history for the screenshots."""
+A language change words the table, the run or comparison shown and the message again (keeping
+the sorting, the filter and the selection). ``demo_history`` fills a history for the
+screenshots."""
 
 from __future__ import annotations
 
 import datetime as _dt
 import heapq
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,6 +21,7 @@ from typing import Any
 from PySide6.QtCore import (
     QAbstractTableModel,
     QCoreApplication,
+    QEvent,
     QItemSelectionModel,
     QModelIndex,
     QPersistentModelIndex,
@@ -132,17 +136,16 @@ def history_row(entry: HistoryEntry) -> HistoryRow:
 
 
 def cell_texts(entry: HistoryEntry, when: str, result: str) -> tuple[str, ...]:
-    """The table's texts of one run (worked out off the GUI thread: translate is
-    thread-safe)."""
-
-    def tr(text: str) -> str:
-        return QCoreApplication.translate("HistoryModel", text)
-
+    """The table's texts of one run, in the current language (worked out off the GUI thread:
+    translate is thread-safe)."""
     # an imported run: the file's name (its words in the tooltip)
-    origin = (entry.origin or tr("imported")) if entry.imported else tr("this computer")
+    if entry.imported:
+        origin = entry.origin or QCoreApplication.translate("HistoryModel", "imported")
+    else:
+        origin = QCoreApplication.translate("HistoryModel", "this computer")
+    device = entry.device or QCoreApplication.translate("HistoryModel", "device unknown")
     return tuple(fmt.safe(t) for t in (
-        f"#{entry.id}", fmt.suite_title(entry.suite), status_word(entry.status),
-        entry.device or tr("device unknown"), result,
+        f"#{entry.id}", fmt.suite_title(entry.suite), status_word(entry.status), device, result,
         when.removesuffix(" UTC"),  # the header says UTC
         origin))
 
@@ -170,6 +173,12 @@ def open_run(path: Path | None, entry_id: int) -> LoadedReport:
 def open_pair(path: Path | None, a: int, b: int) -> tuple[LoadedReport, LoadedReport]:
     with HistoryAccess(path) as access:
         return load_report(f"#{a}", access), load_report(f"#{b}", access)
+
+
+def open_runs(path: Path | None, ids: list[int]) -> dict[int, LoadedReport]:
+    """Runs read again by id (their labels in the language now set)."""
+    with HistoryAccess(path) as access:
+        return {i: load_report(f"#{i}", access) for i in ids}
 
 
 def delete_runs(path: Path | None, ids: list[int]) -> tuple[list[int], list[str]]:
@@ -222,10 +231,22 @@ class HistoryModel(QAbstractTableModel):
         """Sort the runs by a column's key (in Python: one key per row, not a call per
         comparison, so 10,000 runs sort in milliseconds); selections follow their runs."""
         self.sort_by = (column, order)
+        self._relayout(self.rows)
+
+    def reword(self) -> None:
+        """The same runs in the current language: their texts and the keys sorted by made
+        again, in the same sorting (a column sorted by words may come in another order), the
+        selections following their runs; the headers too."""
+        if self.rows:
+            self._relayout([history_row(row.entry) for row in self.rows])
+        self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(COLUMNS) - 1)
+
+    def _relayout(self, rows: list[HistoryRow]) -> None:
+        """``rows`` (the same runs) in the sorting asked for, the selections following."""
         self.layoutAboutToBeChanged.emit()
         old = self.persistentIndexList()
         ids = [self.rows[index.row()].entry.id for index in old]
-        self.rows = self._sorted(self.rows)
+        self.rows = self._sorted(rows)
         where = {row.entry.id: n for n, row in enumerate(self.rows)}
         self.changePersistentIndexList(
             old, [self.index(where[i], index.column()) for i, index in zip(ids, old, strict=True)])
@@ -349,7 +370,6 @@ class HistoryWindow(QDialog):
         self.history_path = history_path
         self.key = f"history-{id(self)}"
         self.setObjectName("history")
-        self.setWindowTitle(self.tr("rocmate — history of runs"))
         self.setModal(False)
         self.setSizeGripEnabled(True)
         self.total = 0
@@ -360,8 +380,13 @@ class HistoryWindow(QDialog):
         """The message under the table is a problem."""
         self.shown_ids: set[int] = set()
         """The runs the area under the table shows (opened or compared)."""
-        self._asked: tuple[int, ...] = ()
-        self._note = ""  # said with the count once the history is read again
+        self._asked: dict[str, tuple[int, ...]] = {}  # the runs asked for, by what was asked
+        self._loaded: dict[int, LoadedReport] = {}
+        """The runs the area under the table shows, as read (to word them again)."""
+        self._note: Callable[[], str] | None = None  # said with the count once read again
+        self._said: tuple[Callable[[], str], bool] = (lambda: "", False)  # under the table
+        self._reword: set[str] = set()
+        """What was being read when the language changed (its words made in the old one)."""
         self.model = HistoryModel(self)
         self.proxy = HistoryProxy(self)
         self.proxy.setSourceModel(self.model)
@@ -369,27 +394,22 @@ class HistoryWindow(QDialog):
         self.proxy.setDynamicSortFilter(True)
 
         self.filter_edit = QLineEdit()
-        self.filter_edit.setPlaceholderText(self.tr("card, suite, figure, file name…"))
         self.filter_edit.setClearButtonEnabled(True)
         self.filter_edit.textChanged.connect(lambda text: self.proxy.set_filter(words=text))
-        filter_label = QLabel(self.tr("&Filter:"))
-        filter_label.setBuddy(self.filter_edit)
+        self.filter_label = QLabel()
+        self.filter_label.setBuddy(self.filter_edit)
         self.suite_box = QComboBox()
         self.status_box = QComboBox()
-        self.suite_box.setAccessibleName(self.tr("Suite"))
-        self.status_box.setAccessibleName(self.tr("Status"))
         self.suite_box.currentIndexChanged.connect(
             lambda _: self.proxy.set_filter(suite=self.suite_box.currentData()))
         self.status_box.currentIndexChanged.connect(
             lambda _: self.proxy.set_filter(status=self.status_box.currentData()))
-        self.import_button = QPushButton(self.tr("&Import a report…"))
-        self.import_button.setToolTip(self.tr("A report file someone shared, to compare with "
-                                              "your runs"))
+        self.import_button = QPushButton()
         self.import_button.clicked.connect(self.choose_import)
-        self.reload_button = QPushButton(self.tr("&Reload"))
+        self.reload_button = QPushButton()
         self.reload_button.clicked.connect(self.reload)
         top = QHBoxLayout()
-        top.addWidget(filter_label)
+        top.addWidget(self.filter_label)
         top.addWidget(self.filter_edit, 1)
         top.addWidget(self.suite_box)
         top.addWidget(self.status_box)
@@ -416,9 +436,9 @@ class HistoryWindow(QDialog):
         self.table.doubleClicked.connect(lambda _: self.open_selected())
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._selection())
 
-        self.open_button = QPushButton(self.tr("&Open"))
-        self.compare_button = QPushButton(self.tr("&Compare the two"))
-        self.delete_button = QPushButton(self.tr("&Delete…"))
+        self.open_button = QPushButton()
+        self.compare_button = QPushButton()
+        self.delete_button = QPushButton()
         self.open_button.clicked.connect(self.open_selected)
         self.compare_button.clicked.connect(self.compare_selected)
         self.delete_button.clicked.connect(self.delete_selected)
@@ -462,17 +482,63 @@ class HistoryWindow(QDialog):
         layout.addWidget(self.splitter, 1)
         layout.addLayout(bottom)
         self.resize(900, 720)
-        self._fill_boxes()
-        self._selection()
         self._placeholder()
         bridge.finished.connect(self._finished)
         bridge.failed.connect(self._failed)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """Every text in the current language: the window's own words, the table's (sorted,
+        filtered and selected as it was), the area under it (the run or the comparison shown,
+        made again) and the message."""
+        self.setWindowTitle(self.tr("rocmate — history of runs"))
+        self.filter_edit.setPlaceholderText(self.tr("card, suite, figure, file name…"))
+        self.filter_label.setText(self.tr("&Filter:"))
+        self.suite_box.setAccessibleName(self.tr("Suite"))
+        self.status_box.setAccessibleName(self.tr("Status"))
+        self.import_button.setText(self.tr("&Import a report…"))
+        self.import_button.setToolTip(self.tr("A report file someone shared, to compare with "
+                                              "your runs"))
+        self.reload_button.setText(self.tr("&Reload"))
+        self.open_button.setText(self.tr("&Open"))
+        self.compare_button.setText(self.tr("&Compare the two"))
+        self.delete_button.setText(self.tr("&Delete…"))
+        self._reword_rows()
+        self._fill_boxes()  # the filter again too: the words it looks in are the new ones
+        self._selection()
+        self._show_said()
+        if self.detail.currentWidget() is self.placeholder:
+            self.placeholder.setText(self._placeholder_text())
+        else:
+            self._read_labels()
+        # what is being read now comes with words in the old language: made again when it comes
+        self._reword |= {what for what in ("load", "open", "compare")
+                         if self.bridge.busy(f"{self.key}:{what}")}
+
+    def _reword_rows(self) -> None:
+        self.model.reword()
+        if self.loaded:
+            self._size_columns(self.model.rows)
+
+    def _read_labels(self) -> None:
+        """The run or comparison shown shows itself again in the new language (the views'
+        own language change), but the runs' labels are made when a run is read: read the runs
+        shown again, for their labels."""
+        if self._loaded:
+            self.bridge.start(f"{self.key}:relabel", plainly, open_runs, self.history_path,
+                              list(self._loaded))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
     # -- loading --------------------------------------------------------------------------------
 
     def reload(self) -> None:
         """Read the history again, off the GUI thread."""
-        self.say(self.tr("Reading the history…"))
+        self.say(lambda: self.tr("Reading the history…"))
+        self._reword.discard("load")
         self.bridge.start(f"{self.key}:load", plainly, load_rows, self.history_path)
 
     def load_now(self) -> None:
@@ -490,13 +556,23 @@ class HistoryWindow(QDialog):
         self._size_columns(loaded.rows)
         self._fill_boxes()
         self.select_ids(kept)
-        note, self._note = self._note, ""
+        note = self._note or str
+        self._note = None
         if loaded.notices:
-            self.say(" ".join([note, *loaded.notices]).strip(), error=True)
+            notices = loaded.notices
+            self.say(lambda: " ".join([note(), *notices]).strip(), error=True)
             return
-        if loaded.total > len(loaded.rows):
+        self.say(lambda: self._count_text(note(), loaded))
+        if self.detail.currentWidget() is self.placeholder:
+            self._placeholder()
+
+    def _count_text(self, note: str, loaded: HistoryRows) -> str:
+        """``note``, then how many runs the history holds (and how many were added as
+        interrupted)."""
+        shown = len(loaded.rows)
+        if loaded.total > shown:
             count = self.tr("The newest %1 of %2 runs.").replace(
-                "%1", f"{len(loaded.rows):,}").replace("%2", f"{loaded.total:,}")
+                "%1", f"{shown:,}").replace("%2", f"{loaded.total:,}")
         elif loaded.total:
             count = (self.tr("One run in the history.") if loaded.total == 1
                      else self.tr("%n runs in the history.", "", loaded.total))
@@ -506,9 +582,7 @@ class HistoryWindow(QDialog):
             note += " " + self.tr("%n run(s) that stopped before their end (rocmate closed "
                                   "or crashed) were added as interrupted.", "",
                                   loaded.recovered)
-        self.say(f"{note} {count}".strip())
-        if self.detail.currentWidget() is self.placeholder:
-            self._placeholder()
+        return f"{note} {count}".strip()
 
     def _size_columns(self, rows: list[HistoryRow]) -> None:
         """Each column as wide as its longest text (measured on the few longest: sizing to
@@ -544,6 +618,12 @@ class HistoryWindow(QDialog):
                               status=self.status_box.currentData())
 
     def _placeholder(self) -> None:
+        self.placeholder.setText(self._placeholder_text())
+        self.detail.setCurrentWidget(self.placeholder)
+        self.shown_ids = set()
+        self._loaded = {}
+
+    def _placeholder_text(self) -> str:
         if self.loaded and not self.total:
             text = self.tr("No runs in the history yet.\n\nRun a benchmark on the Benchmark "
                            "page (or rocmate bench in a terminal): each run is kept here. To "
@@ -557,9 +637,7 @@ class HistoryWindow(QDialog):
                            "(Ctrl+click) and press Compare the two.")
         else:
             text = ""
-        self.placeholder.setText(text)
-        self.detail.setCurrentWidget(self.placeholder)
-        self.shown_ids = set()
+        return text
 
     # -- selection ------------------------------------------------------------------------------
 
@@ -608,8 +686,9 @@ class HistoryWindow(QDialog):
             self.open_id(ids[0])
 
     def open_id(self, entry_id: int) -> None:
-        self.say(self.tr("Opening run #%1…").replace("%1", str(entry_id)))
-        self._asked = (entry_id,)
+        self.say(lambda: self.tr("Opening run #%1…").replace("%1", str(entry_id)))
+        self._asked["open"] = (entry_id,)
+        self._reword.discard("open")
         self.bridge.start(f"{self.key}:open", plainly, open_run, self.history_path, entry_id)
 
     def compare_selected(self) -> None:
@@ -631,9 +710,10 @@ class HistoryWindow(QDialog):
 
     def compare_ids(self, a: int, b: int) -> None:
         """Show run ``b`` against the baseline ``a`` (ids in the history)."""
-        self.say(self.tr("Comparing run #%1 with run #%2…").replace("%1", str(b))
+        self.say(lambda: self.tr("Comparing run #%1 with run #%2…").replace("%1", str(b))
                  .replace("%2", str(a)))
-        self._asked = (a, b)
+        self._asked["compare"] = (a, b)
+        self._reword.discard("compare")
         self.bridge.start(f"{self.key}:compare", plainly, open_pair, self.history_path, a, b)
 
     def delete_selected(self) -> None:
@@ -660,7 +740,8 @@ class HistoryWindow(QDialog):
             self.import_path(file)
 
     def import_path(self, file: str | Path) -> None:
-        self.say(self.tr("Importing %1…").replace("%1", Path(file).name))
+        name = Path(file).name
+        self.say(lambda: self.tr("Importing %1…").replace("%1", name))
         self.bridge.start(f"{self.key}:import", plainly, import_file, self.history_path,
                           str(file))
 
@@ -670,57 +751,107 @@ class HistoryWindow(QDialog):
         if not key.startswith(f"{self.key}:"):
             return
         what = key.split(":", 1)[1]
+        reword = what in self._reword
+        self._reword.discard(what)
         if what == "load" and isinstance(result, HistoryRows):
             self._show_rows(result)
+            if reword:
+                self._reword_rows()
         elif what == "open" and isinstance(result, LoadedReport):
             self.results.show_report(result.report, result.label)
             self.detail.setCurrentWidget(self.results)
-            self.shown_ids = set(self._asked)
-            self.say("")
+            self._shown(self._asked.get(what, ()), [result], reword)
         elif what == "compare" and isinstance(result, tuple):
             self.compare.show_comparison(*result)
             self.detail.setCurrentWidget(self.compare)
-            self.shown_ids = set(self._asked)
-            self.say("")
+            self._shown(self._asked.get(what, ()), list(result), reword)
+        elif what == "relabel" and isinstance(result, dict):
+            self._relabel(result)
         elif what == "delete" and isinstance(result, tuple):
             ids, notices = result
             if self.shown_ids & set(ids):
                 self._placeholder()
-            self._note = " ".join([self.tr("Deleted %1.").replace(
-                "%1", ", ".join(f"#{i}" for i in ids)), *notices])
+            deleted = ", ".join(f"#{i}" for i in ids)
+            self._note = lambda: " ".join([self.tr("Deleted %1.").replace("%1", deleted),
+                                           *notices])
             self.reload()
         elif what == "import" and isinstance(result, tuple):
             imported, notices = result
             runs = ", ".join(f"#{i}" for i in imported.ids)
-            text = (self.tr("Imported %1 as %2 (%3).") if imported.new
-                    else self.tr("%1 is in the history already, as %2 (%3)."))
-            self._note = " ".join([text.replace("%1", imported.name).replace("%2", runs)
-                                   .replace("%3", imported.what), *notices])
+
+            def note() -> str:
+                text = (self.tr("Imported %1 as %2 (%3).") if imported.new
+                        else self.tr("%1 is in the history already, as %2 (%3)."))
+                return " ".join([text.replace("%1", imported.name).replace("%2", runs)
+                                 .replace("%3", imported.what), *notices])
+
+            self._note = note
             self.reload()
+
+    def _shown(self, ids: tuple[int, ...], runs: list[LoadedReport], reword: bool) -> None:
+        self.shown_ids = set(ids)
+        self._loaded = dict(zip(ids, runs, strict=True)) if len(ids) == len(runs) else {}
+        self.say("")
+        if reword:
+            self._read_labels()
+
+    def _relabel(self, fresh: dict[int, LoadedReport]) -> None:
+        """The runs shown under the table, labelled again (after a language change): the
+        reports held, under the labels read just now; nothing when something else is shown by
+        now."""
+        if set(fresh) != set(self._loaded) or all(
+                fresh[i].label == old.label for i, old in self._loaded.items()):
+            return  # something else shown by now, or the same labels: shown as they are
+        held = {id(old.report): LoadedReport(old.report, fresh[i].label)
+                for i, old in self._loaded.items()}
+        shown = self.detail.currentWidget()
+        if shown is self.results and self.results.report is not None \
+                and id(self.results.report) in held:
+            self.results.relabel(held[id(self.results.report)].label)
+        elif shown is self.compare and self.compare.a is not None \
+                and self.compare.b is not None and id(self.compare.a.report) in held \
+                and id(self.compare.b.report) in held:
+            self.compare.relabel(held[id(self.compare.a.report)],
+                                 held[id(self.compare.b.report)])
+        else:
+            return
+        self._loaded = {i: held[id(old.report)] for i, old in self._loaded.items()}
 
     def _failed(self, key: str, message: str, details: str) -> None:
         if not key.startswith(f"{self.key}:"):
             return
         what = key.split(":", 1)[1]
+        self._reword.discard(what)
+        if what == "relabel":  # the labels stay as they were; the rest is in the new language
+            return
         if what == "load":
             self.loaded = False
             self.total = 0
             self.model.set_rows([])
             self._placeholder()
-        self.say(message.splitlines()[0] if message else self.tr("Something went wrong."),
-                 error=True)
+        line = message.splitlines()[0] if message else ""
+        self.say(lambda: line or self.tr("Something went wrong."), error=True)
 
-    def say(self, text: str, *, error: bool = False) -> None:
-        """One line under the table (a problem with an icon and the word "Problem")."""
+    def say(self, text: str | Callable[[], str], *, error: bool = False) -> None:
+        """One line under the table (a problem with an icon and the word "Problem"): ``text``,
+        or what ``text()`` says, made again after a language change."""
+        words = text if callable(text) else (lambda: text)
         if error:
             size = self.style().pixelMetric(QStyle.PixelMetric.PM_SmallIconSize)
             self.message_icon.setPixmap(self.style().standardIcon(
                 QStyle.StandardPixmap.SP_MessageBoxWarning).pixmap(size))
-            text = self.tr("Problem: %1").replace("%1", text)
         else:
             self.message_icon.clear()
-        self.message.setText(fmt.safe(text))
+        self._said = (words, error)
         self.error = error
+        self._show_said()
+
+    def _show_said(self) -> None:
+        words, error = self._said
+        text = words()
+        if error:
+            text = self.tr("Problem: %1").replace("%1", text)
+        self.message.setText(fmt.safe(text))
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         """Enter opens the selected run in the table, presses a button that has the focus, and
@@ -735,12 +866,12 @@ class HistoryWindow(QDialog):
         super().keyPressEvent(event)
 
     def done(self, result: int) -> None:
-        for what in ("load", "open", "compare", "delete", "import"):
+        for what in ("load", "open", "compare", "relabel", "delete", "import"):
             self.bridge.cancel(f"{self.key}:{what}")
         super().done(result)
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        for what in ("load", "open", "compare"):
+        for what in ("load", "open", "compare", "relabel"):
             self.bridge.cancel(f"{self.key}:{what}")
         super().closeEvent(event)
 

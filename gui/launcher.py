@@ -23,9 +23,9 @@ def gui_parser() -> argparse.ArgumentParser:
     parser.add_argument("--python", metavar="PATH",
                         help="the Python whose PyTorch to check (default: rocmate's "
                              "environment, else python3)")
-    parser.add_argument("--lang", choices=["en", "zh_CN"], default="en",
-                        help="the app's language (Simplified Chinese comes with a later "
-                             "version; en for now)")
+    parser.add_argument("--lang", choices=["en", "zh_CN"],
+                        help="the app's language (default: the one chosen in the app last "
+                             "time, else the system's locale)")
     parser.add_argument("--screenshot-dir", metavar="OUT",
                         help="render every page to OUT/<nn>-<page>.png and exit")
     parser.add_argument("--screenshot-report", metavar="FILE.json", action="append",
@@ -82,10 +82,5 @@ def run_gui(args: argparse.Namespace, quiet_fallback: bool = False) -> int:
         return 2
     if args.screenshot_dir:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from core.i18n import set_language
-
-    # the words core gives the app (findings, plans) in the app's language, not the desktop's:
-    # a Chinese finding inside English pages would be worse than either
-    set_language(args.lang)
     return run(Session(root=args.root, python=args.python), args.screenshot_dir,
-               [Path(f) for f in args.screenshot_report])
+               [Path(f) for f in args.screenshot_report], language=args.lang)

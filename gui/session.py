@@ -6,9 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.diagnose.doctor import DoctorReport
+from core.diagnose.doctor import DoctorReport, reword
 from core.install.plan import Plan
+from core.install.planner import Choices
+from core.operations.errors import OperationError
+from core.operations.setup import plan_facts, plan_setup
+from core.probe.facts import Facts
 from core.probe.torch_check import TorchCheck
+from core.probe.torch_check import reword as reword_check
 from core.report.model import Report
 
 
@@ -21,6 +26,10 @@ class Session:
     report: DoctorReport | None = None
     plan: Plan | None = None
     plan_error: str | None = None
+    choices: Choices | None = None
+    """What the plan was made for (None: the planner's defaults)."""
+    plan_facts: Facts | None = None
+    """What the planner read of the machine (read once per check)."""
     check: TorchCheck | None = None
     """The last verification of PyTorch on the card."""
     history_path: Path | None = None
@@ -29,6 +38,32 @@ class Session:
     """The report of the last benchmark started on the Benchmark page (every suite it ran)."""
     bench_history_ids: list[int] = field(default_factory=list)
     """Their ids in the history (empty when the history could not take them)."""
+
+    def new_report(self, report: DoctorReport) -> None:
+        """A new answer of the doctor: the plan made for the old one is gone."""
+        self.report, self.plan, self.plan_error, self.plan_facts = report, None, None, None
+
+    def replan(self) -> None:
+        """The plan for the machine and ``choices`` (or the reason there is none); the machine
+        is read for it once per check."""
+        try:
+            if self.plan_facts is None:
+                self.plan_facts = plan_facts(self.root)
+            self.plan = plan_setup(self.root, self.choices, facts=self.plan_facts)
+            self.plan_error = None
+        except OperationError as exc:
+            self.plan, self.plan_error = None, str(exc)
+
+    def reword(self, *, plan: bool = True) -> None:
+        """Core's words that the session holds (the doctor's findings, the plan's steps) again,
+        in the language now set: same facts, same choices, nothing probed again. ``plan``
+        False keeps the plan as it is (a set-up that runs it is under way)."""
+        if self.report is not None:
+            self.report = reword(self.report)
+        if self.check is not None:
+            self.check = reword_check(self.check)
+        if plan and (self.plan is not None or self.plan_error is not None):
+            self.replan()
 
     @property
     def is_wsl2(self) -> bool:

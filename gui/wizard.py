@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSettings, Signal
-from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QMessageBox, QWizard
+from PySide6.QtCore import QCoreApplication, QEvent, QSettings, Signal
+from PySide6.QtGui import QActionGroup, QCloseEvent
+from PySide6.QtWidgets import QMenu, QMessageBox, QPushButton, QWizard
 
+from gui import i18n
 from gui.bridge import Bridge
 from gui.history import HistoryWindow
 from gui.pages.base import PageId, RocPage
@@ -20,6 +21,15 @@ from gui.pages.welcome import WelcomePage
 from gui.pages.windows_side import WindowsSidePage
 from gui.session import Session
 
+_QT_CONTEXT = "QWizard"
+_QT_BUTTONS = {QWizard.WizardButton.BackButton: "< &Back",
+               QWizard.WizardButton.NextButton: "&Next >",
+               QWizard.WizardButton.CommitButton: "Commit",
+               QWizard.WizardButton.FinishButton: "&Finish",
+               QWizard.WizardButton.CancelButton: "Cancel"}
+"""The wizard's own buttons in Qt's words (the modern style's), which Qt's catalogue
+translates."""
+
 
 class RocWizard(QWizard):
     closed = Signal()
@@ -29,7 +39,6 @@ class RocWizard(QWizard):
         self.session = session
         self.bridge = bridge or Bridge(self)
         self.setObjectName("rocmate-wizard")
-        self.setWindowTitle(self.tr("rocmate"))
         self.setWizardStyle(QWizard.WizardStyle.ModernStyle)
         self.setOption(QWizard.WizardOption.NoBackButtonOnStartPage, True)
         self.pages: dict[PageId, RocPage] = {}
@@ -42,29 +51,72 @@ class RocWizard(QWizard):
         self.setStartId(int(PageId.WELCOME))
         self.history_window: HistoryWindow | None = None
         self._add_toolbar()
+        welcome = self.pages[PageId.WELCOME]
+        assert isinstance(welcome, WelcomePage)
+        welcome.language_chosen.connect(self.set_language)
+        self.retranslate()
         self.resize(900, 720)
         geometry = QSettings().value("wizard/geometry")
         if geometry is not None:
             self.restoreGeometry(geometry)
 
     def _add_toolbar(self) -> None:
-        """History and Compare, on every page: two buttons left of the wizard's own."""
+        """History, Compare and the language, on every page: buttons left of the wizard's
+        own."""
         self.setOption(QWizard.WizardOption.HaveCustomButton1, True)
         self.setOption(QWizard.WizardOption.HaveCustomButton2, True)
-        self.setButtonText(QWizard.WizardButton.CustomButton1, self.tr("&History"))
-        self.setButtonText(QWizard.WizardButton.CustomButton2, self.tr("C&ompare"))
-        self.button(QWizard.WizardButton.CustomButton1).setToolTip(
-            self.tr("Every benchmark run kept on this computer, and reports you imported"))
-        self.button(QWizard.WizardButton.CustomButton2).setToolTip(
-            self.tr("Pick two runs and see what differs"))
+        self.setOption(QWizard.WizardOption.HaveCustomButton3, True)
+        self.languages = QMenu(self)
+        group = QActionGroup(self.languages)
+        for code in i18n.LANGUAGES:
+            action = self.languages.addAction(i18n.NAMES[code])
+            action.setCheckable(True)
+            action.setData(code)
+            group.addAction(action)
+        group.triggered.connect(lambda action: self.set_language(str(action.data())))
+        language = self.button(QWizard.WizardButton.CustomButton3)
+        assert isinstance(language, QPushButton)  # QWizard's buttons are push buttons
+        language.setMenu(self.languages)
         self.setButtonLayout([
             QWizard.WizardButton.CustomButton1, QWizard.WizardButton.CustomButton2,
-            QWizard.WizardButton.Stretch, QWizard.WizardButton.BackButton,
-            QWizard.WizardButton.NextButton, QWizard.WizardButton.CommitButton,
+            QWizard.WizardButton.CustomButton3, QWizard.WizardButton.Stretch,
+            QWizard.WizardButton.BackButton, QWizard.WizardButton.NextButton,
+            QWizard.WizardButton.CommitButton,
             QWizard.WizardButton.FinishButton, QWizard.WizardButton.CancelButton])
         self.button(QWizard.WizardButton.CustomButton1).clicked.connect(self.open_history)
         self.button(QWizard.WizardButton.CustomButton2).clicked.connect(
             lambda: self.open_history().start_compare())
+
+    def retranslate(self) -> None:
+        self.setWindowTitle(self.tr("rocmate"))
+        # QWizard names its own buttons once: name them again, in Qt's words (its catalogue)
+        for button, text in _QT_BUTTONS.items():
+            self.setButtonText(button, QCoreApplication.translate(_QT_CONTEXT, text))
+        self.setButtonText(QWizard.WizardButton.CustomButton1, self.tr("&History"))
+        self.setButtonText(QWizard.WizardButton.CustomButton2, self.tr("C&ompare"))
+        # the language's own name: a reader who cannot read the current one still finds it
+        self.setButtonText(QWizard.WizardButton.CustomButton3, "&" + i18n.NAMES[i18n.current()])
+        self.button(QWizard.WizardButton.CustomButton1).setToolTip(
+            self.tr("Every benchmark run kept on this computer, and reports you imported"))
+        self.button(QWizard.WizardButton.CustomButton2).setToolTip(
+            self.tr("Pick two runs and see what differs"))
+        self.button(QWizard.WizardButton.CustomButton3).setToolTip(
+            self.tr("The language of the app (Language / 语言)"))
+        for action in self.languages.actions():
+            action.setChecked(action.data() == i18n.current())
+
+    def set_language(self, code: str) -> None:
+        """Switch the app to ``code`` now and next time: core's words in the session are made
+        again in it, then every window sets its texts again (Qt's language change)."""
+        if code == i18n.current():
+            return
+        i18n.switch(code, remember=True)
+        self.session.reword(plan=not self.pages[PageId.RUN_SETUP].busy)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
     def open_history(self) -> HistoryWindow:
         """The history window (one, kept while the wizard lives), shown and raised."""

@@ -5,6 +5,7 @@
 #   dpkg-dev                dpkg-deb, for the test package (usually there already)
 #   apt-utils               apt-ftparchive, for the repository's Packages and Release files
 #   debian-archive-keyring  lets mmdebstrap verify Debian's archive
+#   fonts-wqy-microhei      Chinese glyphs for the app's and the HTML report's zh_CN tests
 #   fish, tcsh              source the install plan's rocmate-env.fish/.csh in real shells
 #                           (tests/planner/test_plans.py; those tests skip without them)
 # Idempotent: installs only what is missing and says what it did. Root only (elsewhere it says
@@ -13,6 +14,7 @@
 set -eu
 
 PACKAGES="mmdebstrap gnupg dpkg-dev apt-utils debian-archive-keyring chromium fonts-dejavu-core"
+PACKAGES="$PACKAGES fonts-wqy-microhei"
 PACKAGES="$PACKAGES fish tcsh"
 NAME=install-test-system-deps
 

@@ -1,11 +1,13 @@
-"""What every page has: its id, the session and the bridge, and a busy state that keeps Next
-greyed while its work runs."""
+"""What every page has: its id, the session and the bridge, a busy state that keeps Next
+greyed while its work runs, and its texts set again when the app's language changes."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import IntEnum
 
-from PySide6.QtWidgets import QWizardPage
+from PySide6.QtCore import QEvent
+from PySide6.QtWidgets import QLabel, QWizardPage
 
 from gui.bridge import Bridge
 from gui.session import Session
@@ -31,7 +33,31 @@ class RocPage(QWizardPage):
         self.session = session
         self.bridge = bridge
         self.busy = False
+        self._said: dict[QLabel, Callable[[], str]] = {}
         self.setObjectName(self.PAGE_ID.name.lower().replace("_", "-"))
+
+    def retranslate(self) -> None:
+        """Set every text the page shows in the current language: its own words (``tr``) and
+        what it shows from the session (core's words, which the session holds in the new
+        language by then). A page calls it at the end of ``__init__``; a language change calls
+        it again."""
+
+    def say(self, label: QLabel, words: Callable[[], str] | None) -> None:
+        """Show ``words()`` in ``label`` (None: clear it), and again after a language change:
+        a message made of the page's words and what the page knew when it said it."""
+        if words is None:
+            self._said.pop(label, None)
+            label.clear()
+            return
+        self._said[label] = words
+        label.setText(words())
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+            for label, words in self._said.items():
+                label.setText(words())
+        super().changeEvent(event)
 
     def set_busy(self, busy: bool) -> None:
         self.busy = busy

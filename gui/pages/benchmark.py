@@ -11,11 +11,12 @@ then SIGKILL) and the run is kept in the history as cancelled.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QCoreApplication, Qt, QTimer
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Qt, QTimer
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -25,6 +26,7 @@ from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
     QHBoxLayout,
+    QLabel,
     QLineEdit,
     QProgressBar,
     QPushButton,
@@ -35,6 +37,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.bench.worker.protocol import PRECISIONS
+from core.i18n import local
 from core.operations.benchmark import BenchmarkRequest, BenchmarkRun
 from core.operations.errors import OperationError
 from core.operations.reports import summary
@@ -58,7 +61,9 @@ if TYPE_CHECKING:
     from gui.widgets.live_plots import LivePlots
 
 KEY = "benchmark"
-PHASE_WORDS = {"warmup": "warming up", "measure": "measuring"}
+PHASE_WORDS = {"warmup": QT_TRANSLATE_NOOP("BenchmarkPage", "warming up"),
+               "measure": QT_TRANSLATE_NOOP("BenchmarkPage", "measuring")}
+"""What the worker is doing in each phase, in English: translated when shown."""
 
 
 def about(seconds: float) -> str:
@@ -81,20 +86,32 @@ class SuiteCard(QFrame):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 6, 8, 6)
         layout.setSpacing(2)
-        self.check = QCheckBox(self.tr(plan.choice.title))
+        self.check = QCheckBox()
         font = self.check.font()
         font.setBold(True)
         self.check.setFont(font)
         layout.addWidget(self.check)
-        what = selectable_label(self.tr(plan.choice.what))
-        layout.addWidget(what)
+        self.what = selectable_label("")
+        layout.addWidget(self.what)
         self.facts = selectable_label("")
         self.facts.setObjectName("suite-facts")
         layout.addWidget(self.facts)
         self.warning = selectable_label("")
         self.warning.setVisible(False)
         layout.addWidget(self.warning)
-        self.set_plan(plan)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """The card's words in the language now set (the plan's own words, core's, are made
+        again by the page, which holds what the cards are sized for)."""
+        self.check.setText(local(self.plan.choice.title))
+        self.what.setText(local(self.plan.choice.what))
+        self.set_plan(self.plan)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
     def set_plan(self, plan: SuitePlan) -> None:
         self.plan = plan
@@ -121,46 +138,81 @@ class AdvancedSettings(QWidget):
         super().__init__(parent)
         form = QFormLayout(self)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
+        self.labels = {name: QLabel() for name in ("device", "size", "precision", "batch",
+                                                   "measure", "steps", "options", "model")}
         self.device = QComboBox()
-        self.device.addItem(self.tr("The GPU (cuda:0)"), "cuda:0")
-        self.device.addItem(self.tr("The CPU (slow: a check that the suites run)"), "cpu")
-        form.addRow(self.tr("Device"), self.device)
-        self.tiny = QCheckBox(self.tr("Tiny shapes: a smoke run in seconds, not a measurement"))
-        form.addRow(self.tr("Size"), self.tiny)
+        self.device.addItem("", "cuda:0")
+        self.device.addItem("", "cpu")
+        form.addRow(self.labels["device"], self.device)
+        self.tiny = QCheckBox()
+        form.addRow(self.labels["size"], self.tiny)
         self.precision = QComboBox()
-        self.precision.addItem(self.tr("Automatic (the suite's default)"), None)
+        self.precision.addItem("", None)
         for name in PRECISIONS:
             self.precision.addItem(name, name)
-        form.addRow(self.tr("Precision"), self.precision)
+        form.addRow(self.labels["precision"], self.precision)
         self.batch = QSpinBox()
         self.batch.setRange(0, 1_000_000)
-        self.batch.setSpecialValueText(self.tr("Automatic (sized to the card)"))
-        form.addRow(self.tr("Batch size"), self.batch)
+        form.addRow(self.labels["batch"], self.batch)
         self.measure = QDoubleSpinBox()
         self.measure.setRange(0, 3600)
         self.measure.setDecimals(0)
-        self.measure.setSuffix(self.tr(" s"))
-        self.measure.setSpecialValueText(self.tr("Automatic (the suite's default)"))
-        form.addRow(self.tr("Measure for"), self.measure)
+        form.addRow(self.labels["measure"], self.measure)
         self.steps = QSpinBox()
         self.steps.setRange(0, 1_000_000)
-        self.steps.setSpecialValueText(self.tr("Automatic (by time)"))
-        form.addRow(self.tr("Or exactly N steps"), self.steps)
+        form.addRow(self.labels["steps"], self.steps)
         switches = QHBoxLayout()
-        self.channels_last = QCheckBox(self.tr("channels_last (ResNet-50)"))
-        self.compile = QCheckBox(self.tr("torch.compile (slow to start)"))
+        self.channels_last = QCheckBox()
+        self.compile = QCheckBox()
         switches.addWidget(self.channels_last)
         switches.addWidget(self.compile)
         switches.addStretch(1)
-        form.addRow(self.tr("Options"), switches)
+        form.addRow(self.labels["options"], switches)
         model_row = QHBoxLayout()
         self.model = QLineEdit()
-        self.model.setPlaceholderText(self.tr("Random weights (no download)"))
-        browse = QPushButton(self.tr("Choose…"))
-        browse.clicked.connect(self.choose_model)
+        self.browse = QPushButton()
+        self.browse.clicked.connect(self.choose_model)
         model_row.addWidget(self.model, 1)
-        model_row.addWidget(browse)
-        form.addRow(self.tr("SD 1.5 weights"), model_row)
+        model_row.addWidget(self.browse)
+        form.addRow(self.labels["model"], model_row)
+        for name, field in (("device", self.device), ("size", self.tiny),
+                            ("precision", self.precision), ("batch", self.batch),
+                            ("measure", self.measure), ("steps", self.steps)):
+            self.labels[name].setBuddy(field)  # as addRow gives a row named in words
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """Every word of the settings in the language now set; what is chosen stays (the
+        lists' items are named again in place, without a signal: no re-sizing of the cards)."""
+        for name, text in (("device", self.tr("Device")), ("size", self.tr("Size")),
+                           ("precision", self.tr("Precision")),
+                           ("batch", self.tr("Batch size")), ("measure", self.tr("Measure for")),
+                           ("steps", self.tr("Or exactly N steps")),
+                           ("options", self.tr("Options")), ("model", self.tr("SD 1.5 weights"))):
+            self.labels[name].setText(text)
+        for combo, items in ((self.device, {"cuda:0": self.tr("The GPU (cuda:0)"),
+                                            "cpu": self.tr("The CPU (slow: a check that the "
+                                                           "suites run)")}),
+                             (self.precision, {None: self.tr("Automatic (the suite's default)")})):
+            combo.blockSignals(True)
+            for i in range(combo.count()):
+                if combo.itemData(i) in items:
+                    combo.setItemText(i, items[combo.itemData(i)])
+            combo.blockSignals(False)
+        self.tiny.setText(self.tr("Tiny shapes: a smoke run in seconds, not a measurement"))
+        self.batch.setSpecialValueText(self.tr("Automatic (sized to the card)"))
+        self.measure.setSuffix(self.tr(" s"))
+        self.measure.setSpecialValueText(self.tr("Automatic (the suite's default)"))
+        self.steps.setSpecialValueText(self.tr("Automatic (by time)"))
+        self.channels_last.setText(self.tr("channels_last (ResNet-50)"))
+        self.compile.setText(self.tr("torch.compile (slow to start)"))
+        self.model.setPlaceholderText(self.tr("Random weights (no download)"))
+        self.browse.setText(self.tr("Choose…"))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
     def choose_model(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
@@ -188,14 +240,13 @@ class BenchmarkPage(RocPage):
 
     def __init__(self, session: Session, bridge: Bridge) -> None:
         super().__init__(session, bridge)
-        self.setTitle(self.tr("Benchmark the card"))
-        self.setSubTitle(self.tr("Pick what to measure and press Start. The graphs follow the "
-                                 "run live; the results are kept in the history."))
         self.cards: list[SuiteCard] = []
         self.choices = QWidget()  # the cards; folded away while the graphs need the room
         grid = QGridLayout(self.choices)
         grid.setContentsMargins(0, 0, 0, 0)
         grid.setSpacing(6)
+        # what the cards were last sized for (memory, gpu, tiny): sized so again in a new language
+        self._sized_for: tuple[int | None, bool, bool] = (None, True, False)
         for i, plan in enumerate(plan_choices(None)):
             card = SuiteCard(plan)
             card.check.toggled.connect(self._update_buttons)
@@ -206,14 +257,13 @@ class BenchmarkPage(RocPage):
         self.advanced.device.currentIndexChanged.connect(self._resize_cards)
         self.advanced.tiny.toggled.connect(self._resize_cards)
         self.fold = QToolButton()
-        self.fold.setText(self.tr("Advanced settings"))
         self.fold.setCheckable(True)
         self.fold.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.fold.setArrowType(Qt.ArrowType.RightArrow)
         self.fold.toggled.connect(self._fold)
-        self.start_button = QPushButton(self.tr("&Start"))
+        self.start_button = QPushButton()
         self.start_button.clicked.connect(self.start)
-        self.cancel_button = QPushButton(self.tr("&Cancel the run"))
+        self.cancel_button = QPushButton()
         self.cancel_button.clicked.connect(self.cancel)
         self.cancel_button.setEnabled(False)
         self.progress = QProgressBar()
@@ -227,8 +277,7 @@ class BenchmarkPage(RocPage):
         self._plots: LivePlots | None = None  # made when the page is first shown (pyqtgraph
         # is slow to import, and the first window must not wait for it)
 
-        self.choose_again = QPushButton(self.tr("C&hoose again"))
-        self.choose_again.setToolTip(self.tr("Show the benchmark cards again"))
+        self.choose_again = QPushButton()
         self.choose_again.clicked.connect(lambda: self.show_choices(True))
         self.choose_again.setVisible(False)
         buttons = QHBoxLayout()
@@ -243,9 +292,7 @@ class BenchmarkPage(RocPage):
         layout.addWidget(self.advanced)
         layout.addWidget(self.progress)
         layout.addWidget(self.message)
-        self.waiting = selectable_label(self.tr(
-            "The graphs appear here when a run starts: throughput and step time, and the card's "
-            "power, temperature, clocks, memory and load, live."))
+        self.waiting = selectable_label("")
         self.waiting.setObjectName("graphs-placeholder")
         layout.addWidget(self.waiting)
         layout.addStretch(1)
@@ -259,14 +306,40 @@ class BenchmarkPage(RocPage):
         self._started = 0.0
         self._run_index = 0
         self._runs = 0
-        self._doing = ""
+        self._doing: Callable[[], str] = str  # what the worker is doing, in words
         self._suite = ""
+        self._replayed: bool | None = None  # a recorded machine (known once the page is shown)
         self._ticker = QTimer(self)
         self._ticker.setInterval(250)
         self._ticker.timeout.connect(self._tick)
         bridge.finished.connect(self._finished)
         bridge.failed.connect(self._failed)
         self.cards[0].check.setChecked(True)  # the quick health check, unless changed
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """The page's words in the language now set. A run under way goes on undisturbed: the
+        cards are sized again as they were (core's words about their batch), the progress line
+        and the messages are said again (RocPage.say), the graphs name themselves again
+        (LivePlots answers the language change itself, keeping every point)."""
+        self.setTitle(self.tr("Benchmark the card"))
+        self.setSubTitle(self.tr("Pick what to measure and press Start. The graphs follow the "
+                                 "run live; the results are kept in the history."))
+        self.fold.setText(self.tr("Advanced settings"))
+        self.start_button.setText(self.tr("&Start"))
+        self.cancel_button.setText(self.tr("&Cancel the run"))
+        self.choose_again.setText(self.tr("C&hoose again"))
+        self.choose_again.setToolTip(self.tr("Show the benchmark cards again"))
+        self.waiting.setText(self.tr(
+            "The graphs appear here when a run starts: throughput and step time, and the card's "
+            "power, temperature, clocks, memory and load, live."))
+        if self._replayed is not None:
+            self.start_button.setToolTip(
+                self.tr("A recorded machine runs nothing: the benchmark runs on this computer.")
+                if self._replayed else "")
+        memory, gpu, tiny = self._sized_for
+        for card, plan in zip(self.cards, plan_choices(memory, gpu=gpu, tiny=tiny), strict=True):
+            card.set_plan(plan)
 
     # -- the cards ---------------------------------------------------------------------------
 
@@ -286,10 +359,10 @@ class BenchmarkPage(RocPage):
         prepare_reports()  # once: not while a run is shown live
         self.plots  # noqa: B018  (made now, hidden: pyqtgraph is not imported on Start)
         self._resize_cards()
-        replayed = self.session.root is not None
+        self._replayed = self.session.root is not None
         self.start_button.setToolTip(
             self.tr("A recorded machine runs nothing: the benchmark runs on this computer.")
-            if replayed else "")
+            if self._replayed else "")
 
     def memory_bytes(self) -> int | None:
         report = self.session.report
@@ -299,8 +372,9 @@ class BenchmarkPage(RocPage):
 
     def _resize_cards(self) -> None:
         settings = self.advanced.settings()
-        plans = plan_choices(self.memory_bytes(), gpu=settings.device != "cpu",
-                             tiny=settings.size == "tiny")
+        self._sized_for = (self.memory_bytes(), settings.device != "cpu", settings.size == "tiny")
+        memory, gpu, tiny = self._sized_for
+        plans = plan_choices(memory, gpu=gpu, tiny=tiny)
         for card, plan in zip(self.cards, plans, strict=True):
             card.set_plan(plan)
 
@@ -356,6 +430,7 @@ class BenchmarkPage(RocPage):
             return
         self._chosen = [c.plan for c in self.cards if c.check.isChecked()]
         self.message.setVisible(False)
+        self.say(self.message, None)
         self.result = None
         try:
             requests = self.requests()
@@ -367,7 +442,7 @@ class BenchmarkPage(RocPage):
         self._runs = len(requests)
         self._estimate_s = sum(p.estimate_s for p in self._chosen)
         self._started = time.monotonic()
-        self._doing = self.tr("starting the worker")
+        self._doing = lambda: self.tr("starting the worker")
         self.plots.reset()
         self.show_choices(False, progress=True)
         self.set_busy(True)
@@ -383,7 +458,7 @@ class BenchmarkPage(RocPage):
     def cancel(self) -> None:
         if self.sequence is not None:
             self.sequence.cancel()
-            self._doing = self.tr("stopping the worker")
+            self._doing = lambda: self.tr("stopping the worker")
             self._tick()
 
     def stop(self) -> None:
@@ -403,25 +478,34 @@ class BenchmarkPage(RocPage):
         if kind == "phase":
             phase = event.get("phase")
             if phase == "setup":
-                self._doing = str(event.get("what") or self.tr("setting up"))
+                what = event.get("what")  # the worker's own words: kept as they came
+                self._doing = (lambda: str(what)) if what else (lambda: self.tr("setting up"))
             elif phase in PHASE_WORDS:
-                part = event.get("part")
-                words = self.tr(PHASE_WORDS[phase])
-                self._doing = f"{words} {part}" if part else words
+                part, english = event.get("part"), str(PHASE_WORDS[phase])
+
+                def doing() -> str:
+                    words = QCoreApplication.translate("BenchmarkPage", english)
+                    return f"{words} {part}" if part else words
+
+                self._doing = doing
         elif kind == "hello":
-            self._doing = self.tr("the worker started on %1").replace(
-                "%1", str(event.get("device_name") or event.get("device") or "?"))
+            device = str(event.get("device_name") or event.get("device") or "?")
+            self._doing = lambda: self.tr("the worker started on %1").replace("%1", device)
 
     def show_recorded(self, report: Report) -> None:
         """The graphs of a finished run (the last of ``report``), as it was saved."""
         self.plots.show_run(report.runs[-1])
         self.show_choices(False)
         last = replace(report, runs=report.runs[-1:])  # the run the graphs show
-        self.status.setText(self.tr("A recorded run: %1").replace("%1", summary(last)))
+        self.say(self.status, lambda: self.tr("A recorded run: %1").replace("%1", summary(last)))
 
     def _tick(self) -> None:
         if not self._ticker.isActive():  # a tick left over from a run that ended
             return
+        self.say(self.status, self._progress_text)
+
+    def _progress_text(self) -> str:
+        """The progress line: the suite, what the worker does, the time gone and left."""
         elapsed = time.monotonic() - self._started
         estimate = max(self._estimate_s, 1.0)
         fraction = min(elapsed / estimate, 0.97)
@@ -432,10 +516,10 @@ class BenchmarkPage(RocPage):
         suite = self._suite or (self._chosen[0].choice.suites[0] if self._chosen else "")
         text = self.tr("%1 (%2 of %3): %4 — %5 elapsed, %6")
         for marker, value in (("%1", suite), ("%2", str(self._run_index + 1)),
-                              ("%3", str(self._runs)), ("%4", self._doing),
+                              ("%3", str(self._runs)), ("%4", self._doing()),
                               ("%5", f"{elapsed:.0f} s"), ("%6", when)):
             text = text.replace(marker, value)
-        self.status.setText(text)
+        return text
 
     def _finished(self, key: str, result: object) -> None:
         if key != KEY or not isinstance(result, SequenceResult):
@@ -447,13 +531,14 @@ class BenchmarkPage(RocPage):
         self.progress.setValue(1000)
         last = result.results[-1]
         if result.status == "ok":
-            self.status.setText(self.tr("Done in %1 s. Next shows the results.").replace(
-                "%1", f"{time.monotonic() - self._started:.0f}"))
+            took = f"{time.monotonic() - self._started:.0f}"
+            self.say(self.status, lambda: self.tr("Done in %1 s. Next shows the results.")
+                     .replace("%1", took))
         elif result.status == "cancelled":
-            self.status.setText(self.tr("Cancelled. The steps it measured are kept in the "
-                                        "history."))
+            self.say(self.status, lambda: self.tr("Cancelled. The steps it measured are kept in "
+                                                  "the history."))
         else:
-            self.status.setText(self.tr("The run failed."))
+            self.say(self.status, lambda: self.tr("The run failed."))
         run = last.report.runs[-1]
         lines = []
         if run.error is not None and result.status != "cancelled":
@@ -467,7 +552,7 @@ class BenchmarkPage(RocPage):
         if key != KEY:
             return
         self._end()
-        self.status.setText(self.tr("The run did not start."))
+        self.say(self.status, lambda: self.tr("The run did not start."))
         self._show_message(message)
 
     def _end(self) -> None:
@@ -481,7 +566,8 @@ class BenchmarkPage(RocPage):
             QTimer.singleShot(0, window.close)
 
     def _show_message(self, text: str) -> None:
-        self.message.setText(text)
+        """What went wrong, in the words it came in (core's, the worker's): kept as it is."""
+        self.say(self.message, lambda: text)
         self.message.setVisible(True)
 
     def isComplete(self) -> bool:

@@ -8,11 +8,11 @@ from __future__ import annotations
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QStyle, QVBoxLayout, QWidget
 
 from core.operations.setup import (
-    WARNING,
     OverrideTrials,
     SetupResult,
     keep_override,
     override_candidates,
+    override_warning,
     try_overrides,
 )
 from core.probe.override_trial import Trial
@@ -29,15 +29,12 @@ class OverrideTesterPage(RocPage):
 
     def __init__(self, session: Session, bridge: Bridge) -> None:
         super().__init__(session, bridge)
-        self.setTitle(self.tr("Try the override"))
-        self.setSubTitle(self.tr("Your card runs PyTorch by posing as a close relative "
-                                 "(HSA_OVERRIDE_GFX_VERSION). Try the values for real."))
-        self.warning = selectable_label(self.tr(WARNING))
+        self.warning = selectable_label("")
         self.values = QLabel()
         self.values.setWordWrap(True)
-        self.start_button = QPushButton(self.tr("&Try the values"))
+        self.start_button = QPushButton()
         self.start_button.clicked.connect(self.start)
-        self.keep_button = QPushButton(self.tr("&Keep this value"))
+        self.keep_button = QPushButton()
         self.keep_button.clicked.connect(self.keep)
         self.keep_button.hide()
         self.best: Trial | None = None
@@ -60,31 +57,58 @@ class OverrideTesterPage(RocPage):
         layout.addStretch(1)
         self.trials: list[Trial] = []
         self.row_widgets: list[QWidget] = []
+        self.row_labels: list[QLabel] = []
+        self.entered = False
         bridge.progress.connect(self._progress)
         bridge.finished.connect(self._finished)
         bridge.failed.connect(self._failed)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """The page's words again, and each value tried (its outcome and detail in the new
+        language)."""
+        self.setTitle(self.tr("Try the override"))
+        self.setSubTitle(self.tr("Your card runs PyTorch by posing as a close relative "
+                                 "(HSA_OVERRIDE_GFX_VERSION). Try the values for real."))
+        self.warning.setText(override_warning())  # core's words, in the language now set
+        self.start_button.setText(self.tr("&Try the values"))
+        self.keep_button.setText(self.tr("&Keep this value"))
+        if self.entered:
+            self._show_values()
+        for trial, label in zip(self.trials, self.row_labels, strict=False):
+            label.setText(self._trial_text(trial))
 
     def candidates(self) -> list[str | None]:
         report = self.session.report
         return override_candidates(report) if report is not None else [None]
 
     def initializePage(self) -> None:
-        shown = ", ".join(v or self.tr("none") for v in self.candidates())
-        self.values.setText(self.tr("Values to try, in this order: %1").replace("%1", shown))
+        self.entered = True
+        self._show_values()
         replay = self.session.root is not None
         self.start_button.setEnabled(not replay)
         if replay:
-            self.result.setText(self.tr("A replayed machine runs nothing: try the values on "
-                                        "the computer itself."))
+            self.say(self.result, lambda: self.tr("A replayed machine runs nothing: try the "
+                                                  "values on the computer itself."))
+
+    def _show_values(self) -> None:
+        shown = ", ".join(v or self.tr("none") for v in self.candidates())
+        self.values.setText(self.tr("Values to try, in this order: %1").replace("%1", shown))
+
+    def _trial_text(self, trial: Trial) -> str:
+        value = trial.value or self.tr("no override")
+        return self.tr("%1: %2 — %3").replace("%1", value).replace(
+            "%2", trial.outcome_text).replace("%3", trial.detail_text)
 
     def start(self) -> None:
         for row in self.row_widgets:
             self.rows.removeWidget(row)
+            row.hide()  # gone from sight now, deleted once Qt is back in its loop
             row.deleteLater()
-        self.row_widgets, self.trials = [], []
+        self.row_widgets, self.row_labels, self.trials = [], [], []
         self.set_busy(True)
         self.start_button.setEnabled(False)
-        self.result.setText(self.tr("Trying, one value at a time…"))
+        self.say(self.result, lambda: self.tr("Trying, one value at a time…"))
         self.bridge.start("overrides", try_overrides, None, self.session.python,
                           values=self.candidates(),
                           on_trial=lambda trial: self.bridge.progress.emit("overrides", trial))
@@ -100,10 +124,11 @@ class OverrideTesterPage(RocPage):
         size = self.style().pixelMetric(QStyle.PixelMetric.PM_SmallIconSize)
         icon.setPixmap(self.style().standardIcon(kind).pixmap(size))
         layout.addWidget(icon)
-        value = trial.value or self.tr("no override")
-        layout.addWidget(selectable_label(f"{value}: {trial.outcome} — {trial.detail}"), 1)
+        label = selectable_label(self._trial_text(trial))
+        layout.addWidget(label, 1)
         self.rows.addWidget(row)
         self.row_widgets.append(row)
+        self.row_labels.append(label)
 
     def keep(self) -> None:
         """Write the working value into the environment through the plan's own steps."""
@@ -120,11 +145,12 @@ class OverrideTesterPage(RocPage):
     def _finished(self, key: str, result: object) -> None:
         if key == "keep-override" and isinstance(result, SetupResult):
             self.set_busy(False)
-            self.result.setText(
-                self.tr("Written into the environment's variables (rocmate-env.sh): every "
-                        "PyTorch run there gets it.") if result.ok else
-                self.tr("It could not be written (has the set-up made the environment?): see "
-                        "%1.").replace("%1", str(result.log_path)))
+            ok, log_path = result.ok, str(result.log_path)
+            self.say(self.result, lambda: self.tr(
+                "Written into the environment's variables (rocmate-env.sh): every PyTorch run "
+                "there gets it.") if ok else self.tr(
+                "It could not be written (has the set-up made the environment?): see %1.")
+                .replace("%1", log_path))
             return
         if key != "overrides" or not isinstance(result, OverrideTrials):
             return
@@ -132,22 +158,23 @@ class OverrideTesterPage(RocPage):
         self.best = best
         self.keep_button.setVisible(best is not None)
         self.keep_button.setEnabled(best is not None)
-        if best is None:
-            text = self.tr("No value made PyTorch work: see the system check for the cause.")
-        elif best.value is None:
-            text = self.tr("PyTorch works without an override: leave it unset.")
-        else:
-            text = self.tr("Keep HSA_OVERRIDE_GFX_VERSION=%1.").replace("%1", best.value)
-        self.result.setText(text)
+        self.say(self.result, lambda: self._best_text(best))
         self.start_button.setEnabled(True)
         self.set_busy(False)
 
+    def _best_text(self, best: Trial | None) -> str:
+        if best is None:
+            return self.tr("No value made PyTorch work: see the system check for the cause.")
+        if best.value is None:
+            return self.tr("PyTorch works without an override: leave it unset.")
+        return self.tr("Keep HSA_OVERRIDE_GFX_VERSION=%1.").replace("%1", best.value)
+
     def _failed(self, key: str, message: str, details: str) -> None:
         if key == "keep-override":
-            self.result.setText(message)
+            self.say(self.result, lambda: message)
             self.set_busy(False)
         if key == "overrides":
-            self.result.setText(message)
+            self.say(self.result, lambda: message)
             self.start_button.setEnabled(True)
             self.set_busy(False)
 

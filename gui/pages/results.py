@@ -18,19 +18,28 @@ class ResultsPage(RocPage):
 
     def __init__(self, session: Session, bridge: Bridge) -> None:
         super().__init__(session, bridge)
-        self.setTitle(self.tr("Results"))
-        self.setSubTitle(self.tr("What the benchmark measured, what to keep in mind before "
-                                 "quoting it, and reference results of cards like yours."))
-        self.empty = text_label(self.tr(
-            "No benchmark has run yet. Go back to the Benchmark page and run one first; its "
-            "results show here. Earlier runs are in the history."))
+        self.empty = text_label("")
         self.empty.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.stored = text_label("")
-        self.view = ResultsView(bridge)
+        self.view = ResultsView(bridge)  # shows its report again itself on a language change
         layout = QVBoxLayout(self)
         layout.addWidget(self.empty)
         layout.addWidget(self.stored)
         layout.addWidget(self.view, 1)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.setTitle(self.tr("Results"))
+        self.setSubTitle(self.tr("What the benchmark measured, what to keep in mind before "
+                                 "quoting it, and reference results of cards like yours."))
+        self.empty.setText(self.tr(
+            "No benchmark has run yet. Go back to the Benchmark page and run one first; its "
+            "results show here. Earlier runs are in the history."))
+        ids = self.session.bench_history_ids
+        if ids:
+            self.stored.setText(self.tr("Kept in the history as %1 (History shows every run "
+                                        "and compares two).")
+                                .replace("%1", ", ".join(f"#{i}" for i in ids)))
 
     def initializePage(self) -> None:
         report = self.session.bench_report
@@ -38,10 +47,7 @@ class ResultsPage(RocPage):
         self.view.setVisible(report is not None)
         ids = self.session.bench_history_ids
         self.stored.setVisible(report is not None and bool(ids))
-        if ids:
-            self.stored.setText(self.tr("Kept in the history as %1 (History shows every run "
-                                        "and compares two).")
-                                .replace("%1", ", ".join(f"#{i}" for i in ids)))
+        self.retranslate()
         if report is not None:
             self.view.show_report(report)
 

@@ -15,7 +15,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QTimer
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QTimer
 from PySide6.QtGui import QGuiApplication, QTextDocument
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -38,8 +38,28 @@ from gui.pages.base import PageId, RocPage
 from gui.session import Session
 
 LOG_LINES = 5000  # the view keeps the newest lines; the runner's log file keeps every one
-STATUS_WORDS = {"start": "running", "done": "done", "unchanged": "done (nothing to change)",
-                "failed": "failed", "skipped": "skipped", "cancelled": "stopped"}
+STATUS_WORDS = {
+    "waiting": QT_TRANSLATE_NOOP("RunSetupPage", "waiting"),
+    "earlier": QT_TRANSLATE_NOOP("RunSetupPage", "done in an earlier run"),
+    "start": QT_TRANSLATE_NOOP("RunSetupPage", "running"),
+    "done": QT_TRANSLATE_NOOP("RunSetupPage", "done"),
+    "unchanged": QT_TRANSLATE_NOOP("RunSetupPage", "done (nothing to change)"),
+    "failed": QT_TRANSLATE_NOOP("RunSetupPage", "failed"),
+    "skipped": QT_TRANSLATE_NOOP("RunSetupPage", "skipped"),
+    "cancelled": QT_TRANSLATE_NOOP("RunSetupPage", "stopped"),
+}
+"""A step's state in words (the runner's statuses; ``waiting`` before it ran, ``earlier`` done in
+an earlier run), translated when shown."""
+
+
+def state_text(status: str, error: str = "") -> str:
+    """A step's state in the current language, with the runner's error where it gave one."""
+    words = STATUS_WORDS.get(status)
+    text = QCoreApplication.translate("RunSetupPage", str(words)) if words else status
+    if not error:
+        return text
+    return QCoreApplication.translate("RunSetupPage", "%1: %2").replace("%1", text).replace(
+        "%2", error)
 
 
 class RunSetupPage(RocPage):
@@ -47,13 +67,9 @@ class RunSetupPage(RocPage):
 
     def __init__(self, session: Session, bridge: Bridge) -> None:
         super().__init__(session, bridge)
-        self.setTitle(self.tr("Run the set-up"))
-        self.setSubTitle(self.tr("The plan's steps, carried out. Root steps ask for the "
-                                 "administrator's password once."))
         self.setCommitPage(True)
-        self.setButtonText(QWizard.WizardButton.CommitButton, self.tr("&Next >"))
         self.steps = QTreeWidget()
-        self.steps.setHeaderLabels([self.tr("Step"), self.tr("State")])
+        self.steps.setColumnCount(2)
         self.steps.setRootIsDecorated(False)
         self.progress = QProgressBar()
         self.step_progress = QProgressBar()  # the running step's percent, where it prints one
@@ -67,17 +83,16 @@ class RunSetupPage(RocPage):
         self.log.setReadOnly(True)
         self.log.setMaximumBlockCount(LOG_LINES)
         self.search = QLineEdit()
-        self.search.setPlaceholderText(self.tr("Search the log"))
         self.search.returnPressed.connect(self.find_in_log)
-        self.copy_log = QPushButton(self.tr("Copy the &log"))
+        self.copy_log = QPushButton()
         self.copy_log.clicked.connect(
             lambda: QGuiApplication.clipboard().setText(self.log.toPlainText()))
-        self.start_button = QPushButton(self.tr("&Start"))
+        self.start_button = QPushButton()
         self.start_button.clicked.connect(lambda: self.start(resume=False))
-        self.resume_button = QPushButton(self.tr("&Resume"))
+        self.resume_button = QPushButton()
         self.resume_button.clicked.connect(lambda: self.start(resume=True))
         self.resume_button.hide()
-        self.stop_button = QPushButton(self.tr("Stop after this step"))
+        self.stop_button = QPushButton()
         self.stop_button.clicked.connect(self.stop)
         self.stop_button.setEnabled(False)
         buttons = QHBoxLayout()
@@ -100,6 +115,10 @@ class RunSetupPage(RocPage):
         layout.addLayout(buttons)
         self.events: deque[dict[str, Any]] = deque()
         self.items: dict[str, QTreeWidgetItem] = {}
+        self.states: dict[str, tuple[str, str]] = {}
+        """Each step's state (a key of STATUS_WORDS or the runner's) and the runner's error."""
+        self.plan: Plan | None = None
+        """The plan the steps on the page come from (a running set-up keeps its own)."""
         self.runner: Runner | None = None
         self.result: SetupResult | None = None
         self.finished_steps = 0
@@ -114,27 +133,64 @@ class RunSetupPage(RocPage):
             lambda plan, emit, resume: prepare_setup(plan, emit, via="pkexec", resume=resume))
         bridge.finished.connect(self._finished)
         bridge.failed.connect(self._failed)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """The page's own words again; the steps' titles and states too (a running set-up's
+        titles stay those of the plan it runs). The log and the progress stay as they are."""
+        self.setTitle(self.tr("Run the set-up"))
+        self.setSubTitle(self.tr("The plan's steps, carried out. Root steps ask for the "
+                                 "administrator's password once."))
+        self.setButtonText(QWizard.WizardButton.CommitButton, self.tr("&Next >"))
+        self.steps.setHeaderLabels([self.tr("Step"), self.tr("State")])
+        self.search.setPlaceholderText(self.tr("Search the log"))
+        self.copy_log.setText(self.tr("Copy the &log"))
+        self.start_button.setText(self.tr("&Start"))
+        self.resume_button.setText(self.tr("&Resume"))
+        self.stop_button.setText(self.tr("Stop after this step"))
+        fresh, held = self.session.plan, self.plan
+        if (not self.busy and fresh is not None and held is not None
+                and [s.id for s in fresh.steps] == [s.id for s in held.steps]):
+            self.plan = fresh  # the same plan, its titles in the new language
+        self._show_steps()
+        if self.items:
+            self.steps.resizeColumnToContents(0)
+
+    def _show_steps(self) -> None:
+        """Each step's title and state, in the current language."""
+        for number, step in enumerate(self.plan.steps if self.plan is not None else (),
+                                      start=1):
+            item = self.items.get(step.id)
+            if item is None:
+                continue
+            who = self.tr(" (root)") if step.privileged else ""
+            item.setText(0, f"{number}. {step.title}{who}")
+            item.setText(1, state_text(*self.states.get(step.id, ("waiting", ""))))
 
     def initializePage(self) -> None:
         self.steps.clear()
         self.items = {}
-        plan = self.session.plan
-        for number, step in enumerate(plan.steps if plan is not None else (), start=1):
-            who = self.tr(" (root)") if step.privileged else ""
-            item = QTreeWidgetItem([f"{number}. {step.title}{who}", self.tr("waiting")])
+        self.states = {}
+        plan = self.plan = self.session.plan
+        for step in plan.steps if plan is not None else ():
+            item = QTreeWidgetItem(["", ""])
             self.steps.addTopLevelItem(item)
             self.items[step.id] = item
-        self.steps.resizeColumnToContents(0)
+            self.states[step.id] = ("waiting", "")
         self.progress.setRange(0, max(1, len(self.items)))
         self.progress.setValue(0)
         self.start_button.setEnabled(plan is not None and not plan.blocked)
         done = self.earlier_steps(plan) if plan is not None else []
         for step_id in done:
-            self.items[step_id].setText(1, self.tr("done in an earlier run"))
+            self.states[step_id] = ("earlier", "")
+        self._show_steps()
+        self.steps.resizeColumnToContents(0)
         self.resume_button.setVisible(bool(done))
         if done:
-            self.outcome.setText(self.tr("An earlier run stopped after %n step(s): Resume goes "
-                                         "on from there, Start begins again.", "", len(done)))
+            count = len(done)
+            self.say(self.outcome, lambda: self.tr(
+                "An earlier run stopped after %n step(s): Resume goes on from there, Start "
+                "begins again.", "", count))
 
     def start(self, *, resume: bool) -> None:
         plan = self.session.plan
@@ -143,7 +199,7 @@ class RunSetupPage(RocPage):
         self.set_busy(True)
         self.finished_steps = 0
         self.result = None
-        self.outcome.setText(self.tr("Running…"))
+        self.say(self.outcome, lambda: self.tr("Running…"))
         self.start_button.setEnabled(False)
         self.resume_button.hide()
         self.stop_button.setEnabled(True)
@@ -156,7 +212,7 @@ class RunSetupPage(RocPage):
         if self.runner is not None:
             self.runner.cancel()
             self.stop_button.setEnabled(False)
-            self.outcome.setText(self.tr("Stopping after this step…"))
+            self.say(self.outcome, lambda: self.tr("Stopping after this step…"))
 
     def drain(self) -> None:
         """Take the events that came since the last tick: states, progress, log lines."""
@@ -191,9 +247,10 @@ class RunSetupPage(RocPage):
         self.step_progress.setValue(int(percent))
         if self.percent_from is None or percent < self.percent_from[1]:
             self.percent_from = (float(when), float(percent))
-            self.eta.clear()
+            self.say(self.eta, None)
             return
-        self.eta.setText(eta_text(self.percent_from, (float(when), float(percent))))
+        first, now = self.percent_from, (float(when), float(percent))
+        self.say(self.eta, lambda: eta_text(first, now))
 
     def _step(self, event: dict[str, Any]) -> None:
         item = self.items.get(str(event.get("id")))
@@ -201,31 +258,33 @@ class RunSetupPage(RocPage):
         if status == "start":
             self.percent_from = None
             self.step_progress.hide()
-            self.eta.clear()
+            self.say(self.eta, None)
         if item is not None:
-            words = self.tr(STATUS_WORDS.get(status, status))
-            if event.get("error"):
-                words += f": {event['error']}"
-            item.setText(1, words)
+            step_id = str(event.get("id"))
+            self.states[step_id] = (status, str(event["error"]) if event.get("error") else "")
+            item.setText(1, state_text(*self.states[step_id]))
         if status in ("done", "unchanged", "skipped"):
             self.finished_steps += 1
             self.progress.setValue(self.finished_steps)
 
     def _done(self, event: dict[str, Any]) -> None:
         needs = event.get("needs") or []
-        if event.get("ok") and "reboot" in needs:
-            text = self.tr("Done. Restart the computer, then open rocmate again to verify.")
-        elif event.get("ok") and needs:
-            text = self.tr("Done. Log out and back in (the new group counts from the next "
-                           "login), then open rocmate again to verify.")
-        elif event.get("ok"):
-            text = self.tr("Done: everything in the plan is in place.")
-        else:
-            text = self.tr("Not finished: %1. What a root step wrote was rolled back; the "
-                           "steps that finished are kept, and Resume goes on from there.") \
-                .replace("%1", str(event.get("error")))
+        ok, error = bool(event.get("ok")), str(event.get("error"))
+        if not ok:
             self.resume_button.show()
-        self.outcome.setText(text)
+        self.say(self.outcome, lambda: self._outcome_text(ok, needs, error))
+
+    def _outcome_text(self, ok: bool, needs: list[str], error: str) -> str:
+        if ok and "reboot" in needs:
+            return self.tr("Done. Restart the computer, then open rocmate again to verify.")
+        if ok and needs:
+            return self.tr("Done. Log out and back in (the new group counts from the next "
+                           "login), then open rocmate again to verify.")
+        if ok:
+            return self.tr("Done: everything in the plan is in place.")
+        return self.tr("Not finished: %1. What a root step wrote was rolled back; the steps "
+                       "that finished are kept, and Resume goes on from there.") \
+            .replace("%1", error)
 
     def _finished(self, key: str, result: object) -> None:
         if key == "setup" and isinstance(result, SetupResult):
@@ -242,7 +301,7 @@ class RunSetupPage(RocPage):
         if key == "setup":
             self.drain()
             self.timer.stop()
-            self.outcome.setText(message)
+            self.say(self.outcome, lambda: message)
             self.stop_button.setEnabled(False)
             self.start_button.setEnabled(True)
             self.set_busy(False)

@@ -5,7 +5,7 @@ script for people who prefer a terminal."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -21,21 +21,32 @@ from PySide6.QtWidgets import (
 from core.install.plan import STRATEGIES, Plan
 from core.install.plan_text import shell_script
 from core.install.planner import Choices
-from core.operations.errors import OperationError
-from core.operations.setup import current_releases, plan_setup
+from core.operations.setup import current_releases
 from gui.bridge import Bridge
 from gui.pages.base import PageId, RocPage
 from gui.session import Session
 from gui.widgets.steps import StepsView
 
+_CONTEXT = "SetupPlanPage"
 STRATEGY_LINES = {
-    "pip-only": "PyTorch's ROCm wheels bring their own ROCm: only your groups, a Python "
-                "environment and the wheel. The usual choice.",
-    "rocm-apt": "AMD's apt repository for Ubuntu and its derivatives: a system-wide ROCm "
-                "(for compilers and tools beyond PyTorch).",
-    "wsl": "WSL 2: AMD's WSL runtime and the swap of the wheel's HSA runtime.",
-    "therock": "AMD's nightly TheRock wheels: newest cards first, a preview.",
+    "pip-only": QT_TRANSLATE_NOOP(
+        "SetupPlanPage", "PyTorch's ROCm wheels bring their own ROCm: only your groups, a "
+        "Python environment and the wheel. The usual choice."),
+    "rocm-apt": QT_TRANSLATE_NOOP(
+        "SetupPlanPage", "AMD's apt repository for Ubuntu and its derivatives: a system-wide "
+        "ROCm (for compilers and tools beyond PyTorch)."),
+    "wsl": QT_TRANSLATE_NOOP(
+        "SetupPlanPage", "WSL 2: AMD's WSL runtime and the swap of the wheel's HSA runtime."),
+    "therock": QT_TRANSLATE_NOOP(
+        "SetupPlanPage", "AMD's nightly TheRock wheels: newest cards first, a preview."),
 }
+"""A line on each strategy, in English; translated when shown (``strategy_line``)."""
+
+
+def strategy_line(name: str | None) -> str:
+    """The line on strategy ``name`` in the current language ("" for none)."""
+    line = STRATEGY_LINES.get(name or "")
+    return QCoreApplication.translate(_CONTEXT, str(line)) if line else ""
 
 
 class SetupPlanPage(RocPage):
@@ -43,18 +54,14 @@ class SetupPlanPage(RocPage):
 
     def __init__(self, session: Session, bridge: Bridge) -> None:
         super().__init__(session, bridge)
-        self.setTitle(self.tr("Set-up plan"))
-        self.setSubTitle(self.tr("Every step, before anything runs. Steps marked root ask for "
-                                 "the administrator's password."))
         self.strategy = QComboBox()
         self.release = QComboBox()  # "" = the best fit the planner picks
         self.packages = QComboBox()
-        self.packages.addItem(self.tr("runtime (what PyTorch needs)"), "runtime")
-        self.packages.addItem(self.tr("SDK (compilers and tools as well)"), "sdk")
+        for package_set in ("runtime", "sdk"):
+            self.packages.addItem("", package_set)
         self.strategy_line = QLabel()
         self.strategy_line.setWordWrap(True)
-        self.remove_old = QCheckBox(self.tr("Remove the other ROCm versions installed beside "
-                                            "it"))
+        self.remove_old = QCheckBox()
         self.summary = QLabel()
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -64,13 +71,20 @@ class SetupPlanPage(RocPage):
         steps_area.setWidget(self.steps)
         self.message = QLabel()
         self.message.setWordWrap(True)
-        self.copy_script = QPushButton(self.tr("Copy as a &shell script"))
+        self.copy_script = QPushButton()
         self.copy_script.clicked.connect(self.copy_as_script)
+        self.strategy_label = QLabel()
+        self.release_label = QLabel()
+        self.packages_label = QLabel()
         form = QFormLayout()
-        form.addRow(self.tr("&Strategy:"), self.strategy)
+        for label, field in ((self.strategy_label, self.strategy),
+                             (self.release_label, self.release),
+                             (self.packages_label, self.packages)):
+            label.setBuddy(field)
+        form.addRow(self.strategy_label, self.strategy)
         form.addRow("", self.strategy_line)
-        form.addRow(self.tr("ROCm &release:"), self.release)
-        form.addRow(self.tr("&Packages:"), self.packages)
+        form.addRow(self.release_label, self.release)
+        form.addRow(self.packages_label, self.packages)
         self.form = form
         form.addRow("", self.remove_old)
         buttons = QHBoxLayout()
@@ -87,20 +101,54 @@ class SetupPlanPage(RocPage):
         self.release.currentIndexChanged.connect(self._choice_changed)
         self.packages.currentIndexChanged.connect(self._choice_changed)
         self._filling = False
+        self.recommended: str | None = None
+        """The strategy the plan had when the page was entered (marked "recommended")."""
+        self.best_fit: str | None = None
+        """The release that plan had (the "best fit" item names it); None until entered."""
+        self.copied = False
+        """The message says the plan was copied (a language change keeps it saying so)."""
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """The page's words again; the strategy and release lists re-labelled (their choice
+        kept, nothing planned again: the session holds the plan in the new language)."""
+        self.setTitle(self.tr("Set-up plan"))
+        self.setSubTitle(self.tr("Every step, before anything runs. Steps marked root ask for "
+                                 "the administrator's password."))
+        self.strategy_label.setText(self.tr("&Strategy:"))
+        self.release_label.setText(self.tr("ROCm &release:"))
+        self.packages_label.setText(self.tr("&Packages:"))
+        self._filling = True
+        self.packages.setItemText(0, self.tr("runtime (what PyTorch needs)"))
+        self.packages.setItemText(1, self.tr("SDK (compilers and tools as well)"))
+        for index in range(self.strategy.count()):
+            self.strategy.setItemText(index, self._strategy_label(self.strategy.itemData(index)))
+        if self.release.count():
+            self.release.setItemText(0, self._best_fit_label())
+        self._filling = False
+        self.remove_old.setText(self.tr("Remove the other ROCm versions installed beside it"))
+        self.copy_script.setText(self.tr("Copy as a &shell script"))
+        if self.strategy.count():  # entered: what it shows, from the session
+            self._show(self.session.plan, self.session.plan_error)
+
+    def _strategy_label(self, name: str) -> str:
+        return name + (self.tr(" (recommended)") if name == self.recommended else "")
+
+    def _best_fit_label(self) -> str:
+        return self.tr("the best fit (%1)").replace("%1", self.best_fit or "-")
 
     def initializePage(self) -> None:
         plan = self.session.plan
         self._filling = True
         self.strategy.clear()
-        recommended = plan.strategy if plan is not None else None
+        self.recommended = plan.strategy if plan is not None else None
+        self.best_fit = plan.rocm if plan is not None and plan.rocm else None
         for name in STRATEGIES:
-            label = name + (self.tr(" (recommended)") if name == recommended else "")
-            self.strategy.addItem(label, name)
-        if recommended in STRATEGIES:
-            self.strategy.setCurrentIndex(STRATEGIES.index(recommended))
+            self.strategy.addItem(self._strategy_label(name), name)
+        if self.recommended in STRATEGIES:
+            self.strategy.setCurrentIndex(STRATEGIES.index(self.recommended))
         self.release.clear()
-        self.release.addItem(self.tr("the best fit (%1)").replace(
-            "%1", plan.rocm if plan is not None and plan.rocm else "-"), "")
+        self.release.addItem(self._best_fit_label(), "")
         for version in current_releases():
             self.release.addItem(version, version)
         self._filling = False
@@ -118,48 +166,62 @@ class SetupPlanPage(RocPage):
                           rocm=self.release.currentData() or None,
                           package_set=self.packages.currentData() or "runtime",
                           remove_old=self.remove_old.isChecked())
-        try:
-            plan, error = plan_setup(self.session.root, choices), None
-        except OperationError as exc:
-            plan, error = None, str(exc)
-        self.session.plan, self.session.plan_error = plan, error
-        self.show_plan(plan, error)
+        self.session.choices = choices
+        self.session.replan()
+        self.show_plan(self.session.plan, self.session.plan_error)
 
     def show_plan(self, plan: Plan | None, error: str | None) -> None:
+        self.copied = False
+        self._show(plan, error)
+
+    def _show(self, plan: Plan | None, error: str | None) -> None:
+        """The plan (or why there is none) in the current language; the message below it too,
+        unless it says the plan was copied."""
         name = self.strategy.currentData()
-        self.strategy_line.setText(self.tr(STRATEGY_LINES.get(name, "")))
+        self.strategy_line.setText(strategy_line(name))
         # the package set is a choice of AMD's apt repository only
         self.form.setRowVisible(self.packages, name == "rocm-apt")
         self.steps.show_steps(None)
         self.copy_script.setEnabled(plan is not None and not plan.blocked)
+        message: str | None
         if plan is None:
             self.summary.setText("")
-            self.message.setText(error or "")
-            return
-        if plan.blocked:
+            message = error or ""
+        elif plan.blocked:
             self.summary.setText(self.tr("No set-up is possible: %1").replace("%1", plan.blocked))
-            self.message.setText("")
+            message = ""
+        else:
+            lines = [self.tr("ROCm %1, PyTorch from %2").replace("%1", plan.rocm or "-")
+                     .replace("%2", plan.torch_index or "-")]
+            if plan.venv:
+                lines.append(self.tr("Python environment: %1").replace("%1", plan.venv))
+            if plan.env:
+                lines.append(self.tr("Variables: %1").replace(
+                    "%1", ", ".join(f"{k}={v}" for k, v in plan.env.items())))
+            for check in plan.preflight:
+                if not check.ok:
+                    lines.append("⚠ " + check.title + (f" — {check.detail}" if check.detail
+                                                       else ""))
+            self.summary.setText("\n".join(lines))
+            self.steps.show_steps(plan)
+            message = None
+        if self.copied:
             return
-        lines = [self.tr("ROCm %1, PyTorch from %2").replace("%1", plan.rocm or "-")
-                 .replace("%2", plan.torch_index or "-")]
-        if plan.venv:
-            lines.append(self.tr("Python environment: %1").replace("%1", plan.venv))
-        if plan.env:
-            lines.append(self.tr("Variables: %1").replace(
-                "%1", ", ".join(f"{k}={v}" for k, v in plan.env.items())))
-        for check in plan.preflight:
-            if not check.ok:
-                lines.append("⚠ " + check.title + (f" — {check.detail}" if check.detail else ""))
-        self.summary.setText("\n".join(lines))
-        self.steps.show_steps(plan)
-        self.message.setText(self.tr(
-            "Next carries it out (or run  rocmate install  in a terminal, or copy it as a "
-            "shell script)."))
+        if message is None:
+            self.say(self.message, lambda: self.tr(
+                "Next carries it out (or run  rocmate install  in a terminal, or copy it as a "
+                "shell script)."))
+        elif message:
+            said = message
+            self.say(self.message, lambda: said)
+        else:
+            self.say(self.message, None)
 
     def copy_as_script(self) -> None:
         if self.session.plan is not None:
             QGuiApplication.clipboard().setText(shell_script(self.session.plan))
-            self.message.setText(self.tr("Copied the plan as a shell script."))
+            self.copied = True
+            self.say(self.message, lambda: self.tr("Copied the plan as a shell script."))
 
     def nextId(self) -> int:
         plan = self.session.plan

@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
 from core.diagnose.doctor import DoctorReport
 from core.diagnose.engine import NOT_SUPPORTED, READY
 from core.operations.machine import Snapshot, check_machine, forum_post, take_snapshot
-from core.operations.setup import plan_setup
 from gui.bridge import Bridge
 from gui.pages.base import PageId, RocPage
 from gui.session import Session
@@ -37,15 +36,12 @@ class SystemCheckPage(RocPage):
 
     def __init__(self, session: Session, bridge: Bridge) -> None:
         super().__init__(session, bridge)
-        self.setTitle(self.tr("System check"))
-        self.setSubTitle(self.tr("What this computer has, and what stands between it and "
-                                 "PyTorch on the GPU."))
         self.banner = QFrame()
         self.banner.setObjectName("verdict")
         self.banner.setFrameShape(QFrame.Shape.StyledPanel)
         banner_row = QHBoxLayout(self.banner)
         self.banner_icon = QLabel()
-        self.verdict = QLabel(self.tr("Checking this computer…"))
+        self.verdict = QLabel()
         font = self.verdict.font()
         font.setPointSizeF(font.pointSizeF() * 1.3)
         font.setBold(True)
@@ -59,8 +55,7 @@ class SystemCheckPage(RocPage):
         self.machine = QLabel()
         self.machine.setWordWrap(True)
         self.machine.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.gpus = facts_table([self.tr("Graphics card"), self.tr("Target"), self.tr("Memory"),
-                                 self.tr("ROCm support")])
+        self.gpus = facts_table(["", "", "", ""])
         self.findings = FindingsView()
         findings_area = QScrollArea()
         findings_area.setWidgetResizable(True)
@@ -68,10 +63,10 @@ class SystemCheckPage(RocPage):
         findings_area.setFrameShape(QFrame.Shape.NoFrame)
         self.message = QLabel()
         self.message.setWordWrap(True)
-        self.recheck = QPushButton(self.tr("&Re-check"))
-        self.other_python = QPushButton(self.tr("Check another &Python…"))
-        self.copy_post = QPushButton(self.tr("&Copy for a forum post"))
-        self.save_snapshot = QPushButton(self.tr("&Save snapshot…"))
+        self.recheck = QPushButton()
+        self.other_python = QPushButton()
+        self.copy_post = QPushButton()
+        self.save_snapshot = QPushButton()
         self.recheck.clicked.connect(self.start_check)
         self.other_python.clicked.connect(self.choose_python)
         self.copy_post.clicked.connect(self.copy_for_forum)
@@ -90,6 +85,25 @@ class SystemCheckPage(RocPage):
         layout.addLayout(buttons)
         bridge.finished.connect(self._finished)
         bridge.failed.connect(self._failed)
+        self.failed_check = False
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.setTitle(self.tr("System check"))
+        self.setSubTitle(self.tr("What this computer has, and what stands between it and "
+                                 "PyTorch on the GPU."))
+        self.gpus.setHorizontalHeaderLabels([self.tr("Graphics card"), self.tr("Target"),
+                                             self.tr("Memory"), self.tr("ROCm support")])
+        self.recheck.setText(self.tr("&Re-check"))
+        self.other_python.setText(self.tr("Check another &Python…"))
+        self.copy_post.setText(self.tr("&Copy for a forum post"))
+        self.save_snapshot.setText(self.tr("&Save snapshot…"))
+        if self.busy:
+            self.verdict.setText(self.tr("Checking this computer…"))
+        elif self.failed_check:
+            self.verdict.setText(self.tr("The check could not finish"))
+        elif self.session.report is not None:
+            self.show_report(self.session.report)
 
     # -- running the check ---------------------------------------------------------------------
 
@@ -101,28 +115,30 @@ class SystemCheckPage(RocPage):
 
     def start_check(self) -> None:
         self.set_busy(True)
+        self.failed_check = False
         self.progress.show()
-        self.message.clear()
+        self.say(self.message, None)
         self.verdict.setText(self.tr("Checking this computer…"))
         self.bridge.start("check", check_machine, self.session.root,
                           python=self.session.python)
 
     def _finished(self, key: str, result: object) -> None:
         if key == "check" and isinstance(result, DoctorReport):
-            self.session.report = result
-            self.session.plan = None
+            self.session.new_report(result)
             self.show_report(result)
             self.set_busy(False)
         elif key == "snapshot" and isinstance(result, Snapshot):
-            self.message.setText(self.tr("Snapshot saved in %1. Attach the folder (zipped) to "
-                                         "a bug report.").replace("%1", str(result.path)))
+            self.say(self.message, lambda: self.tr(
+                "Snapshot saved in %1. Attach the folder (zipped) to a bug report.").replace(
+                "%1", str(result.path)))
 
     def _failed(self, key: str, message: str, details: str) -> None:
         if key not in ("check", "snapshot"):
             return
         self.progress.hide()
-        self.message.setText(message)
+        self.say(self.message, lambda: message)
         if key == "check":
+            self.failed_check = True
             self.verdict.setText(self.tr("The check could not finish"))
             self.set_busy(False)
 
@@ -187,8 +203,9 @@ class SystemCheckPage(RocPage):
     def copy_for_forum(self) -> None:
         if self.session.report is not None:
             QGuiApplication.clipboard().setText(forum_post(self.session.report))
-            self.message.setText(self.tr("Copied: the check as Markdown, without your user "
-                                         "name, host name or home folder."))
+            self.say(self.message, lambda: self.tr(
+                "Copied: the check as Markdown, without your user name, host name or home "
+                "folder."))
 
     def choose_snapshot_folder(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, self.tr("An empty folder for the "
@@ -197,7 +214,7 @@ class SystemCheckPage(RocPage):
             self.save_to(folder)
 
     def save_to(self, folder: str) -> None:
-        self.message.setText(self.tr("Recording this computer…"))
+        self.say(self.message, lambda: self.tr("Recording this computer…"))
         self.bridge.start("snapshot", take_snapshot, folder, python=self.session.python)
 
     def nextId(self) -> int:
@@ -212,10 +229,6 @@ class SystemCheckPage(RocPage):
 
     def validatePage(self) -> bool:
         if self.session.report is not None and self.session.plan is None:
-            try:
-                self.session.plan = plan_setup(self.session.root)
-                self.session.plan_error = None
-            except Exception as exc:  # an OperationError: one line on the next page
-                self.session.plan_error = str(exc)
+            self.session.replan()
         return True
 

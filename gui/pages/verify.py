@@ -22,9 +22,6 @@ class VerifyPage(RocPage):
 
     def __init__(self, session: Session, bridge: Bridge) -> None:
         super().__init__(session, bridge)
-        self.setTitle(self.tr("Verify PyTorch"))
-        self.setSubTitle(self.tr("PyTorch's version, its ROCm, whether it sees the card, and a "
-                                 "matrix product on the GPU compared with the CPU."))
         self.summary = QLabel()
         self.summary.setWordWrap(True)
         font = self.summary.font()
@@ -32,7 +29,7 @@ class VerifyPage(RocPage):
         self.summary.setFont(font)
         self.lines = QVBoxLayout()
         self.rows: list[QWidget] = []
-        self.again = QPushButton(self.tr("Check &again"))
+        self.again = QPushButton()
         self.again.clicked.connect(self.start)
         buttons = QHBoxLayout()
         buttons.addWidget(self.again)
@@ -45,6 +42,19 @@ class VerifyPage(RocPage):
         self.result: TorchCheck | None = None
         bridge.finished.connect(self._finished)
         bridge.failed.connect(self._failed)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """The page's words again, and the check's lines: those the session holds (core's
+        words, as the check made them), with the page's words in the new language."""
+        self.setTitle(self.tr("Verify PyTorch"))
+        self.setSubTitle(self.tr("PyTorch's version, its ROCm, whether it sees the card, and a "
+                                 "matrix product on the GPU compared with the CPU."))
+        self.again.setText(self.tr("Check &again"))
+        if self.result is not None:
+            check = self.session.check if self.session.check is not None else self.result
+            self.result = check
+            self._show_lines(check)
 
     def initializePage(self) -> None:
         if self.session.check is not None and not self.busy:
@@ -54,7 +64,7 @@ class VerifyPage(RocPage):
 
     def start(self) -> None:
         self.set_busy(True)
-        self.summary.setText(self.tr("Running PyTorch on the card…"))
+        self.say(self.summary, lambda: self.tr("Running PyTorch on the card…"))
         self.bridge.start("verify", verify_pytorch, self.session.root, self.session.python)
 
     def _finished(self, key: str, result: object) -> None:
@@ -65,24 +75,32 @@ class VerifyPage(RocPage):
 
     def _failed(self, key: str, message: str, details: str) -> None:
         if key == "verify":
-            self.summary.setText(message)
+            self.say(self.summary, lambda: message)
             self.set_busy(False)
 
     def show_check(self, check: TorchCheck) -> None:
         self.result = check
+        self._show_lines(check)
+        self.say(self.summary, lambda: self._summary_text(check))
+
+    def _show_lines(self, check: TorchCheck) -> None:
         for row in self.rows:
             self.lines.removeWidget(row)
+            row.hide()  # gone from sight now, deleted once Qt is back in its loop
             row.deleteLater()
         self.rows = [self._row(line) for line in check.lines]
         for row in self.rows:
             self.lines.addWidget(row)
+
+    def _summary_text(self, check: TorchCheck) -> str:
         if check.ok:
             text = self.tr("PyTorch works on the card (in %1).")
         else:
             text = self.tr("Not yet: see the red lines (in %1).")
         if check.replayed:
-            text += " " + self.tr("As recorded: a replayed machine runs nothing.")
-        self.summary.setText(text.replace("%1", check.python))
+            text = self.tr("%1 %2", "two sentences").replace("%1", text).replace(
+                "%2", self.tr("As recorded: a replayed machine runs nothing."))
+        return text.replace("%1", check.python)
 
     def _row(self, line: CheckLine) -> QWidget:
         row = QWidget()
@@ -94,7 +112,9 @@ class VerifyPage(RocPage):
         word = {True: self.tr("OK"), False: self.tr("Problem"), None: self.tr("Not checked")}
         layout.addWidget(icon)
         text = QVBoxLayout()
-        text.addWidget(selectable_label(f"{word[line.ok]} — {line.name}: {line.value}"))
+        said = self.tr("%1 — %2: %3").replace("%1", word[line.ok]).replace(
+            "%2", line.name).replace("%3", line.value)
+        text.addWidget(selectable_label(said))
         if line.fix:
             text.addWidget(selectable_label(line.fix, mono=False))
         layout.addLayout(text, 1)

@@ -3,6 +3,7 @@ WSL version, WSLg for this window — and exactly what to do there; re-check aft
 
 from __future__ import annotations
 
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -19,12 +20,14 @@ from gui.session import Session
 from gui.widgets.findings import FindingsView, selectable_label
 from gui.widgets.tables import facts_table, fit_rows
 
-WINDOWS_STEPS = (
+WINDOWS_STEPS = QT_TRANSLATE_NOOP(
+    "WindowsSidePage",
     "On Windows, install AMD Software: Adrenalin Edition with WSL support (AMD's ROCm-on-WSL "
     "page names the version for each ROCm release), then restart Windows.\n"
     "In PowerShell: wsl --update, then wsl --shutdown, and open this distribution again.\n"
     "Check again here."
 )
+"""What to do on Windows, in English; translated when shown."""
 
 
 class WindowsSidePage(RocPage):
@@ -32,15 +35,13 @@ class WindowsSidePage(RocPage):
 
     def __init__(self, session: Session, bridge: Bridge) -> None:
         super().__init__(session, bridge)
-        self.setTitle(self.tr("The Windows side"))
-        self.setSubTitle(self.tr("In WSL 2 the GPU belongs to Windows: its AMD driver must "
-                                 "support WSL."))
         self.wsl = QLabel()
         self.wsl.setWordWrap(True)
-        self.gpus = facts_table([self.tr("Windows sees"), self.tr("Driver")])
+        self.gpus = facts_table(["", ""])
         self.findings = FindingsView()
-        self.steps = selectable_label(self.tr(WINDOWS_STEPS))
-        self.recheck = QPushButton(self.tr("&Re-check"))
+        self.steps = selectable_label("")
+        self.what_to_do = QLabel()
+        self.recheck = QPushButton()
         self.recheck.clicked.connect(self.start_check)
         buttons = QHBoxLayout()
         buttons.addWidget(self.recheck)
@@ -49,12 +50,26 @@ class WindowsSidePage(RocPage):
         layout.addWidget(self.wsl)
         layout.addWidget(self.gpus)
         layout.addWidget(self.findings)
-        layout.addWidget(QLabel(self.tr("What to do on Windows when something above is not "
-                                        "right:")))
+        layout.addWidget(self.what_to_do)
         layout.addWidget(self.steps)
         layout.addStretch(1)
         layout.addLayout(buttons)
         bridge.finished.connect(self._finished)
+        self.shown = False
+        """A report is on the page (a language change shows the session's again)."""
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.setTitle(self.tr("The Windows side"))
+        self.setSubTitle(self.tr("In WSL 2 the GPU belongs to Windows: its AMD driver must "
+                                 "support WSL."))
+        self.gpus.setHorizontalHeaderLabels([self.tr("Windows sees"), self.tr("Driver")])
+        self.steps.setText(QCoreApplication.translate("WindowsSidePage", str(WINDOWS_STEPS)))
+        self.what_to_do.setText(self.tr("What to do on Windows when something above is not "
+                                        "right:"))
+        self.recheck.setText(self.tr("&Re-check"))
+        if self.shown and self.session.report is not None:
+            self.show_report(self.session.report)
 
     def initializePage(self) -> None:
         if self.session.report is not None:
@@ -67,19 +82,20 @@ class WindowsSidePage(RocPage):
 
     def _finished(self, key: str, result: object) -> None:
         if key == "windows-check" and isinstance(result, DoctorReport):
-            self.session.report = result
-            self.session.plan = None
+            self.session.new_report(result)
             self.show_report(result)
             self.set_busy(False)
 
     def show_report(self, report: DoctorReport) -> None:
+        self.shown = True
         facts = report.facts
         windows = facts.windows
         text = self.tr("WSL %1, kernel %2.").replace("%1", str(facts.platform.wsl or "?")) \
             .replace("%2", facts.platform.kernel or "?")
         if windows is not None and not windows.checked:
-            text += " " + self.tr("Windows could not be asked: %1").replace(
-                "%1", windows.problem or "")
+            asked = self.tr("Windows could not be asked: %1").replace(
+                "%1", windows.problem_text or "")
+            text = self.tr("%1 %2", "two sentences").replace("%1", text).replace("%2", asked)
         self.wsl.setText(text)
         gpus = windows.gpus if windows is not None else ()
         self.gpus.setRowCount(len(gpus))

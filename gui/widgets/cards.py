@@ -22,6 +22,7 @@ class CardColumn(QWidget, Generic[Card]):
     def set_cards(self, cards: Sequence[Card]) -> None:
         for card in self.cards:
             self.column.removeWidget(card)
+            card.hide()  # gone from sight now, deleted once Qt is back in its loop
             card.deleteLater()
         self.cards = list(cards)
         for card in self.cards:

@@ -3,7 +3,7 @@ title, the detail, what causes it, and the fix (selectable, to copy a command)."
 
 from __future__ import annotations
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Qt
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -68,30 +68,52 @@ class FindingCard(QFrame):
     def __init__(self, finding: Finding, causes: list[str], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.finding_id = finding.id
+        self.finding, self.causes = finding, causes
         self.setObjectName(f"finding-{finding.id}")
         self.setFrameShape(QFrame.Shape.StyledPanel)
         row = QHBoxLayout(self)
-        icon = QLabel()
+        self.icon = QLabel()
         metric = (QStyle.PixelMetric.PM_LargeIconSize if finding.needs_action
                   else QStyle.PixelMetric.PM_SmallIconSize)
         size = self.style().pixelMetric(metric)
-        icon.setPixmap(self.style().standardIcon(SEVERITY_ICONS[finding.severity]).pixmap(size))
-        icon.setAlignment(Qt.AlignmentFlag.AlignTop)
-        icon.setAccessibleName(severity_word(finding.severity))
-        row.addWidget(icon)
+        self.icon.setPixmap(
+            self.style().standardIcon(SEVERITY_ICONS[finding.severity]).pixmap(size))
+        self.icon.setAlignment(Qt.AlignmentFlag.AlignTop)
+        row.addWidget(self.icon)
         body = QVBoxLayout()
-        heading = f"{severity_word(finding.severity)}: {finding.title}"
-        body.addWidget(selectable_label(heading, bold=True))
+        self.heading = selectable_label("", bold=True)
+        body.addWidget(self.heading)
         if finding.detail and finding.severity != "ok":
             body.addWidget(selectable_label(finding.detail))
-        if causes:
-            body.addWidget(selectable_label(QCoreApplication.translate("Findings", "Caused by: %1")
-                                 .replace("%1", "; ".join(causes))))
+        self.caused_by = selectable_label("") if causes else None
+        if self.caused_by is not None:
+            body.addWidget(self.caused_by)
+        self.fix_heading: QLabel | None = None
         if finding.fix and finding.needs_action:
-            fix_heading = QCoreApplication.translate("Findings", "How to fix it:")
-            body.addWidget(selectable_label(fix_heading))
+            self.fix_heading = selectable_label("")
+            body.addWidget(self.fix_heading)
             body.addWidget(selectable_label(finding.fix, mono=True))
         row.addLayout(body, 1)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """The card's own words in the current language (the finding's are core's: the page
+        shows the findings made again in the new language with new cards)."""
+        word = severity_word(self.finding.severity)
+        self.icon.setAccessibleName(word)
+        self.heading.setText(QCoreApplication.translate("Findings", "%1: %2").replace(
+            "%1", word).replace("%2", self.finding.title))
+        if self.caused_by is not None:
+            separator = QCoreApplication.translate("Findings", "; ")
+            self.caused_by.setText(QCoreApplication.translate("Findings", "Caused by: %1")
+                                   .replace("%1", separator.join(self.causes)))
+        if self.fix_heading is not None:
+            self.fix_heading.setText(QCoreApplication.translate("Findings", "How to fix it:"))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
 
 class FindingsView(CardColumn[FindingCard]):

@@ -25,7 +25,7 @@ import gui.qt  # noqa: F401  (the binding is chosen before pyqtgraph looks for o
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QObject, QPointF, Qt, QTimer
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QObject, QPointF, Qt, QTimer
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainterPath, QPalette, QPen, QResizeEvent
 from PySide6.QtWidgets import (
     QGraphicsItem,
@@ -52,6 +52,10 @@ GIB = float(2**30)
 COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9")
 DASHES = (Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine,
           Qt.PenStyle.DashDotLine)
+_VRAM_NAMES = {"used": QT_TRANSLATE_NOOP("LivePlots", "used"),
+               "total": QT_TRANSLATE_NOOP("LivePlots", "total")}
+"""The VRAM plot's two curves, named in its legend (translated when shown; the names of the
+card's sensors and clocks are the card's own)."""
 _UNITS_BY_SUITE = {"gemm": "matmul/s", "bandwidth": "copies/s"}  # suites without a throughput
 #                                                                  figure (their steps' unit)
 _LINE_SAMPLES = {Qt.PenStyle.SolidLine: "\u2501\u2501", Qt.PenStyle.DashLine: "\u254d\u254d",
@@ -228,6 +232,8 @@ class LivePlots(QWidget):
         self._layout.addWidget(self._key)
         self._columns = 0
         self._bottom: set[str] = set()  # the plots of the last row
+        # what the note under the plots says (said again in the words of a new language)
+        self._noted: tuple[tuple[str, ...], bool, float | None] | None = None
         self._retranslate()
         self._relayout()
 
@@ -567,23 +573,33 @@ class LivePlots(QWidget):
         return (self._finished or self._samples >= MISSING_AFTER
                 or ((self._no_telemetry or self._silent) and not self._samples))
 
-    def _note_text(self) -> str:
-        missing = [k for k in TELEMETRY_PLOTS if self._missing(k)]
+    def _note_facts(self) -> tuple[tuple[str, ...], bool, float | None]:
+        """What the note under the plots is to say: the kinds of telemetry missing, whether
+        nothing was recorded at all (the run ended before it began), where telemetry stopped."""
+        missing = tuple(k for k in TELEMETRY_PLOTS if self._missing(k))
+        nothing = len(missing) == len(TELEMETRY_PLOTS) and not (
+            self._samples or self.steps_seen or self._hello_t is not None or self._no_telemetry)
+        stopped = self._stopped_at if self._stopped_at is not None and self._samples else None
+        return missing, nothing, stopped
+
+    def _note_text(self, facts: tuple[tuple[str, ...], bool, float | None]) -> str:
+        """The note, in the language now set."""
+        missing, nothing, stopped = facts
         parts: list[str] = []
-        if len(missing) == len(TELEMETRY_PLOTS) and not (self._samples or self.steps_seen
-                                                         or self._hello_t is not None
-                                                         or self._no_telemetry):
+        if nothing:
             parts.append(self.tr("No telemetry was recorded."))  # the run ended before it began
         elif len(missing) == len(TELEMETRY_PLOTS):
             parts.append(self.tr("Telemetry (power, temperature, clocks, VRAM, GPU busy) is not "
                                  "available on this card."))
         elif missing:
-            names = ", ".join(self._titles[k] for k in missing)
+            names = self.tr(", ").join(self._titles[k] for k in missing)
             parts.append(self.tr("Not available on this card: %1.").replace("%1", names))
-        if self._stopped_at is not None and self._samples:
-            parts.append(self.tr("Telemetry stopped at %1 s.").replace(
-                "%1", f"{self._stopped_at:.1f}"))
-        return " ".join(parts)
+        if stopped is not None:
+            parts.append(self.tr("Telemetry stopped at %1 s.").replace("%1", f"{stopped:.1f}"))
+        text = parts[0] if parts else ""
+        for part in parts[1:]:
+            text = self.tr("%1 %2", "two sentences").replace("%1", text).replace("%2", part)
+        return text
 
     def _relayout(self) -> None:
         """Show the telemetry plots a card offers, packed into rows; say what is missing."""
@@ -624,7 +640,8 @@ class LivePlots(QWidget):
         self._bottom = set(shown[(rows - 1) * columns:]) if shown else set(STEP_PLOTS)
         for key, plot in self._plots.items():  # the time axis is named under the last row
             plot.widget.getPlotItem().showLabel("bottom", key in self._bottom)
-        text = self._note_text()
+        self._noted = self._note_facts()
+        text = self._note_text(self._noted)
         self._note.setText(text)
         self._note.setVisible(bool(text))
         self._note.setToolTip(self._stop_reason)
@@ -911,7 +928,7 @@ class LivePlots(QWidget):
             if math.isfinite(y):
                 star = self._item(key, "cold", self._make_star)
                 self._set(key, "cold", star.setPos, QPointF(t, y))
-        text = self.tr("cold start %1 s").replace("%1", num(seconds))
+        text = self._words["cold"].replace("%1", num(seconds))
         label = self._item("step_time", "cold-label", self._make_label)
         # the arrow: off the scale, above
         self._set("step_time", "cold-label", label.setText, text + (" \u2191" if capped else ""))
@@ -925,7 +942,7 @@ class LivePlots(QWidget):
             pen=pg.mkPen(COLOURS[1], width=2, style=Qt.PenStyle.DashLine)))
         self._set("throughput", f"median{n}", line.setData, [m.x0, m.x1], [m.value, m.value])
         if m.part is None:
-            text = self.tr("median %1 %2").replace("%1", num(m.value)).replace("%2", self._unit)
+            text = self._words["median"].replace("%1", num(m.value)).replace("%2", self._unit)
         else:  # the unit is in the title; parts' labels stay short to fit side by side
             text = f"{m.part} {num(m.value)}"
         label = self._item("throughput", f"median{n}-label", self._make_label)
@@ -981,7 +998,10 @@ class LivePlots(QWidget):
         self._redraw()
 
     def _retranslate(self) -> None:
-        """Every word shown, in the language now set (again on a language change)."""
+        """Every word shown, in the language now set: at the start and again on a language
+        change, never per event or per frame (the drawing takes the words made here). The
+        points, ranges and layout stay as they are; titles, axis labels and marks are set
+        again at the next ticks of the timer, as any change of them is."""
         self._titles = {
             "throughput": self.tr("Throughput"),
             "step_time": self.tr("Step time"),
@@ -997,14 +1017,18 @@ class LivePlots(QWidget):
         self._key.setText(self.tr(
             "Shaded: warm-up (not in the figures). \u2605 the first step (cold start). "
             "Dashed: the median of the measured steps."))
+        self._words = {"time": self.tr("seconds since the run started"),
+                       "cold": self.tr("cold start %1 s"),
+                       "median": self.tr("median %1 %2")}
+        if self._noted is not None:  # the note as it was, in the new words
+            self._note.setText(self._note_text(self._noted))
         self._titled = False
-        self._laid_out = False
 
     def _retitle(self) -> None:
         """Titles with their unit; a plot of several curves has its legend there, each name
         after a sample of its line (colour and dashes), so it never covers the data: on the
         title's line where it fits, else on a second line."""
-        x_label = self.tr("seconds since the run started")
+        x_label = self._words["time"]
         title_font, legend_font = QFont(self.font()), QFont(self.font())
         title_font.setPointSizeF(TITLE_PT)
         legend_font.setPointSizeF(LEGEND_PT)
@@ -1015,7 +1039,9 @@ class LivePlots(QWidget):
             item = plot.widget.getPlotItem()
             unit = self._unit if key == "throughput" else self._y_units[key]
             title = self._titles[key] + (f" ({unit})" if unit else "")
-            entries = [(s.colour, _LINE_SAMPLES.get(s.dash, "\u2501\u2501"), s.name)
+            entries = [(s.colour, _LINE_SAMPLES.get(s.dash, "\u2501\u2501"),
+                        QCoreApplication.translate("LivePlots", str(_VRAM_NAMES[s.name]))
+                        if key == "vram" and s.name in _VRAM_NAMES else s.name)
                        for s in self._series.values() if s.plot == key and s.name is not None]
             needed = title_px.horizontalAdvance(title) + sum(
                 legend_px.horizontalAdvance(f"    {sample} {name}") for _, sample, name in entries)
@@ -1039,8 +1065,11 @@ class LivePlots(QWidget):
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self._retranslate()
-            self._decorated = True
-            self._soon()
+            self._decorated = True  # the marks' words
+            if self._finished or self._timer.isActive():
+                self._soon()
+            else:  # a live run resting between events: titles and marks over the next ticks
+                self._timer.start()
         super().changeEvent(event)
 
     def resizeEvent(self, event: QResizeEvent) -> None:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QStandardPaths, Qt, QUrl
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QStandardPaths, Qt, QUrl
 from PySide6.QtGui import QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.i18n import local
 from core.operations.errors import OperationError
 from core.operations.reports import (
     REPORT_ERRORS,
@@ -38,7 +39,7 @@ from core.operations.reports import (
 )
 from core.report import formatting as fmt
 from core.report.model import PEAK_SUFFIX, Reference, Report, SuiteResult, SuiteRun
-from core.report.references import KIND_TITLES, CardsLikeMine, cards_like_mine, conditions_text
+from core.report.references import CardsLikeMine, cards_like_mine, conditions_text, kind_title
 from core.report.steadiness import cautions
 from core.report.writers import SUFFIXES
 from gui.bridge import Bridge
@@ -63,7 +64,6 @@ _CORE_WORDS = {  # core's words for a reference or a comparison, translated when
     "less": QT_TRANSLATE_NOOP("Results", "less"),
     "better": QT_TRANSLATE_NOOP("Results", "better"),
     "worse": QT_TRANSLATE_NOOP("Results", "worse"),
-    **{kind: QT_TRANSLATE_NOOP("Results", title) for kind, title in KIND_TITLES.items()},
 }
 
 
@@ -74,7 +74,7 @@ def status_word(status: str) -> str:
 
 
 def core_word(word: str) -> str:
-    """One of core's words (a verdict, a match, a kind of source), translated where known."""
+    """One of core's words (a verdict, a match), translated where known."""
     known = _CORE_WORDS.get(word)
     return QCoreApplication.translate("Results", str(known)) if known else word
 
@@ -117,6 +117,27 @@ def scrolled_pane(owner: QWidget, content: QWidget, buttons: Sequence[QPushButto
     layout.addWidget(message)
     layout.addLayout(row)
     return area, message
+
+
+def keep_place(area: QScrollArea, render: Callable[[], None]) -> None:
+    """``render()`` the widgets in ``area`` again (the same things in other words) in the place
+    it was scrolled to."""
+    bar = area.verticalScrollBar()
+    scrolled = bar.value()
+    render()
+    content = area.widget()
+    if content is None:
+        return
+    for child in content.findChildren(QWidget, "",
+                                      Qt.FindChildOption.FindDirectChildrenOnly):
+        # a widget just laid out shows when Qt is back in its loop (unless hidden on purpose):
+        # now, to count in the height
+        if not (child.isHidden()
+                and child.testAttribute(Qt.WidgetAttribute.WA_WState_ExplicitShowHide)):
+            child.show()
+    # the new height now, not when Qt is back in its loop, so that the place can be kept
+    QCoreApplication.sendEvent(content, QEvent(QEvent.Type.LayoutRequest))
+    bar.setValue(scrolled)
 
 
 class TextGrid(QWidget):
@@ -378,7 +399,7 @@ class RunCard(QFrame):
         column = QVBoxLayout(card)
         column.addWidget(text_label(
             f"{r.card} ({core_word(m.match)}) — {fmt.num(r.value)} {r.unit} "
-            f"({fmt.figure_label(r.figure)}), {core_word(r.kind)}", bold=True))
+            f"({fmt.figure_label(r.figure)}), {kind_title(r.kind)}", bold=True))
         if m.yours is not None:
             yours = self.tr("Yours: %1 %2 = %3 the reference (%4)")
             if m.how:
@@ -394,19 +415,20 @@ class RunCard(QFrame):
             lines.append(self.tr("Not stated by the source: %1").replace("%1",
                                                                          ", ".join(m.unstated)))
         if r.note:
-            lines.append(self.tr("Note: %1").replace("%1", r.note))
+            lines.append(self.tr("Note: %1").replace("%1", local(r.note)))
         if r.method:
-            lines.append(self.tr("Method: %1").replace("%1", r.method))
+            lines.append(self.tr("Method: %1").replace("%1", local(r.method)))
         for line in lines:
             column.addWidget(text_label(line))
-        source = text_label(self.tr("Source: %1").replace("%1", r.source))
+        source = text_label(self.tr("Source: %1").replace("%1", local(r.source)))
         source.setObjectName("source")
         column.addWidget(source)
         return card
 
 
 class ResultsView(QWidget):
-    """A report: a line on the machine and software, a card per run, and the buttons."""
+    """A report: a line on the machine and software, a card per run, and the buttons. A
+    language change shows the report again in the new language (the message under it too)."""
 
     def __init__(self, bridge: Bridge, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -416,6 +438,7 @@ class ResultsView(QWidget):
         self.label: str | None = None
         self.cards: list[RunCard] = []
         self.open_url: Callable[[QUrl], bool] = QDesktopServices.openUrl
+        self._said: Callable[[], str] | None = None
         self.heading = text_label("", bold=True)
         self.machine = text_label("")
         self.content = QWidget()
@@ -424,10 +447,9 @@ class ResultsView(QWidget):
         self.runs.addWidget(self.heading)
         self.runs.addWidget(self.machine)
         self.runs.addStretch(1)
-        self.save_button = QPushButton(self.tr("&Save report…"))
-        self.copy_button = QPushButton(self.tr("Copy as &Markdown"))
-        self.browser_button = QPushButton(self.tr("Open in the bro&wser"))
-        self.copy_button.setToolTip(self.tr("For a forum post or an issue"))
+        self.save_button = QPushButton()
+        self.copy_button = QPushButton()
+        self.browser_button = QPushButton()
         self.save_button.clicked.connect(self.choose_file)
         self.copy_button.clicked.connect(self.copy_markdown)
         self.browser_button.clicked.connect(self.open_in_browser)
@@ -435,16 +457,60 @@ class ResultsView(QWidget):
             self, self.content, [self.save_button, self.copy_button, self.browser_button])
         bridge.finished.connect(self._finished)
         bridge.failed.connect(self._failed)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """Every text in the current language: the buttons, the report shown (made again from
+        the report held: core's words come in the new language) and the last message."""
+        self.save_button.setText(self.tr("&Save report…"))
+        self.copy_button.setText(self.tr("Copy as &Markdown"))
+        self.browser_button.setText(self.tr("Open in the bro&wser"))
+        self.copy_button.setToolTip(self.tr("For a forum post or an issue"))
+        report = self.report
+        if report is not None:
+            keep_place(self.area, lambda: self._render(report, self.label))
+        self.say(self._said)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def say(self, words: Callable[[], str] | None) -> None:
+        """Show ``words()`` under the report (None: nothing), and again after a language
+        change."""
+        self._said = words
+        if words is None:
+            self.message.clear()
+        else:
+            self.message.setText(words())
 
     def show_report(self, report: Report, label: str | None = None) -> None:
         self.report, self.label = report, label
-        for card in self.cards:
-            self.runs.removeWidget(card)
-            card.deleteLater()
+        self._render(report, label)
+        self.area.verticalScrollBar().setValue(0)
+        self.say((lambda: self.tr("This report holds no runs.")) if not report.runs else None)
+        for button in (self.save_button, self.copy_button, self.browser_button):
+            button.setEnabled(True)
+
+    def relabel(self, label: str | None) -> None:
+        """The same report under another label (its words in the new language)."""
+        if self.report is not None:
+            self.label = label
+            self._heading(self.report, label)
+
+    def _heading(self, report: Report, label: str | None) -> None:
         heading = self.tr("rocmate %1 report, %2").replace("%1", report.tool_version).replace(
             "%2", fmt.when(report.created))
         self.heading.setText(fmt.safe(f"{label}\n{heading}" if label else heading,
                                       keep_newlines=True))
+
+    def _render(self, report: Report, label: str | None) -> None:
+        for card in self.cards:
+            self.runs.removeWidget(card)
+            card.hide()  # gone from sight now, deleted once Qt is back in its loop
+            card.deleteLater()
+        self._heading(report, label)
         soft = ", ".join(f"{k} {v}" for k, v in fmt.software_items(report)[:5])
         machine = self.tr("Machine: %1").replace("%1", fmt.platform_text(report))
         if soft:
@@ -453,13 +519,6 @@ class ResultsView(QWidget):
         self.cards = [RunCard(report, i, self.content) for i in range(len(report.runs))]
         for card in self.cards:
             self.runs.insertWidget(self.runs.count() - 1, card)
-        self.area.verticalScrollBar().setValue(0)
-        if not report.runs:
-            self.message.setText(self.tr("This report holds no runs."))
-        else:
-            self.message.clear()
-        for button in (self.save_button, self.copy_button, self.browser_button):
-            button.setEnabled(True)
 
     # -- the buttons ------------------------------------------------------------------------------
 
@@ -484,7 +543,7 @@ class ResultsView(QWidget):
     def save_to(self, path: str | Path, kind: str | None = None) -> None:
         """Write the report to ``path`` (its kind from ``kind`` or the suffix)."""
         if self.report is not None:
-            self.message.setText(self.tr("Saving…"))
+            self.say(lambda: self.tr("Saving…"))
             self.bridge.start(f"{self.key}:save", plainly, export_report, self.report, path,
                               kind, references=True)
 
@@ -497,7 +556,7 @@ class ResultsView(QWidget):
         if self.report is not None:
             folder = Path(QStandardPaths.writableLocation(
                 QStandardPaths.StandardLocation.GenericCacheLocation)) / "rocmate" / "reports"
-            self.message.setText(self.tr("Writing the page…"))
+            self.say(lambda: self.tr("Writing the page…"))
             self.bridge.start(f"{self.key}:html", plainly, _write_page, self.report,
                               folder / f"{self.file_stem()}.html")
 
@@ -513,27 +572,31 @@ class ResultsView(QWidget):
 
     def _finished(self, key: str, result: object) -> None:
         if key == f"{self.key}:save" and isinstance(result, Written):
-            self.message.setText(self.tr("Saved %1 (%2).").replace("%1", str(result.path))
-                                 .replace("%2", result.kind.upper()))
+            path, kind = str(result.path), result.kind.upper()
+            self.say(lambda: self.tr("Saved %1 (%2).").replace("%1", path).replace("%2", kind))
         elif key == f"{self.key}:md" and isinstance(result, str):
             QGuiApplication.clipboard().setText(result)
-            self.message.setText(self.tr("Copied as Markdown: paste it into a forum post or "
-                                         "an issue."))
+            self.say(lambda: self.tr("Copied as Markdown: paste it into a forum post or an "
+                                     "issue."))
         elif key == f"{self.key}:html" and isinstance(result, Written):
-            if self.open_url(QUrl.fromLocalFile(str(result.path))):
-                self.message.setText(self.tr("Opened in the browser: %1").replace(
-                    "%1", str(result.path)))
+            page = str(result.path)
+            if self.open_url(QUrl.fromLocalFile(page)):
+                self.say(lambda: self.tr("Opened in the browser: %1").replace("%1", page))
             else:
-                self.message.setText(self.tr("No browser could be opened. The page is saved "
-                                             "as %1: open it from a file manager.")
-                                     .replace("%1", str(result.path)))
+                self.say(lambda: self.tr("No browser could be opened. The page is saved as %1: "
+                                         "open it from a file manager.").replace("%1", page))
 
     def _failed(self, key: str, message: str, details: str) -> None:
-        if key.startswith(f"{self.key}:"):
-            what = {f"{self.key}:save": self.tr("Not saved: %1"),
-                    f"{self.key}:md": self.tr("Not copied: %1"),
-                    f"{self.key}:html": self.tr("The page could not be written: %1")}
-            self.message.setText(what.get(key, "%1").replace("%1", message))
+        if not key.startswith(f"{self.key}:"):
+            return
+        what = key.split(":", 1)[1]
+
+        def words() -> str:
+            text = {"save": self.tr("Not saved: %1"), "md": self.tr("Not copied: %1"),
+                    "html": self.tr("The page could not be written: %1")}.get(what, "%1")
+            return text.replace("%1", message)
+
+        self.say(words)
 
 
 def _write_page(report: Report, path: Path) -> Written:

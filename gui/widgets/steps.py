@@ -3,7 +3,7 @@ with a mark), why, and the exact command or file content."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtWidgets import QFrame, QVBoxLayout, QWidget
 
 from core.install.plan import Plan, Step
@@ -15,12 +15,12 @@ class StepCard(QFrame):
     def __init__(self, number: int, step: Step, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.step_id = step.id
+        self.number, self.step = number, step
         self.setObjectName(f"step-{step.id}")
         self.setFrameShape(QFrame.Shape.StyledPanel)
         column = QVBoxLayout(self)
-        who = (QCoreApplication.translate("Steps", "as root (asks for the password)")
-               if step.privileged else QCoreApplication.translate("Steps", "as you"))
-        column.addWidget(selectable_label(f"{number}. {step.title} — {who}", bold=True))
+        self.heading = selectable_label("", bold=True)
+        column.addWidget(self.heading)
         if step.explain:
             column.addWidget(selectable_label(step.explain))
         if step.argv:
@@ -29,6 +29,19 @@ class StepCard(QFrame):
             column.addWidget(selectable_label("→ " + step.file.path, mono=True))
             if step.file.content:
                 column.addWidget(selectable_label(step.file.content.rstrip("\n"), mono=True))
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """Who runs the step, in the current language (the step's own words are the plan's:
+        the page shows a plan made again in the new language with new cards)."""
+        who = (QCoreApplication.translate("Steps", "as root (asks for the password)")
+               if self.step.privileged else QCoreApplication.translate("Steps", "as you"))
+        self.heading.setText(f"{self.number}. {self.step.title} — {who}")
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
 
 class StepsView(CardColumn[StepCard]):

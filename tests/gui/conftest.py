@@ -49,3 +49,14 @@ def _settings(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     QSettings.setDefaultFormat(QSettings.Format.IniFormat)
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope,
                       str(tmp_path / "config"))
+
+
+@pytest.fixture(autouse=True)
+def _english() -> Iterator[None]:
+    """Each test starts in English and leaves the app in English (a test may switch)."""
+    yield
+    from core import i18n as core_i18n
+    from gui import i18n
+
+    if core_i18n.language() != "en":
+        i18n.switch("en")

@@ -1,0 +1,1605 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN" sourcelanguage="en">
+<context>
+    <name>AdvancedSettings</name>
+    <message>
+        <source>Device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>尺寸</translation>
+    </message>
+    <message>
+        <source>Precision</source>
+        <translation>精度</translation>
+    </message>
+    <message>
+        <source>Batch size</source>
+        <translation>Batch size</translation>
+    </message>
+    <message>
+        <source>Measure for</source>
+        <translation>测量时长</translation>
+    </message>
+    <message>
+        <source>Or exactly N steps</source>
+        <translation>或者正好测N步</translation>
+    </message>
+    <message>
+        <source>Options</source>
+        <translation>选项</translation>
+    </message>
+    <message>
+        <source>SD 1.5 weights</source>
+        <translation>SD 1.5权重</translation>
+    </message>
+    <message>
+        <source>The GPU (cuda:0)</source>
+        <translation>GPU（cuda:0）</translation>
+    </message>
+    <message>
+        <source>The CPU (slow: a check that the suites run)</source>
+        <translation>CPU（很慢：只检查测试任务能否运行）</translation>
+    </message>
+    <message>
+        <source>Automatic (the suite&apos;s default)</source>
+        <translation>自动（测试任务的默认值）</translation>
+    </message>
+    <message>
+        <source>Tiny shapes: a smoke run in seconds, not a measurement</source>
+        <translation>极小尺寸：几秒钟的试跑，不是正式测量</translation>
+    </message>
+    <message>
+        <source>Automatic (sized to the card)</source>
+        <translation>自动（按显卡确定）</translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation> s</translation>
+    </message>
+    <message>
+        <source>Automatic (by time)</source>
+        <translation>自动（按时间）</translation>
+    </message>
+    <message>
+        <source>channels_last (ResNet-50)</source>
+        <translation>channels_last (ResNet-50)</translation>
+    </message>
+    <message>
+        <source>torch.compile (slow to start)</source>
+        <translation>torch.compile（启动慢）</translation>
+    </message>
+    <message>
+        <source>Random weights (no download)</source>
+        <translation>随机权重（无需下载）</translation>
+    </message>
+    <message>
+        <source>Choose…</source>
+        <translation>选择…</translation>
+    </message>
+    <message>
+        <source>Safetensors (*.safetensors);;All files (*)</source>
+        <translation>Safetensors (*.safetensors);;所有文件 (*)</translation>
+    </message>
+</context>
+<context>
+    <name>App</name>
+    <message>
+        <source>rocmate hit a problem</source>
+        <translation>rocmate遇到了问题</translation>
+    </message>
+    <message>
+        <source>Your work so far is kept. Copy the details into a bug report.</source>
+        <translation>你到目前为止的工作都已保留。请把详细信息复制到bug报告里。</translation>
+    </message>
+    <message>
+        <source>Copy details</source>
+        <translation>复制详细信息</translation>
+    </message>
+</context>
+<context>
+    <name>BenchmarkPage</name>
+    <message>
+        <source>warming up</source>
+        <translation>正在预热</translation>
+    </message>
+    <message>
+        <source>measuring</source>
+        <translation>正在测量</translation>
+    </message>
+    <message>
+        <source>about %1 s</source>
+        <translation>约%1 s</translation>
+    </message>
+    <message>
+        <source>about %1 min</source>
+        <translation>约%1分钟</translation>
+    </message>
+    <message>
+        <source>Benchmark the card</source>
+        <translation>测试显卡性能</translation>
+    </message>
+    <message>
+        <source>Pick what to measure and press Start. The graphs follow the run live; the results are kept in the history.</source>
+        <translation>选择要测试的项目，然后按“开始”。图表会实时显示运行情况；结果会保存在历史记录中。</translation>
+    </message>
+    <message>
+        <source>Advanced settings</source>
+        <translation>高级设置</translation>
+    </message>
+    <message>
+        <source>&amp;Start</source>
+        <translation>开始(&amp;S)</translation>
+    </message>
+    <message>
+        <source>&amp;Cancel the run</source>
+        <translation>取消运行(&amp;C)</translation>
+    </message>
+    <message>
+        <source>C&amp;hoose again</source>
+        <translation>重新选择(&amp;H)</translation>
+    </message>
+    <message>
+        <source>Show the benchmark cards again</source>
+        <translation>重新显示性能测试项目</translation>
+    </message>
+    <message>
+        <source>The graphs appear here when a run starts: throughput and step time, and the card&apos;s power, temperature, clocks, memory and load, live.</source>
+        <translation>开始运行后，这里会实时显示图表：吞吐量和单步耗时，以及显卡的功耗、温度、频率、显存和利用率。</translation>
+    </message>
+    <message>
+        <source>A recorded machine runs nothing: the benchmark runs on this computer.</source>
+        <translation>记录下来的机器不会运行任何东西：性能测试会在这台电脑上运行。</translation>
+    </message>
+    <message>
+        <source>starting the worker</source>
+        <translation>正在启动工作进程</translation>
+    </message>
+    <message>
+        <source>stopping the worker</source>
+        <translation>正在停止工作进程</translation>
+    </message>
+    <message>
+        <source>setting up</source>
+        <translation>正在准备</translation>
+    </message>
+    <message>
+        <source>the worker started on %1</source>
+        <translation>工作进程已在%1上启动</translation>
+    </message>
+    <message>
+        <source>A recorded run: %1</source>
+        <translation>记录的运行：%1</translation>
+    </message>
+    <message>
+        <source>%1 left</source>
+        <translation>剩余%1</translation>
+    </message>
+    <message>
+        <source>taking longer than the estimate</source>
+        <translation>比预计的时间长</translation>
+    </message>
+    <message>
+        <source>%1 (%2 of %3): %4 — %5 elapsed, %6</source>
+        <translation>%1（%2/%3）：%4 — 已用%5，%6</translation>
+    </message>
+    <message>
+        <source>Done in %1 s. Next shows the results.</source>
+        <translation>完成，用时%1 s。按“下一步”查看结果。</translation>
+    </message>
+    <message>
+        <source>Cancelled. The steps it measured are kept in the history.</source>
+        <translation>已取消。已测得的步会保存在历史记录中。</translation>
+    </message>
+    <message>
+        <source>The run failed.</source>
+        <translation>运行失败。</translation>
+    </message>
+    <message>
+        <source>The run did not start.</source>
+        <translation>运行没有启动。</translation>
+    </message>
+</context>
+<context>
+    <name>CompareView</name>
+    <message>
+        <source>Copy as &amp;Markdown</source>
+        <translation>复制为Markdown(&amp;M)</translation>
+    </message>
+    <message>
+        <source>S&amp;wap A and B</source>
+        <translation>交换A和B(&amp;W)</translation>
+    </message>
+    <message>
+        <source>A (the baseline): %1</source>
+        <translation>A（基准）：%1</translation>
+    </message>
+    <message>
+        <source>B: %1</source>
+        <translation>B：%1</translation>
+    </message>
+    <message>
+        <source>Each figure of B against A: a ratio above 1× means B measured more. “B is” says whether that is better or worse for the figure.</source>
+        <translation>B的每项指标与A对比：比值大于1×表示B测得的数值更大。“B相比A”一栏说明这对该指标来说是更好还是更差。</translation>
+    </message>
+    <message>
+        <source>Software that differs</source>
+        <translation>软件不同</translation>
+    </message>
+    <message>
+        <source>The same software.</source>
+        <translation>软件相同。</translation>
+    </message>
+    <message>
+        <source>Machine that differs</source>
+        <translation>机器不同</translation>
+    </message>
+    <message>
+        <source>The same machine.</source>
+        <translation>机器相同。</translation>
+    </message>
+    <message>
+        <source>Runs with no partner: %1</source>
+        <translation>没有配对的运行：%1</translation>
+    </message>
+    <message>
+        <source>A on %1
+B on %2</source>
+        <translation>A在%1上
+B在%2上</translation>
+    </message>
+    <message>
+        <source>Note: %1</source>
+        <translation>注意：%1</translation>
+    </message>
+    <message>
+        <source>Figure</source>
+        <translation>指标</translation>
+    </message>
+    <message>
+        <source>A</source>
+        <translation>A</translation>
+    </message>
+    <message>
+        <source>B</source>
+        <translation>B</translation>
+    </message>
+    <message>
+        <source>B ÷ A</source>
+        <translation>B ÷ A</translation>
+    </message>
+    <message>
+        <source>B is</source>
+        <translation>B相比A</translation>
+    </message>
+    <message>
+        <source>Unit</source>
+        <translation>单位</translation>
+    </message>
+    <message>
+        <source>Settings that differ</source>
+        <translation>设置不同</translation>
+    </message>
+    <message>
+        <source>The same settings.</source>
+        <translation>设置相同。</translation>
+    </message>
+    <message>
+        <source>What</source>
+        <translation>项目</translation>
+    </message>
+    <message>
+        <source>Copied the comparison as Markdown: paste it into a forum post or an issue.</source>
+        <translation>已把对比复制为Markdown：可以粘贴到论坛帖子或issue里。</translation>
+    </message>
+    <message>
+        <source>Not copied: %1</source>
+        <translation>未能复制：%1</translation>
+    </message>
+</context>
+<context>
+    <name>Findings</name>
+    <message>
+        <source>Problem</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>Warning</source>
+        <translation>警告</translation>
+    </message>
+    <message>
+        <source>Note</source>
+        <translation>提示</translation>
+    </message>
+    <message>
+        <source>OK</source>
+        <translation>正常</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation>；</translation>
+    </message>
+    <message>
+        <source>Caused by: %1</source>
+        <translation>原因：%1</translation>
+    </message>
+    <message>
+        <source>How to fix it:</source>
+        <translation>解决办法：</translation>
+    </message>
+</context>
+<context>
+    <name>HistoryModel</name>
+    <message>
+        <source>imported</source>
+        <translation>导入</translation>
+    </message>
+    <message>
+        <source>this computer</source>
+        <translation>这台电脑</translation>
+    </message>
+    <message>
+        <source>device unknown</source>
+        <translation>设备未知</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Suite</source>
+        <translation>测试任务</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <source>Result (median)</source>
+        <translation>结果（中位数）</translation>
+    </message>
+    <message>
+        <source>When (UTC)</source>
+        <translation>时间（UTC）</translation>
+    </message>
+    <message>
+        <source>From</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <source>The run&apos;s number in the history</source>
+        <translation>这次运行在历史记录中的编号</translation>
+    </message>
+    <message>
+        <source>How the run ended (the reason, for a failed one, in its tooltip)</source>
+        <translation>运行是怎么结束的（失败的运行，原因在悬停提示里）</translation>
+    </message>
+    <message>
+        <source>The headline figure: the median of the measured steps</source>
+        <translation>主要指标：实测步的中位数</translation>
+    </message>
+    <message>
+        <source>When the benchmark ran (UTC)</source>
+        <translation>性能测试的运行时间（UTC）</translation>
+    </message>
+    <message>
+        <source>This computer, or the report file it was imported from</source>
+        <translation>这台电脑，或者导入它的报告文件</translation>
+    </message>
+    <message>
+        <source>Imported from %1</source>
+        <translation>导入自 %1</translation>
+    </message>
+</context>
+<context>
+    <name>HistoryWindow</name>
+    <message>
+        <source>rocmate — history of runs</source>
+        <translation>rocmate — 运行历史记录</translation>
+    </message>
+    <message>
+        <source>card, suite, figure, file name…</source>
+        <translation>显卡、测试任务、指标、文件名……</translation>
+    </message>
+    <message>
+        <source>&amp;Filter:</source>
+        <translation>筛选(&amp;F)：</translation>
+    </message>
+    <message>
+        <source>Suite</source>
+        <translation>测试任务</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>&amp;Import a report…</source>
+        <translation>导入报告(&amp;I)…</translation>
+    </message>
+    <message>
+        <source>A report file someone shared, to compare with your runs</source>
+        <translation>别人分享的报告文件，用来和你的运行对比</translation>
+    </message>
+    <message>
+        <source>&amp;Reload</source>
+        <translation>重新加载(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Open</source>
+        <translation>打开(&amp;O)</translation>
+    </message>
+    <message>
+        <source>&amp;Compare the two</source>
+        <translation>对比这两次(&amp;C)</translation>
+    </message>
+    <message>
+        <source>&amp;Delete…</source>
+        <translation>删除(&amp;D)…</translation>
+    </message>
+    <message>
+        <source>Reading the history…</source>
+        <translation>正在读取历史记录……</translation>
+    </message>
+    <message>
+        <source>The newest %1 of %2 runs.</source>
+        <translation>共%2次运行，显示最新的%1次。</translation>
+    </message>
+    <message>
+        <source>One run in the history.</source>
+        <translation>历史记录中有1次运行。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n runs in the history.</source>
+        <translation>
+            <numerusform>历史记录中有%n次运行。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n run(s) that stopped before their end (rocmate closed or crashed) were added as interrupted.</source>
+        <translation>
+            <numerusform>有%n次运行在结束前停止了（rocmate被关闭或崩溃），已作为“已中断”加入历史记录。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>All suites</source>
+        <translation>全部测试任务</translation>
+    </message>
+    <message>
+        <source>Any status</source>
+        <translation>任意状态</translation>
+    </message>
+    <message>
+        <source>No runs in the history yet.
+
+Run a benchmark on the Benchmark page (or rocmate bench in a terminal): each run is kept here. To compare with someone else&apos;s card, press Import a report… and pick the report file they shared.</source>
+        <translation>历史记录中还没有运行。
+
+在“测试显卡性能”页面运行一次性能测试（或在终端里运行 rocmate bench）：每次运行都会保存在这里。要和别人的显卡对比，请按“导入报告…”，然后选择对方分享的报告文件。</translation>
+    </message>
+    <message>
+        <source>To compare two runs, pick them (click one, Ctrl+click the other) and press Compare the two. The older one is the baseline A.</source>
+        <translation>要对比两次运行，先选中它们（单击一次运行，再按住Ctrl单击另一次），然后按“对比这两次”。较早的那次是基准A。</translation>
+    </message>
+    <message>
+        <source>Pick a run and press Open (or double-click it) to see it; pick two (Ctrl+click) and press Compare the two.</source>
+        <translation>选中一次运行，按“打开”（或双击它）即可查看；选中两次（按住Ctrl单击），然后按“对比这两次”即可对比。</translation>
+    </message>
+    <message>
+        <source>Compare takes two runs.</source>
+        <translation>对比需要选中两次运行。</translation>
+    </message>
+    <message>
+        <source>Opening run #%1…</source>
+        <translation>正在打开运行#%1……</translation>
+    </message>
+    <message>
+        <source>Comparing run #%1 with run #%2…</source>
+        <translation>正在对比运行#%1和运行#%2……</translation>
+    </message>
+    <message>
+        <source>Delete runs</source>
+        <translation>删除运行</translation>
+    </message>
+    <message>
+        <source>Delete run %1 from the history? This cannot be undone.</source>
+        <translation>要从历史记录中删除运行%1吗？删除后无法恢复。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Delete %n runs from the history (%1)? This cannot be undone.</source>
+        <translation>
+            <numerusform>要从历史记录中删除这%n次运行（%1）吗？删除后无法恢复。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Import a report</source>
+        <translation>导入报告</translation>
+    </message>
+    <message>
+        <source>rocmate reports (*.json);;All files (*)</source>
+        <translation>rocmate报告 (*.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Importing %1…</source>
+        <translation>正在导入 %1……</translation>
+    </message>
+    <message>
+        <source>Deleted %1.</source>
+        <translation>已删除%1。</translation>
+    </message>
+    <message>
+        <source>Imported %1 as %2 (%3).</source>
+        <translation>已导入 %1，编号为%2（%3）。</translation>
+    </message>
+    <message>
+        <source>%1 is in the history already, as %2 (%3).</source>
+        <translation>%1 已在历史记录中，编号为%2（%3）。</translation>
+    </message>
+    <message>
+        <source>Something went wrong.</source>
+        <translation>出了点问题。</translation>
+    </message>
+    <message>
+        <source>Problem: %1</source>
+        <translation>问题：%1</translation>
+    </message>
+</context>
+<context>
+    <name>LivePlots</name>
+    <message>
+        <source>used</source>
+        <translation>已用</translation>
+    </message>
+    <message>
+        <source>total</source>
+        <translation>总量</translation>
+    </message>
+    <message>
+        <source>No telemetry was recorded.</source>
+        <translation>没有记录到监控数据。</translation>
+    </message>
+    <message>
+        <source>Telemetry (power, temperature, clocks, VRAM, GPU busy) is not available on this card.</source>
+        <translation>这张显卡不提供监控数据（功耗、温度、频率、显存、GPU利用率）。</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>、</translation>
+    </message>
+    <message>
+        <source>Not available on this card: %1.</source>
+        <translation>这张显卡不提供：%1。</translation>
+    </message>
+    <message>
+        <source>Telemetry stopped at %1 s.</source>
+        <translation>监控数据在%1 s时中断。</translation>
+    </message>
+    <message>
+        <source>%1 %2</source>
+        <comment>two sentences</comment>
+        <translation>%1%2</translation>
+    </message>
+    <message>
+        <source>Throughput</source>
+        <translation>吞吐量</translation>
+    </message>
+    <message>
+        <source>Step time</source>
+        <translation>单步耗时</translation>
+    </message>
+    <message>
+        <source>Board power</source>
+        <translation>板卡功耗</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <source>Clocks</source>
+        <translation>频率</translation>
+    </message>
+    <message>
+        <source>VRAM</source>
+        <translation>显存</translation>
+    </message>
+    <message>
+        <source>GPU busy</source>
+        <translation>GPU利用率</translation>
+    </message>
+    <message>
+        <source>s</source>
+        <translation>s</translation>
+    </message>
+    <message>
+        <source>W</source>
+        <translation>W</translation>
+    </message>
+    <message>
+        <source>°C</source>
+        <translation>°C</translation>
+    </message>
+    <message>
+        <source>MHz</source>
+        <translation>MHz</translation>
+    </message>
+    <message>
+        <source>GiB</source>
+        <translation>GiB</translation>
+    </message>
+    <message>
+        <source>%</source>
+        <translation>%</translation>
+    </message>
+    <message>
+        <source>Shaded: warm-up (not in the figures). ★ the first step (cold start). Dashed: the median of the measured steps.</source>
+        <translation>阴影：预热（不计入指标）。★：第一步（冷启动）。虚线：实测步的中位数。</translation>
+    </message>
+    <message>
+        <source>seconds since the run started</source>
+        <translation>运行开始后的秒数</translation>
+    </message>
+    <message>
+        <source>cold start %1 s</source>
+        <translation>冷启动%1 s</translation>
+    </message>
+    <message>
+        <source>median %1 %2</source>
+        <translation>中位数%1 %2</translation>
+    </message>
+</context>
+<context>
+    <name>OverrideTesterPage</name>
+    <message>
+        <source>Try the override</source>
+        <translation>试用覆盖值</translation>
+    </message>
+    <message>
+        <source>Your card runs PyTorch by posing as a close relative (HSA_OVERRIDE_GFX_VERSION). Try the values for real.</source>
+        <translation>你的显卡要伪装成相近架构（HSA_OVERRIDE_GFX_VERSION）才能运行PyTorch。在这里实际试一试这些值。</translation>
+    </message>
+    <message>
+        <source>&amp;Try the values</source>
+        <translation>试用这些值(&amp;T)</translation>
+    </message>
+    <message>
+        <source>&amp;Keep this value</source>
+        <translation>保留这个值(&amp;K)</translation>
+    </message>
+    <message>
+        <source>A replayed machine runs nothing: try the values on the computer itself.</source>
+        <translation>回放的机器不会运行任何东西：请在那台电脑上实际试用这些值。</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>Values to try, in this order: %1</source>
+        <translation>按以下顺序尝试这些值：%1</translation>
+    </message>
+    <message>
+        <source>no override</source>
+        <translation>不覆盖</translation>
+    </message>
+    <message>
+        <source>%1: %2 — %3</source>
+        <translation>%1：%2 — %3</translation>
+    </message>
+    <message>
+        <source>Trying, one value at a time…</source>
+        <translation>正在逐个尝试……</translation>
+    </message>
+    <message>
+        <source>Written into the environment&apos;s variables (rocmate-env.sh): every PyTorch run there gets it.</source>
+        <translation>已写入环境的变量文件（rocmate-env.sh）：在这个环境里运行的PyTorch都会用到它。</translation>
+    </message>
+    <message>
+        <source>It could not be written (has the set-up made the environment?): see %1.</source>
+        <translation>无法写入（安装是否已经创建了这个环境？）：见 %1。</translation>
+    </message>
+    <message>
+        <source>No value made PyTorch work: see the system check for the cause.</source>
+        <translation>没有哪个值能让PyTorch运行：原因见系统检查。</translation>
+    </message>
+    <message>
+        <source>PyTorch works without an override: leave it unset.</source>
+        <translation>不用覆盖值PyTorch也能运行：不要设置它。</translation>
+    </message>
+    <message>
+        <source>Keep HSA_OVERRIDE_GFX_VERSION=%1.</source>
+        <translation>保留 HSA_OVERRIDE_GFX_VERSION=%1。</translation>
+    </message>
+</context>
+<context>
+    <name>Results</name>
+    <message>
+        <source>finished</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>interrupted</source>
+        <translation>已中断</translation>
+    </message>
+    <message>
+        <source>same card</source>
+        <translation>同款显卡</translation>
+    </message>
+    <message>
+        <source>same chip</source>
+        <translation>同款芯片</translation>
+    </message>
+    <message>
+        <source>other card</source>
+        <translation>其他显卡</translation>
+    </message>
+    <message>
+        <source>faster</source>
+        <translation>更快</translation>
+    </message>
+    <message>
+        <source>slower</source>
+        <translation>更慢</translation>
+    </message>
+    <message>
+        <source>about the same</source>
+        <translation>差不多</translation>
+    </message>
+    <message>
+        <source>more</source>
+        <translation>更多</translation>
+    </message>
+    <message>
+        <source>less</source>
+        <translation>更少</translation>
+    </message>
+    <message>
+        <source>better</source>
+        <translation>更好</translation>
+    </message>
+    <message>
+        <source>worse</source>
+        <translation>更差</translation>
+    </message>
+</context>
+<context>
+    <name>ResultsPage</name>
+    <message>
+        <source>Results</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <source>What the benchmark measured, what to keep in mind before quoting it, and reference results of cards like yours.</source>
+        <translation>性能测试测得的结果、引用之前要注意的事项，以及同款显卡的参考结果。</translation>
+    </message>
+    <message>
+        <source>No benchmark has run yet. Go back to the Benchmark page and run one first; its results show here. Earlier runs are in the history.</source>
+        <translation>还没有运行过性能测试。请先回到“测试显卡性能”页面运行一次，结果会显示在这里。之前的运行都在历史记录中。</translation>
+    </message>
+    <message>
+        <source>Kept in the history as %1 (History shows every run and compares two).</source>
+        <translation>已作为%1保存在历史记录中（在“历史记录”中可以查看每次运行，也可以对比两次运行）。</translation>
+    </message>
+</context>
+<context>
+    <name>ResultsView</name>
+    <message>
+        <source>&amp;Save report…</source>
+        <translation>保存报告(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>Copy as &amp;Markdown</source>
+        <translation>复制为Markdown(&amp;M)</translation>
+    </message>
+    <message>
+        <source>Open in the bro&amp;wser</source>
+        <translation>在浏览器中打开(&amp;W)</translation>
+    </message>
+    <message>
+        <source>For a forum post or an issue</source>
+        <translation>用于论坛帖子或issue</translation>
+    </message>
+    <message>
+        <source>This report holds no runs.</source>
+        <translation>这份报告里没有运行。</translation>
+    </message>
+    <message>
+        <source>rocmate %1 report, %2</source>
+        <translation>rocmate %1报告，%2</translation>
+    </message>
+    <message>
+        <source>Machine: %1</source>
+        <translation>机器：%1</translation>
+    </message>
+    <message>
+        <source>Software: %1</source>
+        <translation>软件：%1</translation>
+    </message>
+    <message>
+        <source>Web page (*.html)</source>
+        <translation>网页 (*.html)</translation>
+    </message>
+    <message>
+        <source>Markdown (*.md)</source>
+        <translation>Markdown (*.md)</translation>
+    </message>
+    <message>
+        <source>rocmate report, JSON (*.json)</source>
+        <translation>rocmate报告，JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>Save the report</source>
+        <translation>保存报告</translation>
+    </message>
+    <message>
+        <source>Saving…</source>
+        <translation>正在保存……</translation>
+    </message>
+    <message>
+        <source>Writing the page…</source>
+        <translation>正在生成网页……</translation>
+    </message>
+    <message>
+        <source>Saved %1 (%2).</source>
+        <translation>已保存到 %1（%2）。</translation>
+    </message>
+    <message>
+        <source>Copied as Markdown: paste it into a forum post or an issue.</source>
+        <translation>已复制为Markdown：可以粘贴到论坛帖子或issue里。</translation>
+    </message>
+    <message>
+        <source>Opened in the browser: %1</source>
+        <translation>已在浏览器中打开：%1</translation>
+    </message>
+    <message>
+        <source>No browser could be opened. The page is saved as %1: open it from a file manager.</source>
+        <translation>无法打开浏览器。网页已保存为 %1，请在文件管理器中打开它。</translation>
+    </message>
+    <message>
+        <source>Not saved: %1</source>
+        <translation>未能保存：%1</translation>
+    </message>
+    <message>
+        <source>Not copied: %1</source>
+        <translation>未能复制：%1</translation>
+    </message>
+    <message>
+        <source>The page could not be written: %1</source>
+        <translation>无法写入网页：%1</translation>
+    </message>
+</context>
+<context>
+    <name>RocWizard</name>
+    <message>
+        <source>rocmate</source>
+        <translation>rocmate</translation>
+    </message>
+    <message>
+        <source>&amp;History</source>
+        <translation>历史记录(&amp;H)</translation>
+    </message>
+    <message>
+        <source>C&amp;ompare</source>
+        <translation>对比(&amp;O)</translation>
+    </message>
+    <message>
+        <source>Every benchmark run kept on this computer, and reports you imported</source>
+        <translation>这台电脑上保存的每次性能测试运行，以及你导入的报告</translation>
+    </message>
+    <message>
+        <source>Pick two runs and see what differs</source>
+        <translation>选择两次运行，看看有什么不同</translation>
+    </message>
+    <message>
+        <source>The language of the app (Language / 语言)</source>
+        <translation>应用的语言（Language / 语言）</translation>
+    </message>
+    <message>
+        <source>The set-up is running</source>
+        <translation>正在安装</translation>
+    </message>
+    <message>
+        <source>Stop the set-up after the step that is running now, and close? The steps that finished are kept; the next start of rocmate can resume.</source>
+        <translation>要在当前步骤完成后停止安装并关闭吗？已完成的步骤会保留；下次启动rocmate时可以继续。</translation>
+    </message>
+    <message>
+        <source>A benchmark is running</source>
+        <translation>性能测试正在运行</translation>
+    </message>
+    <message>
+        <source>Cancel the benchmark and close? What it measured so far is kept in the history as cancelled.</source>
+        <translation>要取消性能测试并关闭吗？目前已测得的结果会以“已取消”状态保存在历史记录中。</translation>
+    </message>
+</context>
+<context>
+    <name>RunCard</name>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
+    <message>
+        <source>The run did not measure (%1), and the report says nothing more.</source>
+        <translation>这次运行没有测出结果（%1），报告中也没有更多信息。</translation>
+    </message>
+    <message>
+        <source>What happened (%1):</source>
+        <translation>发生了什么（%1）：</translation>
+    </message>
+    <message>
+        <source>What to do:</source>
+        <translation>怎么做：</translation>
+    </message>
+    <message>
+        <source>Show the de&amp;tails</source>
+        <translation>显示详情(&amp;T)</translation>
+    </message>
+    <message>
+        <source>%1: peak %2, sustained %3 of the datasheet&apos;s %4 %5</source>
+        <translation>%1：峰值为官方规格%4 %5的%2，持续为%3</translation>
+    </message>
+    <message>
+        <source>%1: %3 of the datasheet&apos;s %4 %5</source>
+        <translation>%1：官方规格%4 %5的%3</translation>
+    </message>
+    <message>
+        <source>%1 peak · %2 %3 sustained</source>
+        <translation>峰值%1 · 持续%2 %3</translation>
+    </message>
+    <message>
+        <source>Steady: %1, the median of %2 measured steps · p10–p90 %3 · CV %4</source>
+        <translation>稳态：%1，实测%2步的中位数 · p10–p90 %3 · CV %4</translation>
+    </message>
+    <message>
+        <source>The median: half the measured steps were faster, half slower. p10–p90: eight steps in ten fell in this range. CV: how much the steps varied (the standard deviation over the mean).</source>
+        <translation>中位数：一半实测步比它快，一半比它慢。p10–p90：十步中有八步落在这个范围内。CV：各步之间的波动程度（标准差除以平均值）。</translation>
+    </message>
+    <message>
+        <source>Caution: %1</source>
+        <translation>注意：%1</translation>
+    </message>
+    <message>
+        <source>the first step took %1, %2 a steady step (%3)</source>
+        <translation>第一步用了%1，是一个稳态步（%3）的%2</translation>
+    </message>
+    <message>
+        <source>the first step took %1</source>
+        <translation>第一步用了%1</translation>
+    </message>
+    <message>
+        <source>Cold start</source>
+        <translation>冷启动</translation>
+    </message>
+    <message>
+        <source>Warm-up</source>
+        <translation>预热</translation>
+    </message>
+    <message>
+        <source>Measured</source>
+        <translation>实测</translation>
+    </message>
+    <message>
+        <source>no peak known for this card</source>
+        <translation>这张显卡的峰值未知</translation>
+    </message>
+    <message>
+        <source>Datasheet (%1)</source>
+        <translation>官方规格（%1）</translation>
+    </message>
+    <message>
+        <source>Datasheet</source>
+        <translation>官方规格</translation>
+    </message>
+    <message>
+        <source>(reserved %1)</source>
+        <translation>（预留%1）</translation>
+    </message>
+    <message>
+        <source>Peak memory</source>
+        <translation>显存峰值</translation>
+    </message>
+    <message>
+        <source>at %1 W</source>
+        <translation>平均功耗%1 W</translation>
+    </message>
+    <message>
+        <source>Energy</source>
+        <translation>能耗</translation>
+    </message>
+    <message>
+        <source>The first step also loads and tunes the GPU&apos;s kernels, allocates memory and lets the clocks come up: what a fresh start waits before full speed.</source>
+        <translation>第一步还要加载并调优GPU的内核函数、分配显存、等频率升上来：这就是每次重新启动后达到全速之前要等的时间。</translation>
+    </message>
+    <message>
+        <source>Figure</source>
+        <translation>指标</translation>
+    </message>
+    <message>
+        <source>Median</source>
+        <translation>中位数</translation>
+    </message>
+    <message>
+        <source>p10–p90</source>
+        <translation>p10–p90</translation>
+    </message>
+    <message>
+        <source>CV</source>
+        <translation>CV</translation>
+    </message>
+    <message>
+        <source>Unit</source>
+        <translation>单位</translation>
+    </message>
+    <message>
+        <source>Reference results could not be read: %1</source>
+        <translation>无法读取参考结果：%1</translation>
+    </message>
+    <message>
+        <source>Cards like mine: reference results for %1</source>
+        <translation>同款显卡：%1的参考结果</translation>
+    </message>
+    <message>
+        <source>Closest first. Where the conditions differ from this run, the ratio is only a hint.</source>
+        <translation>最接近的排在前面。条件与这次运行不同时，比值只能作为参考。</translation>
+    </message>
+    <message>
+        <source>Show one mor&amp;e reference result</source>
+        <translation>再显示1条参考结果(&amp;E)</translation>
+    </message>
+    <message numerus="yes">
+        <source>Show %n mor&amp;e reference results</source>
+        <translation>
+            <numerusform>再显示%n条参考结果(&amp;E)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Yours: %1 %2 = %3 the reference (%4)</source>
+        <translation>你的结果：%1 %2 = 参考值的%3（%4）</translation>
+    </message>
+    <message>
+        <source>[%1]</source>
+        <translation>[%1]</translation>
+    </message>
+    <message>
+        <source>Yours: none (%1)</source>
+        <translation>你的结果：无（%1）</translation>
+    </message>
+    <message>
+        <source>Conditions: %1</source>
+        <translation>条件：%1</translation>
+    </message>
+    <message>
+        <source>Differs: %1</source>
+        <translation>不同：%1</translation>
+    </message>
+    <message>
+        <source>Not stated by the source: %1</source>
+        <translation>来源未说明：%1</translation>
+    </message>
+    <message>
+        <source>Note: %1</source>
+        <translation>注：%1</translation>
+    </message>
+    <message>
+        <source>Method: %1</source>
+        <translation>方法：%1</translation>
+    </message>
+    <message>
+        <source>Source: %1</source>
+        <translation>来源：%1</translation>
+    </message>
+</context>
+<context>
+    <name>RunSetupPage</name>
+    <message>
+        <source>waiting</source>
+        <translation>等待中</translation>
+    </message>
+    <message>
+        <source>done in an earlier run</source>
+        <translation>已在之前的运行中完成</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>done</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <source>done (nothing to change)</source>
+        <translation>完成（无需更改）</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>skipped</source>
+        <translation>已跳过</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>Run the set-up</source>
+        <translation>运行安装</translation>
+    </message>
+    <message>
+        <source>The plan&apos;s steps, carried out. Root steps ask for the administrator&apos;s password once.</source>
+        <translation>逐个执行计划中的步骤。root步骤只会要求输入一次管理员密码。</translation>
+    </message>
+    <message>
+        <source>&amp;Next &gt;</source>
+        <translation>下一步(&amp;N) &gt;</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>步骤</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Search the log</source>
+        <translation>搜索日志</translation>
+    </message>
+    <message>
+        <source>Copy the &amp;log</source>
+        <translation>复制日志(&amp;L)</translation>
+    </message>
+    <message>
+        <source>&amp;Start</source>
+        <translation>开始(&amp;S)</translation>
+    </message>
+    <message>
+        <source>&amp;Resume</source>
+        <translation>继续(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Stop after this step</source>
+        <translation>这一步完成后停止</translation>
+    </message>
+    <message>
+        <source> (root)</source>
+        <translation>（root）</translation>
+    </message>
+    <message numerus="yes">
+        <source>An earlier run stopped after %n step(s): Resume goes on from there, Start begins again.</source>
+        <translation>
+            <numerusform>上次运行完成%n个步骤后停止了：按“继续”从那里接着运行，按“开始”则从头开始。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Running…</source>
+        <translation>正在运行……</translation>
+    </message>
+    <message>
+        <source>Stopping after this step…</source>
+        <translation>这一步完成后就停止……</translation>
+    </message>
+    <message>
+        <source>Done.</source>
+        <translation>完成。</translation>
+    </message>
+    <message>
+        <source>Stopped: %1</source>
+        <translation>已停止：%1</translation>
+    </message>
+    <message>
+        <source>Done. Restart the computer, then open rocmate again to verify.</source>
+        <translation>完成。请重启电脑，然后再次打开rocmate进行验证。</translation>
+    </message>
+    <message>
+        <source>Done. Log out and back in (the new group counts from the next login), then open rocmate again to verify.</source>
+        <translation>完成。请注销并重新登录（新的用户组从下次登录起生效），然后再次打开rocmate进行验证。</translation>
+    </message>
+    <message>
+        <source>Done: everything in the plan is in place.</source>
+        <translation>完成：计划中的所有内容都已就位。</translation>
+    </message>
+    <message>
+        <source>Not finished: %1. What a root step wrote was rolled back; the steps that finished are kept, and Resume goes on from there.</source>
+        <translation>未完成：%1。root步骤写入的内容已回退；已完成的步骤会保留，按“继续”可以从那里接着运行。</translation>
+    </message>
+    <message>
+        <source>about %1 s left</source>
+        <translation>剩余约%1 s</translation>
+    </message>
+    <message>
+        <source>about %1 min left</source>
+        <translation>剩余约%1分钟</translation>
+    </message>
+</context>
+<context>
+    <name>SetupPlanPage</name>
+    <message>
+        <source>PyTorch&apos;s ROCm wheels bring their own ROCm: only your groups, a Python environment and the wheel. The usual choice.</source>
+        <translation>PyTorch的ROCm wheel包自带ROCm：只需要设置你的用户组、一个Python环境和wheel包。通常选这个。</translation>
+    </message>
+    <message>
+        <source>AMD&apos;s apt repository for Ubuntu and its derivatives: a system-wide ROCm (for compilers and tools beyond PyTorch).</source>
+        <translation>AMD面向Ubuntu及其衍生发行版的apt软件源：系统级安装ROCm（用于PyTorch之外的编译器和工具）。</translation>
+    </message>
+    <message>
+        <source>WSL 2: AMD&apos;s WSL runtime and the swap of the wheel&apos;s HSA runtime.</source>
+        <translation>WSL 2：安装AMD的WSL运行时，并替换wheel包自带的HSA运行时。</translation>
+    </message>
+    <message>
+        <source>AMD&apos;s nightly TheRock wheels: newest cards first, a preview.</source>
+        <translation>AMD每夜构建的TheRock wheel包：最新的显卡最先支持，属于预览版。</translation>
+    </message>
+    <message>
+        <source>Set-up plan</source>
+        <translation>安装计划</translation>
+    </message>
+    <message>
+        <source>Every step, before anything runs. Steps marked root ask for the administrator&apos;s password.</source>
+        <translation>运行之前先列出每个步骤。标有root的步骤会要求输入管理员密码。</translation>
+    </message>
+    <message>
+        <source>&amp;Strategy:</source>
+        <translation>方案(&amp;S)：</translation>
+    </message>
+    <message>
+        <source>ROCm &amp;release:</source>
+        <translation>ROCm版本(&amp;R)：</translation>
+    </message>
+    <message>
+        <source>&amp;Packages:</source>
+        <translation>软件包(&amp;P)：</translation>
+    </message>
+    <message>
+        <source>runtime (what PyTorch needs)</source>
+        <translation>运行时（PyTorch需要的部分）</translation>
+    </message>
+    <message>
+        <source>SDK (compilers and tools as well)</source>
+        <translation>SDK（还包括编译器和工具）</translation>
+    </message>
+    <message>
+        <source>Remove the other ROCm versions installed beside it</source>
+        <translation>卸载已同时安装的其他ROCm版本</translation>
+    </message>
+    <message>
+        <source>Copy as a &amp;shell script</source>
+        <translation>复制为shell脚本(&amp;S)</translation>
+    </message>
+    <message>
+        <source> (recommended)</source>
+        <translation>（推荐）</translation>
+    </message>
+    <message>
+        <source>the best fit (%1)</source>
+        <translation>最合适的版本（%1）</translation>
+    </message>
+    <message>
+        <source>No set-up is possible: %1</source>
+        <translation>无法安装：%1</translation>
+    </message>
+    <message>
+        <source>ROCm %1, PyTorch from %2</source>
+        <translation>ROCm %1，PyTorch来自 %2</translation>
+    </message>
+    <message>
+        <source>Python environment: %1</source>
+        <translation>Python环境：%1</translation>
+    </message>
+    <message>
+        <source>Variables: %1</source>
+        <translation>环境变量：%1</translation>
+    </message>
+    <message>
+        <source>Next carries it out (or run  rocmate install  in a terminal, or copy it as a shell script).</source>
+        <translation>按“下一步”执行这个计划（也可以在终端里运行 rocmate install，或者把它复制为shell脚本）。</translation>
+    </message>
+    <message>
+        <source>Copied the plan as a shell script.</source>
+        <translation>已把计划复制为shell脚本。</translation>
+    </message>
+</context>
+<context>
+    <name>Steps</name>
+    <message>
+        <source>as root (asks for the password)</source>
+        <translation>以root身份运行（会要求输入密码）</translation>
+    </message>
+    <message>
+        <source>as you</source>
+        <translation>以你的身份运行</translation>
+    </message>
+</context>
+<context>
+    <name>SuiteCard</name>
+    <message>
+        <source>batch %1, %2</source>
+        <translation>batch %1（%2）</translation>
+    </message>
+    <message>
+        <source>The first run on a card may take %1 more: the GPU libraries pick their kernels once.</source>
+        <translation>在一张显卡上第一次运行可能要多花%1：GPU库要先挑选一次内核函数。</translation>
+    </message>
+    <message>
+        <source>Warning: %1</source>
+        <translation>警告：%1</translation>
+    </message>
+</context>
+<context>
+    <name>SystemCheckPage</name>
+    <message>
+        <source>System check</source>
+        <translation>系统检查</translation>
+    </message>
+    <message>
+        <source>What this computer has, and what stands between it and PyTorch on the GPU.</source>
+        <translation>这台电脑有什么，以及要在GPU上运行PyTorch还差什么。</translation>
+    </message>
+    <message>
+        <source>Graphics card</source>
+        <translation>显卡</translation>
+    </message>
+    <message>
+        <source>Target</source>
+        <translation>gfx版本</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>显存</translation>
+    </message>
+    <message>
+        <source>ROCm support</source>
+        <translation>ROCm支持情况</translation>
+    </message>
+    <message>
+        <source>&amp;Re-check</source>
+        <translation>重新检查(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Check another &amp;Python…</source>
+        <translation>检查另一个Python(&amp;P)…</translation>
+    </message>
+    <message>
+        <source>&amp;Copy for a forum post</source>
+        <translation>复制为论坛帖子(&amp;C)</translation>
+    </message>
+    <message>
+        <source>&amp;Save snapshot…</source>
+        <translation>保存快照(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>Checking this computer…</source>
+        <translation>正在检查这台电脑……</translation>
+    </message>
+    <message>
+        <source>The check could not finish</source>
+        <translation>检查未能完成</translation>
+    </message>
+    <message>
+        <source>Snapshot saved in %1. Attach the folder (zipped) to a bug report.</source>
+        <translation>快照已保存到 %1。请把这个文件夹压缩后附在bug报告里。</translation>
+    </message>
+    <message>
+        <source>Ready: PyTorch can use this card.</source>
+        <translation>已就绪：PyTorch可以使用这张显卡。</translation>
+    </message>
+    <message>
+        <source>Not supported: see the problems below.</source>
+        <translation>不支持：见下面的问题。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Ready after these fixes (%n to fix).</source>
+        <translation>
+            <numerusform>解决以下问题后即可就绪（需解决%n项）。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>unknown system</source>
+        <translation>未知系统</translation>
+    </message>
+    <message>
+        <source>, WSL %1</source>
+        <translation>，WSL %1</translation>
+    </message>
+    <message>
+        <source>not checked</source>
+        <translation>未检查</translation>
+    </message>
+    <message>
+        <source>not installed</source>
+        <translation>未安装</translation>
+    </message>
+    <message>
+        <source>not checked (see below)</source>
+        <translation>未检查（见下文）</translation>
+    </message>
+    <message>
+        <source>System: %1%2, kernel %3
+PyTorch: %4</source>
+        <translation>系统：%1%2，内核%3
+PyTorch：%4</translation>
+    </message>
+    <message>
+        <source>official</source>
+        <translation>官方支持</translation>
+    </message>
+    <message>
+        <source>works with override %1</source>
+        <translation>用覆盖值%1可以运行</translation>
+    </message>
+    <message>
+        <source>not supported</source>
+        <translation>不支持</translation>
+    </message>
+    <message>
+        <source>not an AMD card</source>
+        <translation>不是AMD显卡</translation>
+    </message>
+    <message>
+        <source>The Python that holds PyTorch</source>
+        <translation>装有PyTorch的Python</translation>
+    </message>
+    <message>
+        <source>Copied: the check as Markdown, without your user name, host name or home folder.</source>
+        <translation>已复制：Markdown格式的检查结果，不含你的用户名、主机名和主文件夹。</translation>
+    </message>
+    <message>
+        <source>An empty folder for the snapshot</source>
+        <translation>选择一个空文件夹来保存快照</translation>
+    </message>
+    <message>
+        <source>Recording this computer…</source>
+        <translation>正在记录这台电脑……</translation>
+    </message>
+</context>
+<context>
+    <name>VerifyPage</name>
+    <message>
+        <source>Verify PyTorch</source>
+        <translation>验证PyTorch</translation>
+    </message>
+    <message>
+        <source>PyTorch&apos;s version, its ROCm, whether it sees the card, and a matrix product on the GPU compared with the CPU.</source>
+        <translation>PyTorch的版本、它的ROCm、它能否识别显卡，以及在GPU上算一次矩阵乘法并与CPU的结果对比。</translation>
+    </message>
+    <message>
+        <source>Check &amp;again</source>
+        <translation>重新检查(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Running PyTorch on the card…</source>
+        <translation>正在显卡上运行PyTorch……</translation>
+    </message>
+    <message>
+        <source>PyTorch works on the card (in %1).</source>
+        <translation>PyTorch可以在显卡上运行（位于 %1）。</translation>
+    </message>
+    <message>
+        <source>Not yet: see the red lines (in %1).</source>
+        <translation>还不行：请看红色的行（位于 %1）。</translation>
+    </message>
+    <message>
+        <source>%1 %2</source>
+        <comment>two sentences</comment>
+        <translation>%1%2</translation>
+    </message>
+    <message>
+        <source>As recorded: a replayed machine runs nothing.</source>
+        <translation>以上是记录的结果：回放的机器不会运行任何东西。</translation>
+    </message>
+    <message>
+        <source>OK</source>
+        <translation>正常</translation>
+    </message>
+    <message>
+        <source>Problem</source>
+        <translation>有问题</translation>
+    </message>
+    <message>
+        <source>Not checked</source>
+        <translation>未检查</translation>
+    </message>
+    <message>
+        <source>%1 — %2: %3</source>
+        <translation>%1 — %2：%3</translation>
+    </message>
+</context>
+<context>
+    <name>WelcomePage</name>
+    <message>
+        <source>Welcome to rocmate</source>
+        <translation>欢迎使用rocmate</translation>
+    </message>
+    <message>
+        <source>PyTorch on your AMD graphics card, step by step.</source>
+        <translation>一步步让PyTorch在你的AMD显卡上运行。</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;rocmate finds out what your computer has, sets up what is missing, and then measures your card.&lt;/p&gt;&lt;ol&gt;&lt;li&gt;&lt;b&gt;Check&lt;/b&gt; — the graphics card, its driver, ROCm and PyTorch. Nothing is changed.&lt;/li&gt;&lt;li&gt;&lt;b&gt;Set up&lt;/b&gt; — a plan you can read first: every step with its command. Steps that change the system (adding you to the &lt;i&gt;render&lt;/i&gt; group, AMD&apos;s package repository) ask for the administrator&apos;s password once; the rest runs as you.&lt;/li&gt;&lt;li&gt;&lt;b&gt;Benchmark&lt;/b&gt; — real PyTorch workloads with a report you can share.&lt;/li&gt;&lt;/ol&gt;&lt;p&gt;Press &lt;b&gt;Next&lt;/b&gt; to check this computer.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;rocmate会查明你的电脑有什么，装上缺少的部分，然后测试你的显卡性能。&lt;/p&gt;&lt;ol&gt;&lt;li&gt;&lt;b&gt;检查&lt;/b&gt;——显卡、驱动、ROCm和PyTorch。不会做任何更改。&lt;/li&gt;&lt;li&gt;&lt;b&gt;安装&lt;/b&gt;——先给你一份可以阅读的计划：每个步骤都附有命令。更改系统的步骤（把你加入&lt;i&gt;render&lt;/i&gt;用户组、添加AMD的软件源）只会要求输入一次管理员密码；其余步骤以你的身份运行。&lt;/li&gt;&lt;li&gt;&lt;b&gt;性能测试&lt;/b&gt;——用真实的PyTorch负载测试，并生成可以分享的报告。&lt;/li&gt;&lt;/ol&gt;&lt;p&gt;按&lt;b&gt;下一步&lt;/b&gt;检查这台电脑。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;&lt;i&gt;Replaying the recorded machine in %1: nothing on this computer is read or changed.&lt;/i&gt;&lt;/p&gt;</source>
+        <translation>&lt;p&gt;&lt;i&gt;正在回放 %1 中记录的机器：不会读取或更改这台电脑上的任何内容。&lt;/i&gt;&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&amp;Language:</source>
+        <translation>语言(&amp;L)：</translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+</context>
+<context>
+    <name>WindowsSidePage</name>
+    <message>
+        <source>On Windows, install AMD Software: Adrenalin Edition with WSL support (AMD&apos;s ROCm-on-WSL page names the version for each ROCm release), then restart Windows.
+In PowerShell: wsl --update, then wsl --shutdown, and open this distribution again.
+Check again here.</source>
+        <translation>在Windows上安装支持WSL的AMD Software: Adrenalin Edition（AMD的ROCm-on-WSL页面列出了每个ROCm版本对应的驱动版本），然后重启Windows。
+在PowerShell中运行 wsl --update，再运行 wsl --shutdown，然后重新打开这个发行版。
+最后回到这里重新检查。</translation>
+    </message>
+    <message>
+        <source>The Windows side</source>
+        <translation>Windows侧</translation>
+    </message>
+    <message>
+        <source>In WSL 2 the GPU belongs to Windows: its AMD driver must support WSL.</source>
+        <translation>在WSL 2中，GPU由Windows管理：Windows上的AMD驱动必须支持WSL。</translation>
+    </message>
+    <message>
+        <source>Windows sees</source>
+        <translation>Windows识别到的显卡</translation>
+    </message>
+    <message>
+        <source>Driver</source>
+        <translation>驱动</translation>
+    </message>
+    <message>
+        <source>What to do on Windows when something above is not right:</source>
+        <translation>如果上面有不对的地方，请在Windows上这样做：</translation>
+    </message>
+    <message>
+        <source>&amp;Re-check</source>
+        <translation>重新检查(&amp;R)</translation>
+    </message>
+    <message>
+        <source>WSL %1, kernel %2.</source>
+        <translation>WSL %1，内核%2。</translation>
+    </message>
+    <message>
+        <source>Windows could not be asked: %1</source>
+        <translation>无法向Windows查询：%1</translation>
+    </message>
+    <message>
+        <source>%1 %2</source>
+        <comment>two sentences</comment>
+        <translation>%1%2</translation>
+    </message>
+</context>
+</TS>

@@ -1,0 +1,1 @@
+"""Tools for building and checking rocmate (run with python -m scripts.<name>)."""
