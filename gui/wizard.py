@@ -95,7 +95,7 @@ class RocWizard(QWizard):
         self.setButtonText(QWizard.WizardButton.CustomButton1, self.tr("&History"))
         self.setButtonText(QWizard.WizardButton.CustomButton2, self.tr("C&ompare"))
         # the language's own name: a reader who cannot read the current one still finds it
-        self.setButtonText(QWizard.WizardButton.CustomButton3, "&" + i18n.NAMES[i18n.current()])
+        self.setButtonText(QWizard.WizardButton.CustomButton3, i18n.NAMES[i18n.current()])
         self.button(QWizard.WizardButton.CustomButton1).setToolTip(
             self.tr("Every benchmark run kept on this computer, and reports you imported"))
         self.button(QWizard.WizardButton.CustomButton2).setToolTip(

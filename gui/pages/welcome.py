@@ -31,6 +31,7 @@ class WelcomePage(RocPage):
         self.language_label = QLabel()
         self.language_label.setBuddy(self.language)
         form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
         form.addRow(self.language_label, self.language)
         layout = QVBoxLayout(self)
         layout.addWidget(self.text)
