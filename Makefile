@@ -57,8 +57,9 @@ SHOTS_wsl2-ubuntu2204-rx7900xtx-ready := $(R)/gpu/h200-health-resnet50-page.json
 SHOTS_popos2204-rx6800-ready := $(R)/h200-sd15-infer-eager-bs1-unsteady.json \
 	$(R)/h200-resnet50-train-amp-bf16-cl-bs256.json $(R)/cpu-tiny-resnet50-train.json
 screenshots: $(STAMP_APP) qm
-	for m in $(SCREENSHOT_MACHINES); do \
-		rm -rf docs/screenshots/app-$$m; \
+	for lang in en zh_CN; do for m in $(SCREENSHOT_MACHINES); do \
+		out=docs/screenshots/app-$$m; [ $$lang = en ] || out=docs/screenshots/$$lang-app-$$m; \
+		rm -rf $$out; \
 		reports=""; \
 		case $$m in \
 			rx6600-ubuntu2404-fresh) reports="$(SHOTS_rx6600-ubuntu2404-fresh)";; \
@@ -67,12 +68,8 @@ screenshots: $(STAMP_APP) qm
 		esac; \
 		args=""; for r in $$reports; do args="$$args --screenshot-report $$r"; done; \
 		QT_QPA_PLATFORM=offscreen $(BIN)/rocmate gui --root tests/fixtures/machines/$$m \
-			--lang en --screenshot-dir docs/screenshots/app-$$m $$args || exit 1; \
-	done
-	rm -rf docs/screenshots/zh_CN-app-rx6600-ubuntu2404-fresh
-	args=""; for r in $(SHOTS_rx6600-ubuntu2404-fresh); do args="$$args --screenshot-report $$r"; done; \
-	QT_QPA_PLATFORM=offscreen $(BIN)/rocmate gui --root tests/fixtures/machines/rx6600-ubuntu2404-fresh \
-		--lang zh_CN --screenshot-dir docs/screenshots/zh_CN-app-rx6600-ubuntu2404-fresh $$args
+			--lang $$lang --screenshot-dir $$out $$args || exit 1; \
+	done; done
 
 ## Refresh the translation catalogues from the code (new texts come in unfinished; see
 ## docs/translating.md).

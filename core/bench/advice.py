@@ -79,12 +79,33 @@ def _advice(run: SuiteRun, err: ErrorInfo) -> Iterator[Make]:
     yield from own
     for make in own:
         yield functools.partial(_killed, make)
+    yield from _missing_package(err.advice, ctx)
     yield runner.hung_advice
     yield runner.run_file_advice
     yield runner.start_advice
     stopped = re.search(r"in its run file, (.+)\.$", err.advice)
     if err.kind == "interrupted" and stopped:
         yield lambda tr: str(_stopped(run, stopped[1], tr)["advice"])
+
+
+def _missing_package(advice: str, ctx: errors.Context) -> Iterator[Make]:
+    """The missing-package advice, its package and Python read back from what it says."""
+    plain = re.match(r"The target Python lacks (\S+)\. Install it into that environment: "
+                     r"(.+?) -m pip install ", advice)
+    system = re.match(r"The target Python \((.+?)\) lacks (\S+), and it is the system's own",
+                      advice)
+    if plain:
+        package, python, managed = plain[1], plain[2], False
+    elif system:
+        python, package, managed = system[1], system[2], True
+    else:
+        return
+    said = replace(ctx, python=python, externally_managed=managed)
+    yield functools.partial(_package_advice, package, said)
+
+
+def _package_advice(package: str, ctx: errors.Context, tr: errors.Translate) -> str:
+    return errors.advice_for("missing-package", ctx, package=package, t=tr)
 
 
 def _kind_advice(kind: str, ctx: errors.Context, text: str, patterns: errors.Patterns,

@@ -346,7 +346,7 @@ B在%2上</translation>
     </message>
     <message>
         <source>device unknown</source>
-        <translation>设备未知</translation>
+        <translation>未知设备</translation>
     </message>
     <message>
         <source>Run</source>

@@ -50,6 +50,12 @@ CTX = errors.Context(suite="resnet50-train", backend="hip", arch="gfx1032", batc
     ("oom", runner.killed_advice(errors.advice_for("oom", CTX))),
     ("other", runner.hung_advice()),
     ("other", runner.start_advice()),
+    ("missing-package", errors.advice_for("missing-package", replace(CTX, python="/v/bin/python"),
+                                          package="torch")),
+    ("missing-package", errors.advice_for("missing-package", replace(CTX, python="/usr/bin/py"),
+                                          package="diffusers")),
+    ("missing-package", errors.advice_for("missing-package", replace(
+        CTX, python="/usr/bin/python3", externally_managed=True), package="torch")),
 ])
 def test_rocmates_own_advice_reads_in_chinese(chinese: None, kind: str, advice: str) -> None:
     run = _run(kind, "HIP out of memory", advice)
