@@ -316,7 +316,7 @@ def platform_text(report: Report) -> str:
         parts.append(t("report.format.platform.kernel", "kernel {kernel}", kernel=p["kernel"]))
     if p.get("wsl"):
         parts.append(f"WSL {p['wsl']}")
-    return ", ".join(parts)
+    return t("report.format.platform.separator", ", ").join(parts)
 
 
 def gpu_items(report: Report) -> list[dict[str, str]]:

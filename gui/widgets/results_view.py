@@ -398,8 +398,10 @@ class RunCard(QFrame):
         card.setFrameShape(QFrame.Shape.StyledPanel)
         column = QVBoxLayout(card)
         column.addWidget(text_label(
-            f"{r.card} ({core_word(m.match)}) — {fmt.num(r.value)} {r.unit} "
-            f"({fmt.figure_label(r.figure)}), {kind_title(r.kind)}", bold=True))
+            self.tr("%1 (%2) — %3 %4 (%5), %6").replace("%1", r.card)
+            .replace("%2", core_word(m.match)).replace("%3", fmt.num(r.value))
+            .replace("%4", r.unit).replace("%5", fmt.figure_label(r.figure))
+            .replace("%6", kind_title(r.kind)), bold=True))
         if m.yours is not None:
             yours = self.tr("Yours: %1 %2 = %3 the reference (%4)")
             if m.how:

@@ -1070,6 +1070,10 @@ Run a benchmark on the Benchmark page (or rocmate bench in a terminal): each run
         </translation>
     </message>
     <message>
+        <source>%1 (%2) — %3 %4 (%5), %6</source>
+        <translation>%1（%2）— %3 %4（%5），%6</translation>
+    </message>
+    <message>
         <source>Yours: %1 %2 = %3 the reference (%4)</source>
         <translation>你的结果：%1 %2 = 参考值的%3（%4）</translation>
     </message>
@@ -1508,7 +1512,7 @@ PyTorch：%4</translation>
     </message>
     <message>
         <source>As recorded: a replayed machine runs nothing.</source>
-        <translation>以上是记录的结果：回放的机器不会运行任何东西。</translation>
+        <translation>这些是记录下来的结果：回放的机器不会运行任何东西。</translation>
     </message>
     <message>
         <source>OK</source>
