@@ -38,6 +38,11 @@ from gui.pages.base import PageId, RocPage
 from gui.session import Session
 
 LOG_LINES = 5000  # the view keeps the newest lines; the runner's log file keeps every one
+LINES_PER_TICK = 200
+"""Log lines added to the view per tick (25 ticks a second): 5,000 lines a second leave the GUI
+thread free (the view takes about 0.05 ms a line on a 2-core machine, more as a tick's batch
+grows). A faster flood is shown as the view catches up; lines it could not keep anyway (older
+than its newest LOG_LINES) are skipped. The runner's log file has every line."""
 STATUS_WORDS = {
     "waiting": QT_TRANSLATE_NOOP("RunSetupPage", "waiting"),
     "earlier": QT_TRANSLATE_NOOP("RunSetupPage", "done in an earlier run"),
@@ -114,6 +119,7 @@ class RunSetupPage(RocPage):
         layout.addWidget(self.log, 3)
         layout.addLayout(buttons)
         self.events: deque[dict[str, Any]] = deque()
+        self.pending: deque[str] = deque(maxlen=LOG_LINES)  # log lines not in the view yet
         self.items: dict[str, QTreeWidgetItem] = {}
         self.states: dict[str, tuple[str, str]] = {}
         """Each step's state (a key of STATUS_WORDS or the runner's) and the runner's error."""
@@ -214,9 +220,10 @@ class RunSetupPage(RocPage):
             self.stop_button.setEnabled(False)
             self.say(self.outcome, lambda: self.tr("Stopping after this step…"))
 
-    def drain(self) -> None:
-        """Take the events that came since the last tick: states, progress, log lines."""
-        lines: list[str] = []
+    def drain(self, everything: bool = False) -> None:
+        """Take the events that came since the last tick: states, progress, and log lines
+        (at most LINES_PER_TICK of them into the view, unless ``everything``)."""
+        lines = self.pending
         while self.events:
             event = self.events.popleft()
             kind = event.get("event")
@@ -235,8 +242,9 @@ class RunSetupPage(RocPage):
                 lines.append(self.tr("Done.") if event.get("ok") else
                              self.tr("Stopped: %1").replace("%1", str(event.get("error"))))
                 self._done(event)
-        if lines:
-            self.log.appendPlainText("\n".join(lines))
+        count = len(lines) if everything else min(len(lines), LINES_PER_TICK)
+        if count:
+            self.log.appendPlainText("\n".join(lines.popleft() for _ in range(count)))
 
     def _percent(self, event: dict[str, Any]) -> None:
         """A step's percent (apt, pip): the bar, and the time left at the pace so far."""
@@ -289,7 +297,7 @@ class RunSetupPage(RocPage):
     def _finished(self, key: str, result: object) -> None:
         if key == "setup" and isinstance(result, SetupResult):
             self.result = result
-            self.drain()
+            self.drain(everything=True)
             self.timer.stop()
             self.stop_button.setEnabled(False)
             self.start_button.setEnabled(not result.ok)
@@ -299,7 +307,7 @@ class RunSetupPage(RocPage):
 
     def _failed(self, key: str, message: str, details: str) -> None:
         if key == "setup":
-            self.drain()
+            self.drain(everything=True)
             self.timer.stop()
             self.say(self.outcome, lambda: message)
             self.stop_button.setEnabled(False)
