@@ -17,27 +17,30 @@ from core.cli import main as cli_main
 
 
 def gui_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="rocmate gui", description="Open rocmate's desktop app (the set-up wizard).")
-    parser.add_argument("--root", metavar="DIR", help="replay a machine snapshot instead")
-    parser.add_argument("--python", metavar="PATH",
-                        help="the Python whose PyTorch to check (default: rocmate's "
-                             "environment, else python3)")
-    parser.add_argument("--lang", choices=["en", "zh_CN"],
-                        help="the app's language (default: the one chosen in the app last "
-                             "time, else the system's locale)")
-    parser.add_argument("--screenshot-dir", metavar="OUT",
-                        help="render every page to OUT/<nn>-<page>.png and exit")
-    parser.add_argument("--screenshot-report", metavar="FILE.json", action="append",
-                        default=[], help="with --screenshot-dir: the benchmark, results, history "
-                                         "and compare views show these reports (the first on "
-                                         "the benchmark page; repeat the option for more)")
-    return parser
+    """``rocmate gui``'s options (core.cli.gui), in the current language: :func:`main` sets it
+    first."""
+    from core.cli.gui import gui_parser as parser
+
+    return parser()
+
+
+def _speak(words: list[str]) -> None:
+    """Answer ``rocmate gui``'s help and errors in the language its ``--lang`` names, else the
+    environment's (the app itself then opens in the language :func:`gui.i18n.chosen` says)."""
+    from core.cli import take_lang
+    from core.i18n import set_language
+
+    try:
+        lang = take_lang(words)[1]
+    except ValueError:  # a language rocmate does not speak: argparse says so, in the default
+        lang = None
+    set_language(lang)
 
 
 def main(argv: list[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     if words[:1] == ["gui"]:
+        _speak(words[1:])
         return run_gui(gui_parser().parse_args(words[1:]))
     if not words and _desktop():
         opened = run_gui(gui_parser().parse_args([]), quiet_fallback=True)

@@ -131,12 +131,18 @@ def end(status: int) -> NoReturn:
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The parser with every command, or with ``command``'s module alone (a quick start)."""
-    parser = argparse.ArgumentParser(
+    """The parser with every command, or with ``command``'s module alone (a quick start). Its
+    words are in the current language: build it after :func:`core.i18n.set_language`."""
+    from core.cli.argwords import Parser, version_help
+    from core.i18n import t
+
+    parser = Parser(
         prog="rocmate",
-        description="Gets PyTorch running on your AMD GPU with ROCm, then benchmarks it.",
+        description=t("cli.help.rocmate.description", "Gets PyTorch running on your AMD GPU with "
+                      "ROCm, then benchmarks it."),
     )
-    parser.add_argument("--version", action="version", version=f"rocmate {__version__}")
+    parser.add_argument("--version", action="version", version=f"rocmate {__version__}",
+                        help=version_help())
     _lang_option(parser)
     sub = parser.add_subparsers(dest="command")
     names = [MODULES[command]] if command in MODULES else list(dict.fromkeys(MODULES.values()))
@@ -151,6 +157,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 def _lang_option(parser: argparse.ArgumentParser) -> None:
     """``--lang`` in every command's help (main() takes it out of the line before parsing, so
     it works anywhere on it)."""
+    from core.i18n import t
+
     parser.add_argument("--lang", choices=LANGUAGES, metavar="{en,zh_CN}",
-                        help="the language to answer in (default: from LANGUAGE, LC_ALL, "
-                             "LC_MESSAGES or LANG; --json output is always English)")
+                        help=t("cli.help.common.lang", "the language to answer in (default: from "
+                               "LANGUAGE, LC_ALL, LC_MESSAGES or LANG; --json output is always "
+                               "English)"))

@@ -11,6 +11,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from core.bench.worker.options import BenchOptions, add_arguments
 from core.bench.worker.protocol import SUITES
+from core.cli.argwords import retell
 from core.i18n import t
 from core.operations.errors import OperationError
 from core.report.formatting import settings_flags
@@ -23,24 +24,67 @@ if TYPE_CHECKING:  # the benchmark operation loads when the command runs
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     """Add ``bench`` with all its options; sets ``func=run``."""
     p = subparsers.add_parser(
-        "bench", help="benchmark the GPU (ResNet-50, SD 1.5, LLM training, GEMM, bandwidth)",
-        description="Run a benchmark suite in the target Python and save a rocmate.report/1.")
+        "bench", help=t("cli.help.bench.summary", "benchmark the GPU (ResNet-50, SD 1.5, LLM "
+                        "training, GEMM, bandwidth)"),
+        description=t("cli.help.bench.description", "Run a benchmark suite in the target Python "
+                      "and save a rocmate.report/1."))
     p.add_argument("suite", choices=SUITES)
     p.add_argument("--python", metavar="PATH",
-                   help="the Python holding the ROCm PyTorch (default: rocmate's managed "
-                        "environment, else python3)")
-    p.add_argument("--out", metavar="FILE.json", help="write the report here")
-    p.add_argument("--json", action="store_true", help="print the report JSON on stdout")
+                   help=t("cli.help.bench.python", "the Python holding the ROCm PyTorch (default: "
+                          "rocmate's managed environment, else python3)"))
+    p.add_argument("--out", metavar="FILE.json",
+                   help=t("cli.help.bench.out", "write the report here"))
+    p.add_argument("--json", action="store_true",
+                   help=t("cli.help.bench.json", "print the report JSON on stdout"))
     add_arguments(p, cli=True, skip=("suite",))  # every benchmark option, defined once
+    retell(p, _benchmark_option_helps())
     p.add_argument("--watchdog", type=float, default=180.0, metavar="S",
-                   help="kill the worker after S seconds without an event (default 180)")
+                   help=t("cli.help.bench.watchdog", "kill the worker after S seconds without an "
+                          "event (default 180)"))
     p.add_argument("--startup-timeout", type=float, default=900.0, metavar="S",
-                   help="the same until the first step: build, compile, autotune (default 900)")
+                   help=t("cli.help.bench.startup-timeout", "the same until the first step: "
+                          "build, compile, autotune (default 900)"))
     p.add_argument("--run-file", metavar="FILE.jsonl",
-                   help="event log (default: under $XDG_DATA_HOME/rocmate/runs)")
-    p.add_argument("--no-telemetry", action="store_true", help="do not sample GPU telemetry")
-    p.add_argument("--no-history", action="store_true", help="do not add the run to the history")
+                   help=t("cli.help.bench.run-file", "event log (default: under "
+                          "$XDG_DATA_HOME/rocmate/runs)"))
+    p.add_argument("--no-telemetry", action="store_true",
+                   help=t("cli.help.bench.no-telemetry", "do not sample GPU telemetry"))
+    p.add_argument("--no-history", action="store_true",
+                   help=t("cli.help.bench.no-history", "do not add the run to the history"))
     p.set_defaults(func=run)
+
+
+def _benchmark_option_helps() -> list[tuple[str, str, str]]:
+    """The help of the options core.bench.worker.options defines (it loads the standard library
+    alone: the worker runs it), in the user's language: (dest, its English there, the words). An
+    option whose English has changed there keeps it (core.cli.argwords.retell)."""
+    return [
+        ("device", "cuda:N or cpu (default cuda:0)",
+         t("cli.help.bench.device", "cuda:N or cpu (default cuda:0)")),
+        ("size", "tiny = small shapes for a quick smoke run",
+         t("cli.help.bench.size", "tiny = small shapes for a quick smoke run")),
+        ("warmup_steps", "a fixed warm-up instead of 'until step times settle'",
+         t("cli.help.bench.warmup-steps", "a fixed warm-up instead of 'until step times "
+           "settle'")),
+        ("steps", "measure exactly N steps",
+         t("cli.help.bench.steps", "measure exactly N steps")),
+        ("seconds", "measure for T seconds",
+         t("cli.help.bench.seconds", "measure for T seconds")),
+        ("compile", "torch.compile the model",
+         t("cli.help.bench.compile", "torch.compile the model")),
+        ("channels_last", "channels_last memory format",
+         t("cli.help.bench.channels-last", "channels_last memory format")),
+        ("model", "sd15-infer: local diffusers folder or .safetensors file (real weights)",
+         t("cli.help.bench.model", "sd15-infer: local diffusers folder or .safetensors file "
+           "(real weights)")),
+        ("preset", "llm-train model size (default auto: the largest that fits)",
+         t("cli.help.bench.preset", "llm-train model size (default auto: the largest that "
+           "fits)")),
+        ("seq_len", "llm-train sequence length",
+         t("cli.help.bench.seq-len", "llm-train sequence length")),
+        ("inference_steps", "sd15-infer denoising steps (default 20)",
+         t("cli.help.bench.inference-steps", "sd15-infer denoising steps (default 20)")),
+    ]
 
 
 def options_from_args(args: argparse.Namespace) -> BenchOptions:

@@ -18,34 +18,41 @@ from core.termstyle import Style, pad_left, wants_colour
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     doctor = sub.add_parser(
-        "doctor", help="check this machine for ROCm and PyTorch",
-        epilog="Exit status: 0 Ready, 1 Ready after these fixes, 4 Not supported (the same with "
-               "--json); 2 a usage error, 3 rocmate's knowledge base is broken, 130 "
-               "interrupted.")
+        "doctor",
+        help=t("cli.help.doctor.summary", "check this machine for ROCm and PyTorch"),
+        epilog=t("cli.help.doctor.epilog", "Exit status: 0 Ready, 1 Ready after these fixes, 4 "
+                 "Not supported (the same with --json); 2 a usage error, 3 rocmate's knowledge "
+                 "base is broken, 130 interrupted."))
     machine_options(doctor)
-    doctor.add_argument("--json", action="store_true", help="print rocmate.doctor/1 JSON")
-    doctor.add_argument("-v", "--verbose", action="store_true", help="show every check")
+    doctor.add_argument("--json", action="store_true",
+                        help=t("cli.help.doctor.json", "print rocmate.doctor/1 JSON"))
+    doctor.add_argument("-v", "--verbose", action="store_true",
+                        help=t("cli.help.doctor.verbose", "show every check"))
     doctor.add_argument("--color", choices=["auto", "always", "never"], default="auto")
     doctor.add_argument("--try-overrides", action="store_true",
-                        help="try the card's HSA_OVERRIDE_GFX_VERSION values for real, one "
-                             "throwaway process at a time (the known value, the one set now, "
-                             "none), and say which works")
+                        help=t("cli.help.doctor.try-overrides", "try the card's "
+                               "HSA_OVERRIDE_GFX_VERSION values for real, one throwaway process "
+                               "at a time (the known value, the one set now, none), and say "
+                               "which works"))
     doctor.set_defaults(func=run_doctor)
 
-    snap = sub.add_parser("snapshot", help="record this machine (anonymised) into a folder")
+    snap = sub.add_parser("snapshot", help=t("cli.help.snapshot.summary", "record this "
+                                             "machine (anonymised) into a folder"))
     snap.add_argument("out", metavar="DIR")
     snap.add_argument("--python", metavar="PATH")
     snap.add_argument("--no-torch", action="store_true")
     snap.set_defaults(func=run_snapshot)
 
     exp = sub.add_parser(
-        "explain", help="explain an error message for this machine",
-        description="Explain a pasted error for this machine. On this machine the check behind "
-                    "it skips PyTorch unless --python names the Python to check (importing "
-                    "torch takes seconds); a replayed machine (--root) answers with its "
-                    "recorded PyTorch.")
+        "explain",
+        help=t("cli.help.explain.summary", "explain an error message for this machine"),
+        description=t("cli.help.explain.description", "Explain a pasted error for this machine. "
+                      "On this machine the check behind it skips PyTorch unless --python names "
+                      "the Python to check (importing torch takes seconds); a replayed machine "
+                      "(--root) answers with its recorded PyTorch."))
     exp.add_argument("text", nargs="?", default="-",
-                     help="the error text, or - to read it from stdin (paste it, then Ctrl-D)")
+                     help=t("cli.help.explain.text", "the error text, or - to read it from "
+                            "stdin (paste it, then Ctrl-D)"))
     machine_options(exp)
     exp.add_argument("--json", action="store_true")
     exp.set_defaults(func=run_explain)

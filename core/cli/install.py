@@ -21,19 +21,29 @@ from core.termstyle import Style, wants_colour
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
-    install = sub.add_parser("install", help="plan (and carry out) the ROCm + PyTorch set-up")
-    install.add_argument("--root", metavar="DIR", help="plan for a replayed machine snapshot")
-    install.add_argument("--dry-run", action="store_true", help="only show the plan")
-    install.add_argument("--json", action="store_true", help="print the rocmate.plan/1 JSON")
+    install = sub.add_parser("install", help=t("cli.help.install.summary", "plan (and carry "
+                                               "out) the ROCm + PyTorch set-up"))
+    install.add_argument("--root", metavar="DIR", help=t("cli.help.install.root", "plan for a "
+                                                         "replayed machine snapshot"))
+    install.add_argument("--dry-run", action="store_true",
+                         help=t("cli.help.install.dry-run", "only show the plan"))
+    install.add_argument("--json", action="store_true",
+                         help=t("cli.help.install.json", "print the rocmate.plan/1 JSON"))
     install.add_argument("--strategy", choices=STRATEGIES)
-    install.add_argument("--rocm", metavar="X.Y", help="ROCm release (default: the best fit)")
-    install.add_argument("--venv", metavar="DIR", help="where the Python environment goes")
+    install.add_argument("--rocm", metavar="X.Y",
+                         help=t("cli.help.install.rocm", "ROCm release (default: the best fit)"))
+    install.add_argument("--venv", metavar="DIR",
+                         help=t("cli.help.install.venv", "where the Python environment goes"))
     install.add_argument("--packages", choices=["runtime", "sdk"], default="runtime")
-    install.add_argument("--remove-old", action="store_true", help="agree to remove other ROCm")
-    install.add_argument("--yes", "-y", action="store_true", help="do not ask before starting")
-    install.add_argument("--resume", action="store_true", help="continue an interrupted run")
+    install.add_argument("--remove-old", action="store_true",
+                         help=t("cli.help.install.remove-old", "agree to remove other ROCm"))
+    install.add_argument("--yes", "-y", action="store_true",
+                         help=t("cli.help.install.yes", "do not ask before starting"))
+    install.add_argument("--resume", action="store_true",
+                         help=t("cli.help.install.resume", "continue an interrupted run"))
     install.set_defaults(func=run_install)
-    env = sub.add_parser("env", help="print the environment variables this GPU needs")
+    env = sub.add_parser("env", help=t("cli.help.env.summary", "print the environment "
+                                       "variables this GPU needs"))
     env.add_argument("--root", metavar="DIR")
     env.add_argument("--shell", choices=["sh", "fish"], default="sh")
     env.set_defaults(func=run_env)

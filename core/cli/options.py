@@ -32,16 +32,20 @@ def says_errors(command: Command) -> Command:
 def machine_options(parser: argparse.ArgumentParser) -> None:
     """``--root``, ``--python``, ``--no-torch``, ``--torch-timeout``: which machine and which
     PyTorch the doctor looks at."""
-    parser.add_argument("--root", metavar="DIR", help="replay a machine snapshot instead")
+    parser.add_argument("--root", metavar="DIR",
+                        help=t("cli.help.common.root", "replay a machine snapshot instead"))
     parser.add_argument(
         "--python",
         metavar="PATH",
-        help="the Python whose PyTorch to check (default: rocmate's environment, else python3)",
+        help=t("cli.help.common.python", "the Python whose PyTorch to check (default: rocmate's "
+               "environment, else python3)"),
     )
-    parser.add_argument("--no-torch", action="store_true", help="skip the PyTorch probe")
+    parser.add_argument("--no-torch", action="store_true",
+                        help=t("cli.help.common.no-torch", "skip the PyTorch probe"))
     parser.add_argument(
         "--torch-timeout", type=seconds, default=DEFAULT_TIMEOUT, metavar="S",
-        help="PyTorch probe time limit (seconds, up to a day)"
+        help=t("cli.help.common.torch-timeout", "PyTorch probe time limit (seconds, up to a "
+               "day)")
     )
 
 

@@ -22,6 +22,7 @@ import json
 import sys
 from collections.abc import Callable
 
+from core.cli.argwords import Parser
 from core.i18n import t
 from core.operations import reports as ops
 from core.report import formatting as fmt
@@ -35,71 +36,92 @@ PROG = "rocmate report"
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     """Add ``report`` and its commands; sets ``func=run``."""
     p = subparsers.add_parser(
-        "report", help="list, show, export, compare and import benchmark reports",
-        description="The history of benchmark runs and the reports they produced.")
-    p.add_argument("--db", metavar="FILE",
-                   help="history database (default: $XDG_DATA_HOME/rocmate/history.sqlite)")
+        "report", help=t("cli.help.report.summary", "list, show, export, compare and import "
+                         "benchmark reports"),
+        description=t("cli.help.report.description", "The history of benchmark runs and the "
+                      "reports they produced."))
+    db_help = t("cli.help.report.db", "history database (default: "
+                "$XDG_DATA_HOME/rocmate/history.sqlite)")
+    p.add_argument("--db", metavar="FILE", help=db_help)
     p.set_defaults(func=run, report_command=None)
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--db", metavar="FILE", default=argparse.SUPPRESS,
-                        help="history database (default: $XDG_DATA_HOME/rocmate/history.sqlite)")
+    common = Parser(add_help=False)
+    common.add_argument("--db", metavar="FILE", default=argparse.SUPPRESS, help=db_help)
     sub = p.add_subparsers(dest="report_command", metavar="COMMAND")
 
-    ls = sub.add_parser("list", parents=[common], help="list the runs in the history")
-    ls.add_argument("--suite", help="only this suite")
+    ls = sub.add_parser("list", parents=[common],
+                        help=t("cli.help.report.list.summary", "list the runs in the history"))
+    ls.add_argument("--suite", help=t("cli.help.report.list.suite", "only this suite"))
     ls.add_argument("--status", choices=list(STATUSES),
-                    help="only runs that ended so (interrupted: rocmate stopped before the end)")
-    ls.add_argument("--limit", type=int, default=50, metavar="N", help="newest N (default 50)")
-    ls.add_argument("--json", action="store_true", help="print the list as JSON")
+                    help=t("cli.help.report.list.status", "only runs that ended so "
+                           "(interrupted: rocmate stopped before the end)"))
+    ls.add_argument("--limit", type=int, default=50, metavar="N",
+                    help=t("cli.help.report.list.limit", "newest N (default 50)"))
+    ls.add_argument("--json", action="store_true",
+                    help=t("cli.help.report.list.json", "print the list as JSON"))
 
-    show = sub.add_parser("show", parents=[common], help="show one run (ID from the history, "
-                                                        "or a report file)")
+    show = sub.add_parser("show", parents=[common],
+                          help=t("cli.help.report.show.summary", "show one run (ID from the "
+                                 "history, or a report file)"))
     show.add_argument("ref", metavar="ID|FILE")
     show.add_argument("--format", choices=["text", "json", "md", "html"], default="text")
     show.add_argument("--json", action="store_const", const="json", dest="format",
-                      help="the same as --format json")
+                      help=t("cli.help.report.show.json", "the same as --format json"))
     _reference_options(show)
 
-    export = sub.add_parser("export", parents=[common], help="write a run's report to a file")
+    export = sub.add_parser("export", parents=[common],
+                            help=t("cli.help.report.export.summary", "write a run's report to "
+                                   "a file"))
     export.add_argument("ref", metavar="ID|FILE")
     export.add_argument("-o", "--out", required=True, metavar="OUT",
-                        help="OUT.json, OUT.html or OUT.md")
+                        help=t("cli.help.report.export.out", "OUT.json, OUT.html or OUT.md"))
     export.add_argument("--format", choices=["json", "html", "md"],
-                        help="default: from OUT's suffix")
+                        help=t("cli.help.report.format.from-suffix", "default: from OUT's "
+                               "suffix"))
     _reference_options(export)
 
     cmp = sub.add_parser("compare", parents=[common],
-                         help="compare two runs, or one run with reference results")
-    cmp.add_argument("a", metavar="ID|FILE", help="the baseline (A)")
-    cmp.add_argument("b", metavar="ID|FILE", nargs="?", help="the run set against it (B)")
+                         help=t("cli.help.report.compare.summary", "compare two runs, or one "
+                                "run with reference results"))
+    cmp.add_argument("a", metavar="ID|FILE",
+                     help=t("cli.help.report.compare.a", "the baseline (A)"))
+    cmp.add_argument("b", metavar="ID|FILE", nargs="?",
+                     help=t("cli.help.report.compare.b", "the run set against it (B)"))
     cmp.add_argument("--format", choices=["text", "md", "html"],
-                     help="default: text, or from OUT's suffix")
-    cmp.add_argument("-o", "--out", metavar="OUT", help="write to a file instead of stdout")
+                     help=t("cli.help.report.compare.format", "default: text, or from OUT's "
+                            "suffix"))
+    cmp.add_argument("-o", "--out", metavar="OUT",
+                     help=t("cli.help.report.compare.out", "write to a file instead of stdout"))
     _reference_options(cmp)
 
     imp = sub.add_parser("import", parents=[common],
-                         help="add someone else's report JSON to the history, for comparison")
+                         help=t("cli.help.report.import.summary", "add someone else's report "
+                                "JSON to the history, for comparison"))
     imp.add_argument("files", nargs="+", metavar="FILE")
 
-    delete = sub.add_parser("delete", parents=[common], help="remove runs from the history")
+    delete = sub.add_parser("delete", parents=[common],
+                            help=t("cli.help.report.delete.summary", "remove runs from the "
+                                   "history"))
     delete.add_argument("ids", nargs="+", metavar="ID")
 
     rnd = sub.add_parser("render", parents=[common],
-                         help="render a report file as HTML or Markdown")
+                         help=t("cli.help.report.render.summary", "render a report file as "
+                                "HTML or Markdown"))
     rnd.add_argument("file", metavar="FILE.json")
     rnd.add_argument("--format", choices=["html", "md", "json"],
-                     help="default: from OUT's suffix")
-    rnd.add_argument("-o", "--out", metavar="OUT", help="default: stdout")
+                     help=t("cli.help.report.format.from-suffix", "default: from OUT's suffix"))
+    rnd.add_argument("-o", "--out", metavar="OUT",
+                     help=t("cli.help.report.render.out", "default: stdout"))
     _reference_options(rnd)
 
 
 def _reference_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--references", action="store_true",
-                   help="add reference results for cards like this one (published figures and "
-                        "blog claims, with sources and conditions)")
+                   help=t("cli.help.report.references", "add reference results for cards like "
+                          "this one (published figures and blog claims, with sources and "
+                          "conditions)"))
     p.add_argument("--all-cards", action="store_true",
-                   help="with --references: every card's results for the suite, not only "
-                        "this card's")
+                   help=t("cli.help.report.all-cards", "with --references: every card's "
+                          "results for the suite, not only this card's"))
 
 
 # --- running ------------------------------------------------------------------------------------
