@@ -45,7 +45,6 @@ class CompareView(QWidget):
         self.comparison: Comparison | None = None
         self.figure_grids: list[TextGrid] = []
         self.difference_grids: dict[str, TextGrid] = {}
-        self._said: Callable[[], str] | None = None
         self.content = QWidget()
         self.column = QVBoxLayout(self.content)
         self.column.setContentsMargins(6, 6, 6, 6)
@@ -68,7 +67,6 @@ class CompareView(QWidget):
         self.swap_button.setText(self.tr("S&wap A and B"))
         if self.a is not None and self.b is not None:
             self.relabel(self.a, self.b)
-        self.say(self._said)
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
@@ -78,11 +76,7 @@ class CompareView(QWidget):
     def say(self, words: Callable[[], str] | None) -> None:
         """Show ``words()`` under the comparison (None: nothing), and again after a language
         change."""
-        self._said = words
-        if words is None:
-            self.message.clear()
-        else:
-            self.message.setText(words())
+        self.message.say(words)
 
     def show_comparison(self, a: LoadedReport, b: LoadedReport) -> None:
         self._render(a, b)

@@ -44,6 +44,7 @@ from core.report.steadiness import cautions
 from core.report.writers import SUFFIXES
 from gui.bridge import Bridge
 from gui.widgets.findings import selectable_label
+from gui.widgets.message import MessageLine
 
 REFERENCES_SHOWN = 3  # reference results on a card before "Show all"
 
@@ -97,15 +98,14 @@ def text_label(text: str, *, bold: bool = False, wrap: bool = True, mono: bool =
 
 
 def scrolled_pane(owner: QWidget, content: QWidget, buttons: Sequence[QPushButton]
-                  ) -> tuple[QScrollArea, QLabel]:
+                  ) -> tuple[QScrollArea, MessageLine]:
     """Lay ``owner`` out as ``content`` in a scroll area, a line for messages under it and a
     row of ``buttons`` (greyed until there is something to act on); the area and the line."""
     area = QScrollArea()
     area.setWidgetResizable(True)
     area.setFrameShape(QFrame.Shape.NoFrame)
     area.setWidget(content)
-    message = text_label("")
-    message.setObjectName("message")
+    message = MessageLine()
     row = QHBoxLayout()
     for button in buttons:
         button.setEnabled(False)
@@ -440,7 +440,6 @@ class ResultsView(QWidget):
         self.label: str | None = None
         self.cards: list[RunCard] = []
         self.open_url: Callable[[QUrl], bool] = QDesktopServices.openUrl
-        self._said: Callable[[], str] | None = None
         self.heading = text_label("", bold=True)
         self.machine = text_label("")
         self.content = QWidget()
@@ -471,7 +470,6 @@ class ResultsView(QWidget):
         report = self.report
         if report is not None:
             keep_place(self.area, lambda: self._render(report, self.label))
-        self.say(self._said)
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
@@ -481,11 +479,7 @@ class ResultsView(QWidget):
     def say(self, words: Callable[[], str] | None) -> None:
         """Show ``words()`` under the report (None: nothing), and again after a language
         change."""
-        self._said = words
-        if words is None:
-            self.message.clear()
-        else:
-            self.message.setText(words())
+        self.message.say(words)
 
     def show_report(self, report: Report, label: str | None = None) -> None:
         self.report, self.label = report, label

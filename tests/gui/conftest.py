@@ -60,3 +60,30 @@ def _english() -> Iterator[None]:
 
     if core_i18n.language() != "en":
         i18n.switch("en")
+
+
+@pytest.fixture(scope="session")
+def pseudo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, set[str]]:
+    """A pseudo catalogue of the app's texts (each becomes ⟦text⟧, tests/gui/texts.py): its
+    folder, and the English texts it translates."""
+    from tests.gui.texts import pseudo_catalogue
+
+    folder = tmp_path_factory.mktemp("pseudo-i18n")
+    return folder, pseudo_catalogue(folder)
+
+
+@pytest.fixture
+def catalogue(pseudo: tuple[Any, set[str]], monkeypatch: pytest.MonkeyPatch
+              ) -> Iterator[set[str]]:
+    """The app switches to zh_CN with the pseudo catalogue (core's words: core's real one);
+    English again after the test, the change delivered."""
+    from PySide6.QtCore import QCoreApplication
+
+    from gui import i18n
+
+    monkeypatch.setattr(i18n, "catalogue_dir", lambda: pseudo[0])
+    yield pseudo[1]
+    i18n.switch("en")
+    for _ in range(3):
+        QCoreApplication.sendPostedEvents()
+        QCoreApplication.processEvents()

@@ -8,7 +8,6 @@ and switched back, what it showed before."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,24 +22,10 @@ from gui import i18n
 from gui.pages.base import PageId
 from gui.session import Session
 from gui.wizard import RocWizard
-from tests.gui.texts import OPEN, pseudo_catalogue, window_texts
+from tests.gui.texts import OPEN, window_texts
 
 ROOT = Path(__file__).resolve().parents[2]
 MACHINES = ROOT / "tests" / "fixtures" / "machines"
-
-
-@pytest.fixture(scope="module")
-def pseudo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, set[str]]:
-    folder = tmp_path_factory.mktemp("pseudo-i18n")
-    return folder, pseudo_catalogue(folder)
-
-
-@pytest.fixture
-def catalogue(pseudo: tuple[Path, set[str]], monkeypatch: pytest.MonkeyPatch
-              ) -> Iterator[set[str]]:
-    monkeypatch.setattr(i18n, "catalogue_dir", lambda: pseudo[0])
-    yield pseudo[1]
-    i18n.switch("en")
 
 
 def _settle() -> None:

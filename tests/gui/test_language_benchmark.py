@@ -8,12 +8,10 @@ The app's catalogue is the pseudo one of tests/gui/test_language.py (every app t
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pytest
 from PySide6.QtCore import QCoreApplication
 
 from core.report.model import from_json
@@ -23,24 +21,10 @@ from gui.pages.benchmark import BenchmarkPage
 from gui.session import Session
 from gui.widgets.live_plots import LivePlots
 from gui.widgets.plot_marks import Tag
-from tests.gui.texts import CLOSE, OPEN, pseudo_catalogue, window_texts
+from tests.gui.texts import CLOSE, OPEN, window_texts
 
 ROOT = Path(__file__).resolve().parents[2]
 REPORT = ROOT / "tests" / "fixtures" / "reports" / "cpu-tiny-resnet50-train.json"
-
-
-@pytest.fixture(scope="module")
-def pseudo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, set[str]]:
-    folder = tmp_path_factory.mktemp("pseudo-i18n")
-    return folder, pseudo_catalogue(folder)
-
-
-@pytest.fixture
-def catalogue(pseudo: tuple[Path, set[str]], monkeypatch: pytest.MonkeyPatch
-              ) -> Iterator[set[str]]:
-    monkeypatch.setattr(i18n, "catalogue_dir", lambda: pseudo[0])
-    yield pseudo[1]
-    i18n.switch("en")
 
 
 def _switch(qtbot: Any, plots: LivePlots, language: str) -> None:

@@ -30,27 +30,12 @@ from gui.pages.base import PageId
 from gui.session import Session
 from gui.widgets.results_view import ResultsView
 from gui.wizard import RocWizard
-from tests.gui.texts import OPEN, pseudo_catalogue, window_texts
+from tests.gui.texts import OPEN, window_texts
 
 ROOT = Path(__file__).resolve().parents[2]
 REPORTS = ROOT / "tests" / "fixtures" / "reports"
 CPU = REPORTS / "cpu-tiny-resnet50-train.json"
 H200 = REPORTS / "h200-resnet50-train-amp-bf16-cl-bs256.json"
-
-
-@pytest.fixture(scope="module")
-def pseudo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, set[str]]:
-    folder = tmp_path_factory.mktemp("pseudo-i18n")
-    return folder, pseudo_catalogue(folder)
-
-
-@pytest.fixture
-def catalogue(pseudo: tuple[Path, set[str]], monkeypatch: pytest.MonkeyPatch
-              ) -> Iterator[set[str]]:
-    monkeypatch.setattr(i18n, "catalogue_dir", lambda: pseudo[0])
-    yield pseudo[1]
-    i18n.switch("en")
-    _settle()  # while the windows' bridge and loop still take their work
 
 
 @pytest.fixture
