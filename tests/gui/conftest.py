@@ -87,3 +87,13 @@ def catalogue(pseudo: tuple[Any, set[str]], monkeypatch: pytest.MonkeyPatch
     for _ in range(3):
         QCoreApplication.sendPostedEvents()
         QCoreApplication.processEvents()
+
+
+@pytest.fixture
+def bridge() -> Iterator[Any]:
+    """A bridge of its own, shut down after the test."""
+    from gui.bridge import Bridge
+
+    made = Bridge()
+    yield made
+    made.shutdown()

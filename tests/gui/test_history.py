@@ -6,7 +6,6 @@ and an empty history said in words. Every read and write runs through the bridge
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -33,13 +32,6 @@ SD15 = REPORTS / "h200-sd15-infer-eager-bs1-unsteady.json"
 CPU_SD15 = DATA / "cpu-tiny-sd15-infer.json"  # 2.866 s/image: "100.3" < "2.866" as text
 FAILED = DATA / "cpu-failed-missing-package.json"
 GEMM = DATA / "cpu-tiny-gemm.json"
-
-
-@pytest.fixture
-def bridge() -> Iterator[Bridge]:
-    b = Bridge()
-    yield b
-    b.shutdown()
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ changes."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,13 +35,6 @@ ROOT = Path(__file__).resolve().parents[2]
 REPORTS = ROOT / "tests" / "fixtures" / "reports"
 CPU = REPORTS / "cpu-tiny-resnet50-train.json"
 H200 = REPORTS / "h200-resnet50-train-amp-bf16-cl-bs256.json"
-
-
-@pytest.fixture
-def bridge() -> Iterator[Bridge]:
-    b = Bridge()
-    yield b
-    b.shutdown()
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ through core's writers off the GUI thread."""
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -39,13 +38,6 @@ FAILED = ROOT / "tests" / "report" / "data" / "cpu-failed-missing-package.json"
 
 def load(path: Path) -> Report:
     return from_json(path.read_text(encoding="utf-8"))
-
-
-@pytest.fixture
-def bridge() -> Iterator[Bridge]:
-    b = Bridge()
-    yield b
-    b.shutdown()
 
 
 def _view(qtbot: Any, bridge: Bridge, report: Report) -> ResultsView:
