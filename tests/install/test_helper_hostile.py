@@ -103,6 +103,13 @@ def _two_keys() -> bytes:
     return plan(step("key", file=spec, key_fingerprint=TRUSTED_FPR))
 
 
+def _key_from(url: str) -> bytes:
+    """A trusted key whose step says it came from ``url``."""
+    key = _key()
+    key["file"]["source_url"] = url
+    return plan(key)
+
+
 def _secret_key() -> bytes:
     secret = synthetic_key("secret", tag=5)
     return plan(keyring_step(secret, TRUSTED_FPR))
@@ -284,6 +291,10 @@ CASES = [
     Case("key-fingerprint-mismatch", plan(keyring_step(UNTRUSTED_KEY, TRUSTED_FPR)),
          "is not the step's key_fingerprint"),
     Case("key-two-primaries", _two_keys(), "2 primary keys"),
+    Case("key-source-url-climbs-out", _key_from("https://repo.radeon.com/rocm/rocm.gpg.key/"
+                                                "../../../etc/shadow"), "is not a key URL"),
+    Case("key-source-url-other-host", _key_from("https://evil.example/rocm.gpg.key"),
+         "is not a key URL"),
     Case("key-secret", _secret_key(), "does not start with a public key"),
     Case("key-v3", _v3_key(), "only version 4"),
     Case("key-garbage", plan(keyring_step("not a key at all", TRUSTED_FPR)),

@@ -47,6 +47,9 @@ class Policy:
     uri_prefixes: tuple[str, ...]
     pin_origins: frozenset[str]
     suites: frozenset[str]
+    key_urls: frozenset[str] = frozenset()
+    """Where the knowledge base says each trusted key comes from: a keyring step that names a
+    source names one of these (the helper fetches nothing, but the log and the plan show it)."""
 
     @classmethod
     def from_knowledge(cls, kb: Knowledge) -> Policy:
@@ -59,6 +62,7 @@ class Policy:
             uri_prefixes=tuple(repo.apt_uri_prefixes),
             pin_origins=frozenset(repo.pin_origins),
             suites=frozenset(suites),
+            key_urls=frozenset({repo.key_url, *(r.key_url for r in kb.releases if r.key_url)}),
         )
 
 

@@ -631,6 +631,9 @@ def _keyring(step: dict[str, Any], path: str, policy: Policy) -> WriteFile:
         raise Refused(
             f"the key {key.fingerprint} is not trusted (rocm.toml [repository] does not list it)"
         )
+    url = step["file"].get("source_url")
+    if url is not None and url not in policy.key_urls:
+        raise Refused(f"source_url {url!r} is not a key URL rocm.toml pins for its keys")
     return WriteFile(
         step["id"], step["title"], kind="keyring", path=path, data=key.binary,
         fingerprint=key.fingerprint,
