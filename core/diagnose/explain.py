@@ -2,17 +2,251 @@
 
 The error patterns are data (resources/data/explain.toml). Each pattern names the doctor findings
 that would confirm it; the doctor's answer for this machine decides which cause comes first.
+
+A pattern's fix may hold the field ``{for_this_card}`` (the patterns of GPU code missing from a
+library): explain fills it from this machine's facts, never from a fixed list of values in a
+text: the card and its gfx target, the installed PyTorch's arch list, the doctor's answer for
+the card (its override value, from overrides.toml through the support table) and the wheel
+indexes rocmate knows to carry the target (torch.toml). Without facts (no AMD GPU with a known
+target) it is a generic answer that names no value.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from core.diagnose.context import Context, OverrideSetting
 from core.diagnose.doctor import DoctorReport
 from core.diagnose.finding import Finding
 from core.i18n import local, t
 from core.knowledge.error_patterns import ErrorPattern
 from core.knowledge.loader import Knowledge
+from core.knowledge.rows import version_tuple
+from core.knowledge.wheels import TorchIndex
+from core.probe.parse.kfd import override_to_gfx
+
+CARD_FIELD = "{for_this_card}"
+"""The field of a pattern's fix that :class:`CardFacts` fills."""
+
+
+@dataclass(frozen=True)
+class Wheel:
+    """A PyTorch wheel index rocmate knows to carry code for a target."""
+
+    url: str
+    torch: str | None
+    """The newest torch version on the index that carries the target."""
+    device_extra: bool
+    """AMD's index: the target comes with the extra ``torch[device-<gfx>]``."""
+
+    def command(self, gfx: str) -> str:
+        if self.device_extra:
+            return f'pip install --index-url {self.url} "torch[device-{gfx}]"'
+        pin = f"=={self.torch}" if self.torch else ""
+        return f'pip install "torch{pin}" --index-url {self.url}'
+
+
+@dataclass(frozen=True)
+class CardFacts:
+    """What this machine says about the card an error of GPU code missing from a library is
+    about: the card the doctor would train on, and what its answer for it is."""
+
+    gpu: str
+    gfx: str
+    status: str
+    """The doctor's support status for the card (support.toml)."""
+    override: str | None
+    """The HSA_OVERRIDE_GFX_VERSION value the doctor gives for the card (its override rule),
+    None where the doctor gives none (an official card, an unsupported one)."""
+    caveat: str | None
+    torch: str | None
+    """The installed ROCm PyTorch's version; None when there is none."""
+    targets: tuple[str, ...] | None
+    """The gfx targets the installed wheel carries; None when not known."""
+    setting: OverrideSetting | None
+    """The override in force for the card now."""
+    wheel: Wheel | None
+    """The best index rocmate knows to carry the card's own target."""
+    posing_wheel: Wheel | None
+    """The best index carrying the target the doctor's override poses as."""
+    no_override: str | None
+    """Why no override value works for the card (overrides.toml), where known."""
+
+    @property
+    def posing(self) -> str | None:
+        return override_to_gfx(self.override) if self.override else None
+
+    def advice_override(self) -> str | None:
+        """The override this advice gives: only the doctor's value, and only where no wheel
+        carries the card's own target (then the wheel is the answer)."""
+        if self.carried or self.wheel is not None:
+            return None
+        return self.override
+
+    @property
+    def carried(self) -> bool:
+        """The installed wheel carries the card's own target."""
+        return self.targets is not None and self.gfx in self.targets
+
+    def text(self) -> str:
+        """The advice, in the current language."""
+        return _join(self._setting_line(), self._wheel_line())
+
+    def _setting_line(self) -> str:
+        """A sentence about the override in force, where it is not the answer."""
+        setting = self.setting
+        if setting is None or not setting.valid or setting.gfx == self.gfx:
+            return ""
+        if not self.carried and setting.gfx == self.posing:
+            return ""  # the doctor's own value
+        return t("explain.card.unset-override",
+                 "{setting} makes the {gpu} pose as {posing}, which is not the answer for this "
+                 "card: remove it where it is set ({doctor} says where).",
+                 setting=f"{setting.variable}={setting.value}", gpu=self.gpu,
+                 posing=setting.gfx, doctor="rocmate doctor")
+
+    def _wheel_line(self) -> str:
+        torch = self.torch
+        if self.carried:
+            return t("explain.card.carried",
+                     "For the {gpu} here: the installed PyTorch {version} carries code for "
+                     "{gfx}, so this card needs no HSA_OVERRIDE_GFX_VERSION. If the error came "
+                     "from another program or Python, give it a PyTorch built for {gfx}; if it "
+                     "came from this one, another library in the process lacks {gfx} (the "
+                     "command below shows what a library carries).",
+                     gpu=self.gpu, version=torch, gfx=self.gfx)
+        setting = self.setting
+        if (setting is not None and setting.valid and self.posing is not None
+                and setting.gfx == self.posing and self.targets is not None
+                and self.posing in self.targets):
+            return t("explain.card.override-in-force",
+                     "For the {gpu} ({gfx}) here: {setting} is set, as the doctor says for this "
+                     "card, and the installed PyTorch {version} carries code for {posing}. If the "
+                     "error came from another program or Python, it lacks that setting or a "
+                     "PyTorch built for {posing}; if it came from this one, another library in "
+                     "the process lacks {posing} (the command below shows what a library "
+                     "carries).",
+                     gpu=self.gpu, gfx=self.gfx, setting=f"{setting.variable}={setting.value}",
+                     version=torch, posing=self.posing)
+        lacks = ""
+        if torch is not None and self.targets is not None:
+            lacks = t("explain.card.lacks",
+                      "the installed PyTorch {version} has no code for {gfx} (it carries "
+                      "{targets}).", version=torch, gfx=self.gfx,
+                      targets=", ".join(self.targets))
+        plan = t("explain.card.plan", "{command} shows the whole set-up rocmate plans for it.",
+                 command="`rocmate install --dry-run`")
+        if self.wheel is not None:
+            return t("explain.card.install-wheel",
+                     "For the {gpu} ({gfx}) here: {lacks}Install a PyTorch wheel that carries "
+                     "{gfx}:\n  {command}\n{plan}",
+                     gpu=self.gpu, gfx=self.gfx, lacks=_gap(lacks),
+                     command=self.wheel.command(self.gfx), plan=plan)
+        override = self.advice_override()
+        if override is not None:
+            caveat = local(self.caveat) if self.caveat else ""
+            posing = self.posing or ""
+            need = ""
+            if self.targets is not None and posing not in self.targets:
+                need = (t("explain.card.posing-wheel",
+                          "The installed PyTorch has no {posing} code either: install one that "
+                          "has it:\n  {command}", posing=posing,
+                          command=self.posing_wheel.command(posing))
+                        if self.posing_wheel is not None else "")
+            return t("explain.card.override",
+                     "For the {gpu} ({gfx}) here: {lacks}No PyTorch wheel rocmate knows carries "
+                     "{gfx}; the doctor's answer for this card is to pose as {posing}:\n"
+                     "  {command}\n{caveat}",
+                     gpu=self.gpu, gfx=self.gfx, lacks=_gap(lacks), posing=posing,
+                     command=f"export HSA_OVERRIDE_GFX_VERSION={override}",
+                     caveat=_join(caveat, need)).rstrip()
+        reason = local(self.no_override) if self.no_override else t(
+            "explain.card.nothing-known",
+            "rocmate knows no PyTorch wheel with {gfx} code and no override value for it.",
+            gfx=self.gfx)
+        return t("explain.card.no-way", "For the {gpu} ({gfx}) here: {lacks}{reason}",
+                 gpu=self.gpu, gfx=self.gfx, lacks=_gap(lacks), reason=reason)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "gpu": self.gpu,
+            "gfx": self.gfx,
+            "status": self.status,
+            "torch": self.torch,
+            "torch_has_code": None if self.targets is None else self.carried,
+            "override": self.advice_override(),
+            "index": self.wheel.url if self.wheel else None,
+        }
+
+
+def _gap(text: str) -> str:
+    return text + t("doctor.sentence-gap", " ") if text else ""
+
+
+def _join(*texts: str) -> str:
+    return "\n".join(text for text in texts if text)
+
+
+def generic_card_advice() -> str:
+    """The advice without facts about a card: what to look for, no value."""
+    return t("explain.card.generic",
+             "Run {doctor} on the machine with the error: it names the card's gfx target and "
+             "what the card needs, a PyTorch wheel built for that target or, only where rocmate "
+             "gives one for the card, an HSA_OVERRIDE_GFX_VERSION value.",
+             doctor="'rocmate doctor'")
+
+
+def _wheels(kb: Knowledge, gfx: str | None) -> Wheel | None:
+    """The best stable index whose wheels carry ``gfx`` (its newest torch that does):
+    pytorch.org's before AMD's, current releases first, then the newest ROCm."""
+    if gfx is None:
+        return None
+    current = {r.version for r in kb.current_releases()}
+    found = [(i, v) for i in kb.torch_indexes if i.stable
+             for v in [i.torch_for(gfx)] if v is not None]
+    if not found:
+        return None
+
+    def key(item: tuple[TorchIndex, str]) -> tuple[int, int, tuple[int, ...]]:
+        index = item[0]
+        return (0 if index.vendor == "pytorch" else 1, 0 if index.rocm in current else 1,
+                tuple(-p for p in version_tuple(index.rocm)))
+
+    best, torch = min(found, key=key)
+    return Wheel(best.url, torch, best.device_extra)
+
+
+def card_facts(report: DoctorReport | None, kb: Knowledge) -> CardFacts | None:
+    """The facts the advice is made from: the card the doctor would train on (None without an
+    AMD GPU of known target)."""
+    if report is None or report.primary_index is None:
+        return None
+    gpu = report.facts.gpus.gpus[report.primary_index]
+    support = report.supports[report.primary_index]
+    if not gpu.is_amd or gpu.gfx is None:
+        return None
+    ctx = Context(report.facts, kb)
+    torch = report.facts.torch
+    targets = None
+    if ctx.torch_targets is not None and torch is not None:
+        # the wheel's own order (gfx900 before gfx1030), each target once
+        targets = tuple(dict.fromkeys(a.split(":")[0] for a in torch.arch_list))
+    override = support.override if support.status == "override" else None
+    posing = override_to_gfx(override) if override else None
+    no_override = kb.no_override(gpu.gfx)
+    return CardFacts(
+        gpu=gpu.name,
+        gfx=gpu.gfx,
+        status=support.status,
+        override=override,
+        caveat=support.caveat,
+        torch=torch.version if targets is not None and torch is not None else None,
+        targets=targets,
+        setting=ctx.override_for(gpu),
+        wheel=_wheels(kb, gpu.gfx),
+        posing_wheel=_wheels(kb, posing),
+        no_override=no_override.reason if no_override else None,
+    )
 
 
 @dataclass(frozen=True)
@@ -20,25 +254,45 @@ class Explanation:
     pattern: ErrorPattern
     confirmed_by: tuple[Finding, ...]
     """Findings on this machine that point to this cause."""
+    card: CardFacts | None = None
+    """This machine's facts for a fix with :data:`CARD_FIELD`; None: none known."""
+
+    @property
+    def uses_card(self) -> bool:
+        return CARD_FIELD in self.pattern.fix
+
+    def fix(self, *, english: bool = False) -> str:
+        """The pattern's fix in the current language (``english``: the English row), its
+        :data:`CARD_FIELD` filled from this machine's facts."""
+        text = str.__str__(self.pattern.fix) if english else local(self.pattern.fix)
+        if CARD_FIELD not in text:
+            return text
+        advice = self.card.text() if self.card is not None else generic_card_advice()
+        return text.replace(CARD_FIELD, advice)
 
     def to_json(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "id": self.pattern.id,
             "title": self.pattern.title,
             "cause": self.pattern.cause,
-            "fix": self.pattern.fix,
+            "fix": self.fix(english=True),
             "source": self.pattern.source,
             "on_this_machine": [f.to_json() for f in self.confirmed_by],
         }
+        if self.uses_card:
+            out["for_this_machine"] = self.card.to_json() if self.card is not None else None
+        return out
 
 
 def explain(text: str, kb: Knowledge, report: DoctorReport | None) -> list[Explanation]:
     """Matching patterns, those confirmed by this machine's findings first."""
     findings = [f for f in (report.findings if report else ()) if f.needs_action]
+    card = card_facts(report, kb)
     result = []
     for pattern in kb.match_errors(text):
         confirmed = tuple(f for f in findings if f.id in pattern.findings)
-        result.append(Explanation(pattern, confirmed))
+        result.append(Explanation(pattern, confirmed, card if CARD_FIELD in pattern.fix
+                                  else None))
     return sorted(result, key=lambda e: 0 if e.confirmed_by else 1)
 
 
@@ -72,7 +326,7 @@ def render_explanations(
                 lines.append(f"     - {finding.title}")
                 if finding.fix:
                     lines.append("       " + t("explain.text.fix", "Fix: {fix}", fix=finding.fix))
-        lines.append("   " + t("explain.text.fix", "Fix: {fix}", fix=pattern.fix))
+        lines.append("   " + t("explain.text.fix", "Fix: {fix}", fix=item.fix()))
         lines.append("   " + t("explain.text.source", "(source: {source})",
                                source=pattern.source))
         lines.append("")

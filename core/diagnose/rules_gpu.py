@@ -351,7 +351,8 @@ def _override_problem(ctx: Context, gpu: Gpu, sup: Support, setting: OverrideSet
         return t("doctor.override-wrong.problem.official",
                  "{gpu} is {gfx}, which ROCm supports as it is; the override makes it pose as "
                  "{posing}, whose code does not run correctly on it (crashes, wrong results, "
-                 "'invalid device function').", gpu=gpu.name, gfx=gpu.gfx, posing=setting.gfx)
+                 "'invalid device function').", gpu=gpu.name, gfx=gpu.gfx, posing=setting.gfx
+                 ) + _no_override_reason(ctx, gpu)
     if sup.status == "override":
         return t("doctor.override-wrong.problem.override",
                  "{gpu} is {gfx}; the value that works for it is {value} ({value_gfx}), not "
@@ -369,6 +370,13 @@ def _override_problem(ctx: Context, gpu: Gpu, sup: Support, setting: OverrideSet
              "{gpu} ({gfx}) cannot run code built for {posing}; no override is known to work for "
              "it (expect HSA_STATUS_ERROR_INVALID_ISA, page faults or hangs).", gpu=gpu.name,
              gfx=gpu.gfx, posing=setting.gfx)
+
+
+def _no_override_reason(ctx: Context, gpu: Gpu) -> str:
+    """overrides.toml's [[no_override]] reason for an official card's target (why no value suits
+    it and what to do instead: gfx1103), after the problem; "" when it has none."""
+    row = ctx.kb.no_override(gpu.gfx) if gpu.gfx else None
+    return t("doctor.sentence-gap", " ") + local(row.reason) if row else ""
 
 
 def _stale_file_overrides(ctx: Context, already: set[str]) -> list[Finding]:

@@ -9,13 +9,19 @@ from core.diagnose.finding import Finding
 from core.diagnose.release_choice import (
     describe_distro,
     releases_for,
+    serves,
     serving_releases,
     ubuntu_version,
 )
 from core.i18n import t
-from core.knowledge.releases import RocmRelease
+from core.knowledge.releases import GpuPlatform, RocmRelease, UbuntuKernel
+from core.probe.gpus import Gpu
 
 DMESG_AMDGPU = "dmesg | grep -i -E 'amdgpu|kfd'"
+PIP_ONLY = "rocmate install --strategy pip-only"
+# os-release IDs as AMD's support tables name the distributions (rocm.toml other_distros)
+_DISTRO_NAMES = {"rhel": "RHEL", "sles": "SLES", "ol": "Oracle Linux", "debian": "Debian",
+                 "rocky": "Rocky Linux", "centos": "CentOS", "azurelinux": "Azure Linux"}
 
 
 def _and() -> str:
@@ -224,20 +230,42 @@ def _blocked_by_groups(findings: list[Finding]) -> list[Finding]:
 
 
 def distro(ctx: Context) -> list[Finding]:
+    """distro-unsupported when no current release for the card is made for this distribution;
+    gpu-os-unsupported when releases are, but AMD's list for this GPU family (os-support.yaml:
+    Radeon and Ryzen get fewer systems and fixed kernels) does not name this system."""
     facts = ctx.facts
     if not ctx.amd or facts.platform.wsl == 1:
         return []
     platform = facts.platform
     rocm = ctx.primary[1].rocm if ctx.primary is not None else ()
     candidates = releases_for(ctx.kb, rocm)
-    if not candidates or serving_releases(ctx.kb, platform, rocm):
+    if not candidates:
         return []
+    if serving_releases(ctx.kb, platform, rocm):
+        return _gpu_os(ctx, candidates)
     newest = candidates[0]
     served = sorted(
         {f"Ubuntu {v}" for r in candidates for v in r.ubuntu}
         | {d.replace("-", " ") for r in candidates for d in r.other_distros}
     )
     shown = describe_distro(platform, ubuntu_version(ctx.kb, platform))
+    family = _family_list(ctx, newest)
+    if family is not None and all(
+        _family_list(ctx, r) is not None or not (r.ubuntu or r.other_distros) for r in candidates
+    ):  # every release for the card lists its family's systems: those are the whole answer
+        gpu, row = family
+        detail = t("doctor.distro-unsupported.detail.gpu",
+                   "For the {gpu}, AMD's ROCm {version} supports only {systems}. PyTorch's ROCm "
+                   "wheels bring their own ROCm libraries, so the pip-only set-up still works "
+                   "wherever the kernel's amdgpu driver runs; only a system-wide ROCm install "
+                   "needs a listed system.",
+                   gpu=gpu.name, version=newest.version, systems=_systems(row))
+    else:
+        detail = t("doctor.distro-unsupported.detail",
+                   "AMD's repository serves {distros}. PyTorch's ROCm wheels bring their own "
+                   "ROCm libraries, so the pip-only set-up still works wherever the kernel's "
+                   "amdgpu driver runs; only a system-wide ROCm install needs a listed "
+                   "distribution.", distros=", ".join(served))
     return [
         Finding(
             "distro-unsupported",
@@ -245,14 +273,136 @@ def distro(ctx: Context) -> list[Finding]:
             t("doctor.distro-unsupported.title",
               "AMD's ROCm packages (up to {version}) are not made for {distro}",
               version=newest.version, distro=shown),
-            t("doctor.distro-unsupported.detail",
-              "AMD's repository serves {distros}. PyTorch's ROCm wheels bring their own ROCm "
-              "libraries, so the pip-only set-up still works wherever the kernel's amdgpu "
-              "driver runs; only a system-wide ROCm install needs a listed distribution.",
-              distros=", ".join(served)),
-            "rocmate install --strategy pip-only",
+            detail,
+            PIP_ONLY,
         )
     ]
+
+
+def _family_list(ctx: Context, release: RocmRelease) -> tuple[Gpu, GpuPlatform] | None:
+    """The primary GPU and its family's systems in ``release``, where the card is official and
+    the release lists systems per family for it."""
+    if ctx.primary is None:
+        return None
+    gpu, sup = ctx.primary
+    if sup.status != "official" or not gpu.gfx or not release.lists(gpu.gfx):
+        return None
+    row = release.platform_for(gpu.gfx)
+    return (gpu, row) if row is not None else None
+
+
+def _gpu_os(ctx: Context, candidates: list[RocmRelease]) -> list[Finding]:
+    """gpu-os-unsupported: a current release is made for this distribution, but for this GPU
+    AMD lists fewer systems (ROCm 10.x: Ryzen APUs only on Ubuntu 26.04 and 24.04 with one
+    kernel each; Radeon on Ubuntu with the HWE kernels and on RHEL 10.2/9.8). Quiet when any
+    current release for the card serves this system, per family or, without a family list,
+    as a whole; and under WSL, whose lists are separate."""
+    platform = ctx.facts.platform
+    if not ctx.native:
+        return []
+    ubuntu = ubuntu_version(ctx.kb, platform)
+    limited: list[tuple[Gpu, RocmRelease, GpuPlatform]] = []
+    for release in candidates:
+        family = _family_list(ctx, release)
+        if family is None:
+            if serves(release, ctx.kb, platform):
+                return []
+            continue
+        gpu, row = family
+        if platform.is_ubuntu_family:
+            if any(line.fits(ubuntu, platform.kernel) for line in row.ubuntu):
+                return []
+        elif row.serves_distro(platform.distro_id, platform.distro_version):
+            return []
+        limited.append((gpu, release, row))
+    if not limited:
+        return []
+    gpu, release, row = limited[0]
+    same_ubuntu = [(r.version, line) for _, r, p in limited for line in p.ubuntu
+                   if platform.is_ubuntu_family and line.ubuntu == ubuntu]
+    runs = gpu.kfd_node is not None
+    meanwhile = (
+        t("doctor.gpu-os-unsupported.meanwhile",
+          "Meanwhile this kernel's amdgpu driver already runs the GPU, and PyTorch's ROCm wheels "
+          "bring their own ROCm libraries, so the pip-only set-up works here; AMD just does not "
+          "test this combination.")
+        if runs else
+        t("doctor.gpu-os-unsupported.meanwhile.no-driver",
+          "This kernel's amdgpu driver does not show the GPU to ROCm (it has no KFD node), so "
+          "nothing runs on it until the system is one of those.")
+    )
+    kernel = platform.kernel or "?"
+    if same_ubuntu:
+        by_kernel: dict[tuple[str, str], list[str]] = {}
+        for version, line in same_ubuntu:
+            by_kernel.setdefault((line.flavour, line.kernel), []).append(version)
+        kernels = [
+            t("doctor.gpu-os-unsupported.kernel-in", "{flavour} {kernel} (ROCm {versions})",
+              flavour=flavour, kernel=number, versions=_and().join(versions))
+            for (flavour, number), versions in by_kernel.items()
+        ]
+        title = t("doctor.gpu-os-unsupported.title.kernel",
+                  "AMD supports the {gpu} on Ubuntu {ubuntu} only with the {kernels} kernel",
+                  gpu=gpu.name, ubuntu=ubuntu, kernels=_or().join(kernels))
+        system = t("doctor.gpu-os-unsupported.system.ubuntu", "Ubuntu {ubuntu} with kernel "
+                   "{kernel}", ubuntu=ubuntu, kernel=kernel)
+        route = _kernel_route(same_ubuntu[0][1])
+    else:
+        shown = describe_distro(platform, ubuntu)
+        title = t("doctor.gpu-os-unsupported.title",
+                  "AMD does not support the {gpu} with ROCm {versions} on {distro}",
+                  gpu=gpu.name, versions=_and().join(r.version for _, r, _ in limited),
+                  distro=shown)
+        system = t("doctor.gpu-os-unsupported.system", "{distro} with kernel {kernel}",
+                   distro=shown, kernel=kernel)
+        route = t("doctor.gpu-os-unsupported.fix.os",
+                  "AMD's supported route is one of those systems.")
+    detail = t("doctor.gpu-os-unsupported.detail",
+               "The {gpu} ({gfx}) is official in ROCm {version}, but AMD supports it only on "
+               "{systems}; this is {system}.", gpu=gpu.name, gfx=gpu.gfx,
+               version=release.version, systems=_systems(row), system=system)
+    gap = t("doctor.sentence-gap", " ")
+    fix = route
+    if runs:
+        fix += gap + t("doctor.gpu-os-unsupported.fix.meanwhile", "Meanwhile: {command}",
+                       command=PIP_ONLY)
+    # info findings show no fix line in the terminal, so the detail says the route too
+    return [Finding("gpu-os-unsupported", "info", title,
+                    detail + gap + route + gap + meanwhile, fix)]
+
+
+def _kernel_route(line: UbuntuKernel) -> str:
+    """The kernel AMD validated on this Ubuntu, as a step (the OEM kernels' package names are
+    not in AMD's table, so only the HWE and GA kernels get a command)."""
+    if line.flavour == "HWE":
+        return t("doctor.gpu-os-unsupported.fix.hwe",
+                 "AMD's supported route: Ubuntu's HWE kernel {kernel} ({command}), then reboot.",
+                 kernel=line.kernel,
+                 command=f"sudo apt install --install-recommends linux-generic-hwe-{line.ubuntu}")
+    if line.flavour == "OEM":
+        return t("doctor.gpu-os-unsupported.fix.oem",
+                 "AMD's supported route: Ubuntu's OEM kernel {kernel}, then reboot.",
+                 kernel=line.kernel)
+    return t("doctor.gpu-os-unsupported.fix.ga",
+             "AMD's supported route: the GA kernel {kernel} of Ubuntu {ubuntu} ({command}), "
+             "then reboot.", kernel=line.kernel, ubuntu=line.ubuntu,
+             command="sudo apt install linux-generic")
+
+
+def _systems(row: GpuPlatform) -> str:
+    """A family's systems as a reader sees them: "Ubuntu 24.04.5 with the HWE 7.0 kernel; ..."."""
+    parts = [t("doctor.gpu-os.ubuntu", "Ubuntu {version} with the {flavour} {kernel} kernel",
+               version=line.version, flavour=line.flavour, kernel=line.kernel)
+             for line in row.ubuntu]
+    for entry in row.other_distros:
+        distro_id, _, version = entry.partition("-")
+        parts.append(f"{_DISTRO_NAMES.get(distro_id, distro_id)} {version}".strip())
+    return t("doctor.list-separator", "; ").join(parts)
+
+
+def _or() -> str:
+    """What joins two alternatives ("HWE 6.17 or OEM 6.17")."""
+    return t("doctor.list-or-separator", " or ")
 
 
 def kernel(ctx: Context) -> list[Finding]:

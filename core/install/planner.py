@@ -8,8 +8,9 @@ Strategies:
   against the pinned fingerprint, a ``signed-by`` source line, an apt pin), then the wheel.
 * ``wsl``: AMD's WSL 2 route (amdgpu-install with the wsl and rocm use cases, no DKMS), the wheel,
   then the wheel's bundled HSA runtime swapped for the system one that talks to /dev/dxg.
-* ``therock``: AMD's per-gfx-family nightly indexes (TheRock) for cards the stable wheels lack;
-  a preview.
+* ``therock``: TheRock's nightly multi-arch index (one index, the card chosen with a
+  ``[device-gfxNNNN]`` extra) for cards the stable wheels lack; a preview. Its frozen per-family
+  indexes (``v2/<family>/``) are never planned.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from core.install.helper.policy import AMDGPU_SOURCES, KEYRING, PIN, PURGEABLE, 
 from core.install.plan import STRATEGIES, FileSpec, Plan, Preflight, Step
 from core.knowledge.loader import Knowledge
 from core.knowledge.releases import RocmRelease
-from core.knowledge.wheels import TorchIndex
+from core.knowledge.wheels import TheRockIndex, TorchIndex, current_therock
 from core.probe.facts import Facts
 from core.probe.gpus import Gpu
 from core.probe.managed_env import managed_venv
@@ -178,7 +179,7 @@ def make_plan(facts: Facts, kb: Knowledge, choices: Choices | None = None) -> Pl
     if strategy == "pip-only":
         builder.remove_old()
     builder.groups()
-    builder.python_env(index, gpu, strategy)
+    builder.python_env(index, gpu, strategy, _code_target(gpu, support))
     if strategy == "wsl":
         builder.wsl_runtime_swap()
     builder.env_file()
@@ -267,7 +268,7 @@ def _strategy(ctx: Context, choices: Choices) -> str:
         gpu, support = ctx.primary
         if _stable_indexes(ctx.kb, gpu, support) or support.status == "override":
             return "pip-only"
-        if gpu.gfx and ctx.kb.therock_for(gpu.gfx):
+        if support.usable and gpu.gfx and therock_index(ctx.kb, gpu.gfx):
             return "therock"
     return "pip-only"
 
@@ -293,7 +294,7 @@ def _check_strategy(ctx: Context, strategy: str) -> None:
                               "TheRock's indexes are per gfx target, and the target of {gpu} "
                               "is not known (no driver reports it, and rocmate's table lacks it)",
                               gpu=gpu.name))
-        if ctx.kb.therock_for(gpu.gfx) is None:
+        if therock_index(ctx.kb, gpu.gfx) is None:
             raise PlanError(t("plan.error.therock-no-index", "TheRock has no index for {gfx} "
                               "({gpu})", gfx=gpu.gfx, gpu=gpu.name))
 
@@ -305,11 +306,23 @@ def _code_target(gpu: Gpu, support: Support) -> str | None:
     return gpu.gfx
 
 
+def therock_index(kb: Knowledge, gfx: str) -> TheRockIndex | None:
+    """TheRock's index for ``gfx`` that still gets builds (the one support.toml names, else the
+    first that carries the target); a frozen per-family index never."""
+    named = kb.therock_for(gfx)
+    if named is not None and not named.frozen:
+        return named
+    return current_therock(kb.therock, gfx)
+
+
 def _stable_indexes(
     kb: Knowledge, gpu: Gpu, support: Support, rocm: str | None = None
 ) -> list[TorchIndex]:
     """Stable wheel indexes with code for the card, best first (pytorch.org before AMD's).
 
+    Where an index's arch list is known, it decides: the index serves the card when one of its
+    torch versions carries the target (an RX 7600 or a Radeon 890M gets download.pytorch.org's
+    wheels, which carry gfx1102 and gfx1150, though AMD lists the cards only for ROCm 10.x).
     Only current releases, unless the user asked for a release (``rocm``) by name.
     """
     target = _code_target(gpu, support)
@@ -322,7 +335,7 @@ def _stable_indexes(
     for index in kb.torch_indexes:
         if not index.stable or index.rocm not in allowed:
             continue
-        if index.arch_list and target not in index.arch_list:
+        if index.arch_list and index.torch_for(target) is None:
             continue
         if not index.arch_list and index.rocm not in releases:
             continue
@@ -442,7 +455,7 @@ def _environment(
     ctx: Context, gpu: Gpu, support: Support, index: TorchIndex | None
 ) -> dict[str, str]:
     env = {"PYTORCH_HIP_ALLOC_CONF": ALLOC_CONF}
-    has_native = bool(index and gpu.gfx and gpu.gfx in index.arch_list)
+    has_native = bool(index and gpu.gfx and index.torch_for(gpu.gfx))
     if support.status == "override" and support.override and not has_native:
         # With several AMD GPUs in KFD the global variable would make every one of them pose as
         # the same target: the per-node form (KFD node id, CPU nodes counted) touches only this one.
@@ -716,7 +729,12 @@ class _Builder:
         )
 
     # as the user -------------------------------------------------------------------------
-    def python_env(self, index: TorchIndex | None, gpu: Gpu, strategy: str) -> None:
+    def python_env(
+        self, index: TorchIndex | None, gpu: Gpu, strategy: str, target: str | None = None
+    ) -> None:
+        """The venv and the PyTorch wheels; ``target`` is the gfx whose code must be in them
+        (the card's own, or the one its override poses as): the pin is the newest torch on the
+        index that carries it."""
         self.add(
             Step(
                 "venv",
@@ -736,22 +754,33 @@ class _Builder:
             )
         )
         if strategy == "therock":
-            family = self.ctx.kb.therock_for(gpu.gfx or "")
-            assert family is not None
+            family = therock_index(self.ctx.kb, gpu.gfx or "")
+            assert family is not None and gpu.gfx
             self.torch_url = family.url
-            self.torch_packages = ["torch", "torchvision"]
+            if family.device_extra:
+                extra = f"device-{gpu.gfx}"
+                self.torch_packages = [f"torch[{extra}]", f"torchvision[{extra}]"]
+            else:
+                self.torch_packages = ["torch", "torchvision"]
             self.notes.append(t(
                 "plan.note.therock-preview",
                 "TheRock's {family} index holds nightly preview builds of ROCm + PyTorch.",
                 family=family.family,
             ))
+            if family.device_extra:
+                self.notes.append(t(
+                    "plan.note.therock-device-extra",
+                    "One index serves every GPU: the {extra} extra picks this card's kernels, "
+                    "and the torch wheel brings the matching ROCm libraries with it.",
+                    extra=f"[device-{gpu.gfx}]",
+                ))
         else:
             assert index is not None
             self.torch_url = index.url
             if index.device_extra and gpu.gfx:
                 self.torch_packages = [f"torch[device-{gpu.gfx}]", f"torchvision[device-{gpu.gfx}]"]
             else:
-                newest = index.newest_torch
+                newest = (index.torch_for(target) if target else None) or index.newest_torch
                 pin = f"+{index.name}" if index.vendor == "pytorch" else ""
                 self.torch_packages = [
                     f"torch=={newest}{pin}" if newest else "torch",

@@ -11,6 +11,7 @@ from typing import Any
 from core.knowledge.rows import (
     PCI_RE,
     REVISION_RE,
+    Row,
     check_top_level,
     rows,
 )
@@ -33,6 +34,9 @@ class GpuRow:
     arch: str | None = None
     family: str | None = None
     vram_gib: float | None = None
+    vram_sizes_gib: tuple[float, ...] = ()
+    """The memory sizes one PCI id and revision is sold with, when there is more than one (RX
+    9060 XT: 8 and 16): the table cannot say which card it is, so only the machine can."""
     peak_tflops_fp32: float | None = None
     peak_tflops_fp16: float | None = None
     peak_tflops_bf16: float | None = None
@@ -42,8 +46,8 @@ class GpuRow:
 
 
 GPU_OPTIONAL = (
-    "revisions", "gfx", "arch", "family", "vram_gib", "peak_tflops_fp32", "peak_tflops_fp16",
-    "peak_tflops_bf16", "peak_tflops_tf32", "mem_bandwidth_gbs", "note",
+    "revisions", "gfx", "arch", "family", "vram_gib", "vram_sizes_gib", "peak_tflops_fp32",
+    "peak_tflops_fp16", "peak_tflops_bf16", "peak_tflops_tf32", "mem_bandwidth_gbs", "note",
 )
 
 
@@ -76,6 +80,7 @@ def parse_gpus(data: Mapping[str, Any]) -> tuple[GpuRow, ...]:
                 what = f"revision {rev}" if rev else "a row without revisions"
                 raise r.fail(f"{pci} {what} is already used by {seen[key]!r}")
             seen[key] = name
+        vram = r.opt_float("vram_gib")
         parsed.append(GpuRow(
             pci_id=pci,
             name=name,
@@ -86,7 +91,8 @@ def parse_gpus(data: Mapping[str, Any]) -> tuple[GpuRow, ...]:
             gfx=gfx,
             arch=r.opt_text("arch"),
             family=r.opt_text("family"),
-            vram_gib=r.opt_float("vram_gib"),
+            vram_gib=vram,
+            vram_sizes_gib=_vram_sizes(r, vram),
             peak_tflops_fp32=r.opt_float("peak_tflops_fp32"),
             peak_tflops_fp16=r.opt_float("peak_tflops_fp16"),
             peak_tflops_bf16=r.opt_float("peak_tflops_bf16"),
@@ -95,3 +101,20 @@ def parse_gpus(data: Mapping[str, Any]) -> tuple[GpuRow, ...]:
             note=r.opt_text("note"),
         ))
     return tuple(parsed)
+
+
+def _vram_sizes(r: Row, vram: float | None) -> tuple[float, ...]:
+    """vram_sizes_gib: two or more sizes, ascending; vram_gib, when given, is one of them."""
+    if "vram_sizes_gib" not in r.data:
+        return ()
+    value = r.data["vram_sizes_gib"]
+    if (not isinstance(value, list) or len(value) < 2
+            or not all(isinstance(v, int | float) and not isinstance(v, bool) and v > 0
+                       for v in value)):
+        raise r.fail("vram_sizes_gib must list two or more positive sizes")
+    sizes = tuple(float(v) for v in value)
+    if list(sizes) != sorted(set(sizes)):
+        raise r.fail("vram_sizes_gib must be ascending, without repeats")
+    if vram is not None and vram not in sizes:
+        raise r.fail(f"vram_gib {vram:g} is not one of vram_sizes_gib")
+    return sizes

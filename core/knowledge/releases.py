@@ -27,6 +27,69 @@ from core.knowledge.rows import (
 
 STREAMS = frozenset({"legacy", "core-sdk"})
 
+GPU_GROUPS = frozenset({"instinct", "radeon", "ryzen"})
+"""AMD's three device families, each with its own operating-system list in os-support.yaml."""
+
+KERNEL_FLAVOURS = frozenset({"GA", "HWE", "OEM"})
+
+_UBUNTU_ENTRY = re.compile(r"^(?P<version>[0-9]+\.[0-9]+(?:\.[0-9]+)?) (?P<flavour>[A-Z]+) "
+                           r"(?P<kernel>[0-9]+\.[0-9]+)$")
+_KERNEL = re.compile(r"^([0-9]+)\.([0-9]+)")
+
+
+@dataclass(frozen=True)
+class UbuntuKernel:
+    """One Ubuntu line of os-support.yaml: the point release and the kernel AMD validated on it
+    ("24.04.4" with the "OEM" "6.17" kernel)."""
+
+    version: str
+    """The point release AMD names ("24.04.4", "26.04"); os-release only says "24.04"."""
+    flavour: str
+    """"GA" (the release's own kernel), "HWE" (Ubuntu's hardware-enablement kernel) or "OEM"."""
+    kernel: str
+    """major.minor of the kernel ("6.17")."""
+
+    @property
+    def ubuntu(self) -> str:
+        """The release as os-release names it ("24.04")."""
+        return ".".join(self.version.split(".")[:2])
+
+    def fits(self, ubuntu: str, kernel_release: str) -> bool:
+        """Whether Ubuntu ``ubuntu`` running ``kernel_release`` (``uname -r``) is this line:
+        the same release and kernel major.minor, and for OEM an OEM kernel ("-oem"). An unknown
+        kernel ("") is not held against the machine."""
+        if ubuntu != self.ubuntu:
+            return False
+        if not kernel_release:
+            return True
+        match = _KERNEL.match(kernel_release)
+        if match is None or f"{match.group(1)}.{match.group(2)}" != self.kernel:
+            return False
+        return self.flavour != "OEM" or "oem" in kernel_release.lower().split("-")
+
+
+@dataclass(frozen=True)
+class GpuPlatform:
+    """The operating systems one device family is supported on in one release (AMD's
+    os-support.yaml lists them per GPU: Radeon and Ryzen get fewer than Instinct)."""
+
+    group: str
+    targets: tuple[str, ...]
+    ubuntu: tuple[UbuntuKernel, ...]
+    other_distros: tuple[str, ...] = ()
+    """id-version entries like rhel-10.2 (as RocmRelease.other_distros)."""
+
+    def serves_distro(self, distro_id: str, version: str) -> bool:
+        """Whether a non-Ubuntu distribution (os-release ID and VERSION_ID) is on the list."""
+        major = version.split(".")[0]
+        for entry in self.other_distros:
+            entry_id, _, entry_version = entry.partition("-")
+            if entry_id == distro_id and (
+                entry_version == version or ("." not in entry_version and entry_version == major)
+            ):
+                return True
+        return False
+
 
 @dataclass(frozen=True)
 class RocmRelease:
@@ -57,7 +120,11 @@ class RocmRelease:
     apt_uri_template: str | None = None
     apt_suite: str | None = None
     key_url: str | None = None
+    key_fingerprint: str | None = None
+    """The signing key's fingerprint where a primary source pins it (Core SDK rows)."""
     note: str | None = None
+    platforms: tuple[GpuPlatform, ...] = ()
+    """Per-family operating systems where the release states them (os-support.yaml)."""
 
     @property
     def version_tuple(self) -> tuple[int, ...]:
@@ -65,6 +132,11 @@ class RocmRelease:
 
     def lists(self, gfx: str) -> bool:
         return gfx_base(gfx) in self.targets
+
+    def platform_for(self, gfx: str) -> GpuPlatform | None:
+        """The family row that names ``gfx``, None where the release has no per-family list."""
+        base = gfx_base(gfx)
+        return next((p for p in self.platforms if base in p.targets), None)
 
 
 @dataclass(frozen=True)
@@ -97,7 +169,7 @@ RELEASE_OPTIONAL = (
     "stream", "date", "targets_complete", "targets_from", "deprecated_targets", "ubuntu_kernels",
     "other_distros", "min_kernel", "wsl", "wsl_targets", "repo_dir", "amdgpu_install_deb",
     "amdgpu_repo_dir",
-    "apt_uri_template", "apt_suite", "key_url", "note",
+    "apt_uri_template", "apt_suite", "key_url", "key_fingerprint", "note", "platform",
 )
 
 
@@ -171,6 +243,18 @@ def parse_rocm(data: Mapping[str, Any]) -> tuple[tuple[RocmRelease, ...], RocmRe
         wsl_targets = r.str_list("wsl_targets", check=is_gfx, what="a gfx target")
         if wsl_targets and wsl is not True:
             raise r.fail("wsl_targets given but wsl is not true")
+        key_fingerprint = r.opt_text("key_fingerprint")
+        if key_fingerprint is not None:
+            if not FINGERPRINT_RE.match(key_fingerprint):
+                raise r.fail("key_fingerprint must be 40 uppercase hex digits")
+            if r.opt_text("key_url") is None:
+                raise r.fail("key_fingerprint given without key_url")
+        other_distros = r.str_list(
+            "other_distros",
+            check=lambda v: bool(re.match(r"^[a-z][a-z0-9]*(-[0-9.]+)?$", v)),
+            what="an id-version like rhel-9.4",
+        )
+        platforms = _platforms(r, targets, ubuntu, other_distros)
         releases.append(RocmRelease(
             version=version,
             patches=patches,
@@ -185,11 +269,7 @@ def parse_rocm(data: Mapping[str, Any]) -> tuple[tuple[RocmRelease, ...], RocmRe
             deprecated_targets=r.str_list("deprecated_targets", check=is_gfx,
                                           what="a gfx target"),
             ubuntu_kernels=kernels,
-            other_distros=r.str_list(
-                "other_distros",
-                check=lambda v: bool(re.match(r"^[a-z][a-z0-9]*(-[0-9.]+)?$", v)),
-                what="an id-version like rhel-9.4",
-            ),
+            other_distros=other_distros,
             min_kernel=min_kernel,
             wsl=wsl,
             wsl_targets=wsl_targets,
@@ -199,10 +279,55 @@ def parse_rocm(data: Mapping[str, Any]) -> tuple[tuple[RocmRelease, ...], RocmRe
             apt_uri_template=r.opt_text("apt_uri_template"),
             apt_suite=r.opt_text("apt_suite"),
             key_url=r.opt_text("key_url"),
+            key_fingerprint=key_fingerprint,
             note=r.opt_text("note"),
+            platforms=platforms,
         ))
     unique(file, "release", (r.version for r in releases), "version")
     unique(file, "release", (p for r in releases for p in r.patches), "patch")
     if not any(r.current for r in releases):
         raise KnowledgeError(f"{file}: no release is marked current")
     return tuple(releases), repository
+
+
+def _platforms(
+    release: Row, targets: tuple[str, ...], ubuntu: tuple[str, ...], other: tuple[str, ...]
+) -> tuple[GpuPlatform, ...]:
+    """The [[release.platform]] rows of one release: each family's targets and systems, which
+    must be among the release's own."""
+    value = release.data.get("platform", [])
+    if not isinstance(value, list):
+        raise release.fail("platform must be an array of tables ([[release.platform]])")
+    found: list[GpuPlatform] = []
+    for index, item in enumerate(value):
+        row = Row(release.file, "release.platform", index, item)
+        row.where = f"{release.where} [[release.platform]] row {index + 1}"
+        row.check_keys(["gpus", "targets", "ubuntu", "source"], ["other_distros"])
+        row.source()
+        group = row.text("gpus")
+        if group not in GPU_GROUPS:
+            raise row.fail(f"gpus {group!r} must be one of {', '.join(sorted(GPU_GROUPS))}")
+        row_targets = row.str_list("targets", required=True, check=is_gfx, what="a gfx target")
+        for gfx in row_targets:
+            if gfx not in targets:
+                raise row.fail(f"target {gfx} is not one of the release's targets")
+        lines = []
+        for entry in row.str_list("ubuntu", required=True):
+            match = _UBUNTU_ENTRY.match(entry)
+            if match is None or match.group("flavour") not in KERNEL_FLAVOURS:
+                raise row.fail(f"ubuntu: {entry!r} is not like '24.04.4 HWE 6.17' "
+                               f"(GA, HWE or OEM)")
+            line = UbuntuKernel(match.group("version"), match.group("flavour"),
+                                match.group("kernel"))
+            if line.ubuntu not in ubuntu:
+                raise row.fail(f"ubuntu: {line.ubuntu} is not in the release's ubuntu list")
+            lines.append(line)
+        distros = row.str_list("other_distros")
+        for distro in distros:
+            if distro not in other:
+                raise row.fail(f"other_distros: {distro} is not in the release's other_distros")
+        found.append(GpuPlatform(group, row_targets, tuple(lines), distros))
+    table = f"release.platform of {release.data.get('version')}"
+    unique(release.file, table, (g for p in found for g in p.targets), "target")
+    unique(release.file, table, (p.group for p in found), "gpus")
+    return tuple(found)

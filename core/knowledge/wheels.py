@@ -1,15 +1,15 @@
-"""torch.toml: PyTorch wheel indexes per ROCm series, and TheRock's nightly indexes per gfx
-family.
+"""torch.toml: PyTorch wheel indexes per ROCm series, and TheRock's nightly pip indexes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from core.knowledge.rows import (
     check_top_level,
+    gfx_base,
     is_gfx,
     is_wheel_version,
     rows,
@@ -30,7 +30,12 @@ class TorchIndex:
     source: str
     torchvision: tuple[str, ...] = ()
     arch_list: tuple[str, ...] = ()
-    """gfx targets compiled into the wheels; empty = not known."""
+    """gfx targets compiled into the wheels (the union over the torch versions listed); empty =
+    not known."""
+    arch_from: tuple[tuple[str, str], ...] = ()
+    """For a target of ``arch_list`` that only later torch versions carry: (target, the first
+    such torch version), e.g. ``("gfx1103", "2.13.0")``; a target not named here is in every
+    version listed."""
     vendor: str = "pytorch"
     device_extra: bool = False
     """True when the wheel needs a per-GPU extra, e.g. ``torch[device-gfx1100]`` (AMD's index)."""
@@ -40,17 +45,40 @@ class TorchIndex:
     def newest_torch(self) -> str | None:
         return max(self.torch, key=version_tuple) if self.torch else None
 
+    def torch_for(self, gfx: str) -> str | None:
+        """The newest torch on this index whose wheels carry code for ``gfx``; None when none
+        does or the index's arch list is not known."""
+        target = gfx_base(gfx)
+        if target not in self.arch_list:
+            return None
+        first = dict(self.arch_from).get(target)
+        carrying = [v for v in self.torch
+                    if first is None or version_tuple(v) >= version_tuple(first)]
+        return max(carrying, key=version_tuple) if carrying else None
+
 
 @dataclass(frozen=True)
 class TheRockIndex:
-    """A TheRock (ROCm nightly) pip index for one gfx family."""
+    """A TheRock (ROCm nightly) pip index: the multi-arch one, or a legacy per-family one."""
 
     family: str
+    """The index's name: the gfx family of a per-family index, ``whl-multi-arch`` for the
+    index that serves every target."""
     url: str
     targets: tuple[str, ...]
     preview: bool
     source: str
     note: str | None = None
+    device_extra: bool = False
+    """True when the card is chosen with a pip extra, ``torch[device-gfx1100]`` (multi-arch)."""
+    frozen: bool = False
+    """True for an index that gets no new builds (TheRock's per-family indexes): never planned."""
+
+
+def current_therock(indexes: Iterable[TheRockIndex], gfx: str) -> TheRockIndex | None:
+    """The first TheRock index that still gets builds and carries ``gfx``."""
+    wanted = gfx_base(gfx)
+    return next((t for t in indexes if not t.frozen and wanted in t.targets), None)
 
 
 def parse_torch(
@@ -61,22 +89,34 @@ def parse_torch(
     indexes: list[TorchIndex] = []
     for r in rows(file, data, "index"):
         r.check_keys(["name", "url", "rocm", "torch", "stable", "source"],
-                     ["torchvision", "arch_list", "vendor", "device_extra", "note"])
+                     ["torchvision", "arch_list", "arch_from", "vendor", "device_extra", "note"])
         url = r.text("url")
         if not url.startswith("https://"):
             raise r.fail("url must start with https://")
         vendor = r.opt_text("vendor") or "pytorch"
         if vendor not in ("pytorch", "amd"):
             raise r.fail("vendor must be pytorch or amd")
+        torch = r.str_list("torch", required=True, check=is_wheel_version, what="a version")
+        arch_list = r.str_list("arch_list", check=is_gfx, what="a gfx target")
+        arch_from: list[tuple[str, str]] = []
+        for gfx, first in r.str_map("arch_from").items():
+            if gfx not in arch_list:
+                raise r.fail(f"arch_from names {gfx}, which arch_list does not list")
+            if not isinstance(first, str) or not is_wheel_version(first):
+                raise r.fail(f"arch_from {gfx} must be a torch version")
+            if not any(version_tuple(v) >= version_tuple(first) for v in torch):
+                raise r.fail(f"arch_from {gfx} = {first}: no torch version listed is that new")
+            arch_from.append((gfx, first))
         indexes.append(TorchIndex(
             name=r.text("name"),
             url=url,
             rocm=r.version("rocm"),
-            torch=r.str_list("torch", required=True, check=is_wheel_version, what="a version"),
+            torch=torch,
             stable=r.flag("stable"),
             source=r.source(),
             torchvision=r.str_list("torchvision", check=is_wheel_version, what="a version"),
-            arch_list=r.str_list("arch_list", check=is_gfx, what="a gfx target"),
+            arch_list=arch_list,
+            arch_from=tuple(arch_from),
             vendor=vendor,
             device_extra=r.flag("device_extra", default=False),
             note=r.opt_text("note"),
@@ -84,7 +124,8 @@ def parse_torch(
     unique(file, "index", (i.name for i in indexes), "name")
     therock: list[TheRockIndex] = []
     for r in rows(file, data, "therock"):
-        r.check_keys(["family", "url", "targets", "preview", "source"], ["note"])
+        r.check_keys(["family", "url", "targets", "preview", "source"],
+                     ["note", "device_extra", "frozen"])
         url = r.text("url")
         if not url.startswith("https://"):
             raise r.fail("url must start with https://")
@@ -95,6 +136,8 @@ def parse_torch(
             preview=r.flag("preview"),
             source=r.source(),
             note=r.opt_text("note"),
+            device_extra=r.flag("device_extra", default=False),
+            frozen=r.flag("frozen", default=False),
         ))
     unique(file, "therock", (t.family for t in therock), "family")
     return tuple(indexes), tuple(therock)

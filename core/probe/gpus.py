@@ -25,8 +25,6 @@ PCI_DEVICES = "/sys/bus/pci/devices"
 GIB = 1 << 30
 PLACEHOLDER_LABELS = {"amd": "AMD GPU", "nvidia": "NVIDIA GPU", "intel": "Intel GPU"}
 PLACEHOLDER_PREFIXES = (*PLACEHOLDER_LABELS.values(), "GPU")
-# A GPU that KFD reports with so little dedicated memory is an APU's carve-out.
-APU_CARVEOUT_MAX = 2 * GIB
 
 
 @dataclass(frozen=True)
@@ -305,6 +303,8 @@ def _add_rocminfo_agents(gpus: list[Gpu], report: RocminfoReport) -> list[Gpu]:
                 gfx=agent.gfx,
                 name=result[i].name or (agent.marketing_name or ""),
                 compute_units=agent.compute_units,
+                # the runtime's memory pool is the card's own: it beats the table's figure
+                vram_bytes=result[i].vram_bytes or agent.vram_bytes,
                 sources=(*result[i].sources, "rocminfo"),
             )
         else:
@@ -345,11 +345,12 @@ def _name_and_classify(
         # Without KFD sysfs the gfx came from the runtime, which reports an override's target.
         gfx = row.gfx
     vram = gpu.vram_bytes
-    if vram is None and row is not None and row.vram_gib:
+    if vram is None and row is not None and row.vram_gib and not row.vram_sizes_gib:
+        # Only the machine knows which size a card sold with several sizes has.
         vram = int(row.vram_gib * GIB)
+    # An APU is known from its KFD node (CPU cores and SIMDs) or from its row, never from its
+    # memory size: a discrete card can have 2 GiB (R7 370) and an APU a large carve-out.
     integrated = gpu.integrated or bool(row is not None and row.integrated)
-    if row is None and gpu.is_amd and vram is not None and vram <= APU_CARVEOUT_MAX:
-        integrated = True
     return replace(
         gpu,
         name=name,

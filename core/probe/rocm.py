@@ -1,8 +1,10 @@
 """ROCm facts: installed releases (side by side too) and what the ROCm tools print.
 
-Releases are found in /opt/rocm-*/.info/version, in dpkg's status file (AMD's packages and the
-distribution's own), in pacman's database and through rpm. ``rocminfo`` and ``rocm-smi`` (or
-``amd-smi`` where rocm-smi is gone) run concurrently, each with a timeout.
+Releases are found in /opt/rocm-*/.info/version and, for the ROCm Core SDK (7.14 on, built by
+TheRock), in /opt/rocm/core-X.Y/.info/version; in dpkg's status file (AMD's rocm-core and
+amdrocm-* packages and the distribution's own), in pacman's database and through rpm.
+``rocminfo`` and ``rocm-smi`` (or ``amd-smi`` where rocm-smi is gone) run concurrently, each
+with a timeout.
 """
 
 from __future__ import annotations
@@ -25,6 +27,13 @@ RPM_QUERY = ("rpm", "-q", "rocm-core", "rocminfo", "hip-runtime-amd")
 _CORE_PACKAGES = re.compile(r"^rocm-core(\d[\d.]*)?$")
 _DISTRO_HIP = re.compile(r"^libamdhip64-\d+$")
 _VERSION = re.compile(r"(\d+\.\d+(?:\.\d+)?)")
+# The ROCm Core SDK's layout (TheRock build_tools/packaging/linux/build_package.py: install prefix
+# /opt/rocm/core-X.Y, core-asan-X.Y for ASAN builds; the amdrocm-core postinst links /opt/rocm/core
+# and /opt/rocm/core-X to it through update-alternatives) and its versioned package names
+# (amdrocm10.0, amdrocm-core-sdk10.0-gfx1151, amdrocm-base10.0: name, X.Y, optional -gfx suffix).
+CORE_SDK_ROOT = "/opt/rocm"
+_CORE_SDK_DIR = re.compile(r"^core-(?:asan-)?(\d+\.\d+)$")
+_CORE_SDK_PACKAGE = re.compile(r"^amdrocm(?:-[a-z][a-z0-9-]*?)?(\d+\.\d+)(?:-gfx[0-9a-z]+)?$")
 
 
 @dataclass(frozen=True)
@@ -32,7 +41,11 @@ class RocmInstall:
     version: str
     """"6.2.0" (major.minor.patch as far as known)."""
     where: str
-    """Where: "/opt/rocm-6.2.0", "dpkg:rocm-core", "pacman:rocm-core", "distro:libamdhip64-5"."""
+    """Where: "/opt/rocm-6.2.0", "/opt/rocm/core-10.0", "dpkg:rocm-core",
+    "dpkg:amdrocm10.0", "pacman:rocm-core", "distro:libamdhip64-5"."""
+    stream: str = "legacy"
+    """"core-sdk" for the ROCm Core SDK (amdrocm-* packages, /opt/rocm/core-X.Y), else
+    "legacy" (rocm.toml's release streams)."""
 
 
 @dataclass(frozen=True)
@@ -134,6 +147,24 @@ def _opt_installs(system: System) -> list[RocmInstall]:
         match = _VERSION.search(text) or _VERSION.search(name)
         if match:
             found.append(RocmInstall(_full(match.group(1)), path))
+        if path == CORE_SDK_ROOT:
+            found += _core_sdk_dirs(system)
+    return found
+
+
+def _core_sdk_dirs(system: System) -> list[RocmInstall]:
+    """Core SDK releases side by side under /opt/rocm: core-10.0, core-10.1 (real folders; the
+    core and core-X links point at one of them)."""
+    found = []
+    for name in system.list_dir(CORE_SDK_ROOT) or []:
+        named = _CORE_SDK_DIR.match(name)
+        path = f"{CORE_SDK_ROOT}/{name}"
+        if named is None or system.readlink(path) is not None:
+            continue
+        text = system.read_text(f"{path}/.info/version") or ""
+        match = _VERSION.search(text)
+        version = match.group(1) if match and _series(match.group(1)) == named.group(1) else None
+        found.append(RocmInstall(_full(version or named.group(1)), path, "core-sdk"))
     return found
 
 
@@ -149,6 +180,25 @@ def _dpkg_installs(packages: list[DpkgPackage]) -> list[RocmInstall]:
             match = _VERSION.search(package.version or "")
             if match:
                 found.append(RocmInstall(_full(match.group(1)), f"distro:{package.name}"))
+    return found + _dpkg_core_sdk(packages)
+
+
+def _dpkg_core_sdk(packages: list[DpkgPackage]) -> list[RocmInstall]:
+    """Core SDK releases from their versioned amdrocm-* packages: one per X.Y series, named by
+    its shortest package (amdrocm10.0 before amdrocm-core-sdk10.0-gfx1151)."""
+    by_series: dict[str, DpkgPackage] = {}
+    for package in packages:
+        named = _CORE_SDK_PACKAGE.match(package.name)
+        if named is None:
+            continue
+        known = by_series.get(named.group(1))
+        if known is None or (len(package.name), package.name) < (len(known.name), known.name):
+            by_series[named.group(1)] = package
+    found = []
+    for series, package in by_series.items():
+        match = _VERSION.search(package.version or "")
+        version = match.group(1) if match and _series(match.group(1)) == series else series
+        found.append(RocmInstall(_full(version), f"dpkg:{package.name}", "core-sdk"))
     return found
 
 
@@ -181,6 +231,10 @@ def _dedupe(installs: list[RocmInstall]) -> list[RocmInstall]:
     for install in installs:
         by_version.setdefault(install.version, install)
     return list(by_version.values())
+
+
+def _series(version: str) -> str:
+    return ".".join(version.split(".")[:2])
 
 
 def _full(version: str) -> str:

@@ -47,16 +47,18 @@ def ids(answer: dict[str, Any]) -> dict[str, dict[str, str]]:
 
 
 def test_an_official_card_with_a_wheel_that_lacks_it_keeps_its_override(tmp_path: Path) -> None:
-    """A 780M (gfx1103, official in ROCm 10) with torch 2.5's ROCm 6.2 wheel: 11.0.0 is what
-    makes it run (seed 001 does exactly this); unsetting it, as the doctor said, breaks it."""
-    torch = rocm_torch(["AMD Radeon 780M"], TORCH_25)
-    found = ids(replay(tmp_path, "phoenix-780m-arch-laptop", torch=torch,
+    """An RX 7600 (gfx1102, official in ROCm 10) with torch 2.5's ROCm 6.2 wheel: 11.0.0 is what
+    makes it run (ROCm/ROCm#1880); unsetting it, as the doctor said, breaks it. (Not the 780M:
+    11.0.0 hangs gfx1103, tests/core/test_780m_override.py.)"""
+    machine = "k16a-rx7600-ubuntu2404-torch28-rocm64"
+    torch = rocm_torch(["AMD Radeon RX 7600"], TORCH_25)
+    found = ids(replay(tmp_path, machine, torch=torch,
                        env={"HSA_OVERRIDE_GFX_VERSION": "11.0.0"}))
     assert "override-wrong" not in found
     ok = found["override-ok"]
-    assert "no gfx1103 code" in ok["detail"] and "gfx1100" in ok["detail"]
+    assert "no gfx1102 code" in ok["detail"] and "gfx1100" in ok["detail"]
     # without the override the same wheel has nothing for the card
-    found = ids(replay(tmp_path / "b", "phoenix-780m-arch-laptop",
+    found = ids(replay(tmp_path / "b", machine,
                        torch=rocm_torch([], TORCH_25, available=False)))
     assert "torch-arch-missing" in found and "override-ok" not in found
 
@@ -113,9 +115,9 @@ def without_driver(tmp_path: Path, device: str) -> dict[str, Any]:
 
 def test_a_card_not_in_the_table_without_a_driver_is_unknown_not_unsupported(
         tmp_path: Path) -> None:
-    """No /dev/kfd and a device id rocmate's table lacks (74b9: an MI325X VF, gfx942 per the
-    amd-smi output a user posted): the target cannot be read, which is not 'Not supported'."""
-    answer = without_driver(tmp_path, "74b9")
+    """No /dev/kfd and a device id rocmate's table lacks (74bc, an MI308X HF VF): the target
+    cannot be read, which is not 'Not supported'."""
+    answer = without_driver(tmp_path, "74bc")
     found = ids(answer)
     assert "gfx-unsupported" not in found and answer["verdict"] != NOT_SUPPORTED
     assert found["gfx-unknown"]["severity"] == "warning" and "kfd-missing" in found

@@ -138,8 +138,8 @@ def test_ubuntu_2204_with_an_old_kernel_still_gets_kernel_old(tmp_path: Path) ->
     old = ids(after)["kernel-old"]
     assert old["severity"] == "warning"
     assert "5.13.0-52-generic" in old["title"]
-    # ROCm 10.0 is the newest release serving 22.04; its 22.04 kernels start at 5.15
-    assert "ROCm 10.0" in old["title"]
+    # ROCm 10.1 still serves 22.04 (os-support.yaml of 10.1); its 22.04 kernels start at 5.15
+    assert "ROCm 10.1" in old["title"]
     assert "Ubuntu 22.04 with kernels 5.15 and newer" in old["detail"]
     assert "linux-generic-hwe" in old["fix"]
     assert after["verdict"] == "Ready after these fixes"
@@ -160,7 +160,7 @@ def test_unserved_ubuntu_quotes_the_releases_own_ubuntus() -> None:
     old = found["kernel-old"]
     assert "5.4.0-150-generic" in old["title"]
     assert "ROCm 10.1" in old["title"]
-    assert "Ubuntu 24.04 and 26.04 with kernels 6.8 and newer" in old["detail"]
+    assert "Ubuntu 22.04 and 24.04 and 26.04 with kernels 5.15 and newer" in old["detail"]
 
 
 # --- not-in-render-group ------------------------------------------------------------------------

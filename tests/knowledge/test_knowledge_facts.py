@@ -148,7 +148,7 @@ def test_peaks_where_sourced(kb: Knowledge) -> None:
     for row in kb.gpus:
         for peak in (row.peak_tflops_fp16, row.peak_tflops_bf16, row.peak_tflops_fp32):
             if peak is not None:
-                assert "anchors-performance" in row.source, row
+                assert "peaks:" in row.source, row  # the page each peak was read from
 
 
 def test_gpus_by_gfx(kb: Knowledge) -> None:
@@ -208,11 +208,13 @@ def test_torch_indexes(kb: Knowledge) -> None:
 
 def test_therock(kb: Knowledge) -> None:
     t = kb.therock_for("gfx1100")
-    assert t is not None and t.family == "gfx110X-all"
-    assert t.url == "https://rocm.nightlies.amd.com/v2/gfx110X-all/"
-    s = kb.therock_for("gfx1151")
-    assert s is not None and s.family == "gfx1151"
+    assert t is not None and t.family == "whl-multi-arch" and t.device_extra and not t.frozen
+    assert t.url == "https://rocm.nightlies.amd.com/whl-multi-arch/"
+    s = kb.therock_for("gfx1150")
+    assert s is not None and s.family == "whl-multi-arch"
     assert kb.therock_for("gfx803") is None
+    legacy = next(r for r in kb.therock if r.family == "gfx110X-all")
+    assert legacy.frozen and legacy.url == "https://rocm.nightlies.amd.com/v2/gfx110X-all/"
 
 
 # ---- distros ----------------------------------------------------------------------------------

@@ -181,7 +181,21 @@ def test_copy_loads(tmp_path: Path) -> None:
             lambda t: t.replace(
                 'family = "gfx94X-dcgpu"', 'family = "gfx94X-dcgpu"\nnightly = true', 1
             ),
-            r"torch\.toml: \[\[therock\]\] row 1 \(gfx94X-dcgpu\): unknown key\(s\) nightly",
+            r"torch\.toml: \[\[therock\]\] row 2 \(gfx94X-dcgpu\): unknown key\(s\) nightly",
+        ),
+        (
+            "torch.toml",
+            lambda t: t.replace('arch_from = { gfx1103 = "2.13.0" }',
+                                'arch_from = { gfx1031 = "2.13.0" }', 1),
+            r"torch\.toml: \[\[index\]\] row \d+ \(rocm7\.1\): arch_from names gfx1031, which "
+            r"arch_list does not list",
+        ),
+        (
+            "torch.toml",
+            lambda t: t.replace('arch_from = { gfx1103 = "2.13.0" }',
+                                'arch_from = { gfx1103 = "2.15.0" }', 1),
+            r"torch\.toml: \[\[index\]\] row \d+ \(rocm7\.1\): arch_from gfx1103 = 2\.15\.0: no "
+            r"torch version listed is that new",
         ),
     ],
 )

@@ -74,12 +74,8 @@ PIP_ONLY = [
     ("debian12-w7900-ready", PYTORCH_72, ["torch==2.14.0+rocm7.2", "torchvision"], {}),
     ("fedora42-rx7900xtx", PYTORCH_72, ["torch==2.14.0+rocm7.2", "torchvision"], {}),
     ("rx6800xt-5700g-arch", PYTORCH_72, ["torch==2.14.0+rocm7.2", "torchvision"], {}),
-    (
-        "phoenix-780m-arch-laptop",
-        "https://stable.repo.amd.com/rocm/whl-next/",
-        ["torch[device-gfx1103]", "torchvision[device-gfx1103]"],
-        {},
-    ),
+    # the rocm7.2 wheels carry gfx1103 from torch 2.13 on (pytorch/pytorch#179653)
+    ("phoenix-780m-arch-laptop", PYTORCH_72, ["torch==2.14.0+rocm7.2", "torchvision"], {}),
     (
         "strix-halo-8060s-fedora43",
         "https://download.pytorch.org/whl/rocm7.14",
@@ -306,7 +302,8 @@ def test_blocked_machines(machine: str) -> None:
 
 def test_therock_strategy_and_rocm_choice() -> None:
     plan = plan_for("rx7900xtx-ubuntu2404-ready", strategy="therock")
-    assert plan.preview and plan.torch_index == "https://rocm.nightlies.amd.com/v2/gfx110X-all/"
+    assert plan.preview and plan.torch_index == "https://rocm.nightlies.amd.com/whl-multi-arch/"
+    assert list(plan.torch_packages) == ["torch[device-gfx1100]", "torchvision[device-gfx1100]"]
     older = plan_for("rx7900xtx-ubuntu2404-ready", rocm="6.4")
     assert older.torch_index == "https://download.pytorch.org/whl/rocm6.4"
     with pytest.raises(PlanError):

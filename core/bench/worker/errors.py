@@ -141,14 +141,14 @@ def advice_for(kind: str, ctx: Context, *, package: str | None = None, text: str
             return t("bench.advice.no-binary-for-gpu.arch",
                      "This PyTorch has no GPU code for the card's gfx target ({arch}). Run "
                      "`rocmate doctor`: if it reports gfx-needs-override, set "
-                     "HSA_OVERRIDE_GFX_VERSION to the value it gives (for example 10.3.0 for "
-                     "RDNA2 gfx103x, 11.0.0 for RDNA3 gfx110x) and run again; if it reports "
+                     "HSA_OVERRIDE_GFX_VERSION to the value it gives for this card (a value "
+                     "meant for another card can hang the GPU) and run again; if it reports "
                      "torch-arch-missing, install a PyTorch wheel built for this card.",
                      arch=ctx.arch)
         return t("bench.advice.no-binary-for-gpu",
                  "This PyTorch has no GPU code for the card's gfx target. Run `rocmate doctor`: "
                  "if it reports gfx-needs-override, set HSA_OVERRIDE_GFX_VERSION to the value it "
-                 "gives (for example 10.3.0 for RDNA2 gfx103x, 11.0.0 for RDNA3 gfx110x) and run "
+                 "gives for this card (a value meant for another card can hang the GPU) and run "
                  "again; if it reports torch-arch-missing, install a PyTorch wheel built for "
                  "this card.")
     if kind == "no-gpu":
