@@ -155,11 +155,15 @@ def override_warning() -> str:
 
 def override_candidates(report: DoctorReport) -> list[str | None]:
     """The values to try for the card to train on: the knowledge base's (preferred first), the
-    one set now, and none."""
+    one set now, and none. A card for which the knowledge base knows no override to work
+    (``no_override``: on a 780M, 11.0.0 can hang the machine) is tried without one only,
+    whatever is set now."""
     kb = load_knowledge()
     found: list[str | None] = []
     if report.primary_index is not None:
         gpu = report.facts.gpus.gpus[report.primary_index]
+        if gpu.gfx and kb.no_override(gpu.gfx) is not None:
+            return [None]
         support = report.supports[report.primary_index]
         rule = kb.override_rule(gpu.gfx) if gpu.gfx else None
         found += [support.override, rule.override if rule else None]

@@ -89,3 +89,19 @@ def test_an_rx7600_with_a_wheel_that_lacks_gfx1102_keeps_its_override(tmp_path: 
     found = findings(replay(tmp_path, "k16a-rx7600-ubuntu2404-torch28-rocm64",
                             {"HSA_OVERRIDE_GFX_VERSION": "11.0.0"}, torch))
     assert "override-ok" in found and "override-wrong" not in found
+
+
+def test_the_override_tester_never_tries_a_value_on_a_card_no_override_serves(
+        tmp_path: Path) -> None:
+    """11.0.0 set on a 780M is not tried (it can hang the machine): only "none" is."""
+    from core.operations.machine import check_machine
+    from core.operations.setup import override_candidates
+
+    machine = "k16a-780m-arch-torch251-rocm62"
+    root = tmp_path / machine
+    shutil.copytree(MACHINES / machine, root, symlinks=True)
+    recorded = json.loads((root / "env.json").read_text())
+    (root / "env.json").write_text(json.dumps(recorded | {"HSA_OVERRIDE_GFX_VERSION": "11.0.0"}))
+    report = check_machine(root, probe_torch=False)
+    assert report.facts.environment.get("HSA_OVERRIDE_GFX_VERSION") == "11.0.0"
+    assert override_candidates(report) == [None]
