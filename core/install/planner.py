@@ -5,7 +5,9 @@ Strategies:
   libraries, so with the kernel's own amdgpu driver only the groups, a virtual environment and the
   wheel from the matching index are needed. Works on any distribution.
 * ``rocm-apt``: AMD's apt repository for Ubuntu 22.04/24.04 and their derivatives (keyring checked
-  against the pinned fingerprint, a ``signed-by`` source line, an apt pin), then the wheel.
+  against the pinned fingerprint, a ``signed-by`` source line, an apt pin), then the wheel. For the
+  ROCm Core SDK releases (7.14 on: stable.repo.amd.com, amdrocmX.Y-gfxNNNN packages,
+  /opt/rocm/core-X.Y) the same steps with the release's own key and a deb822 source, no pin.
 * ``wsl``: AMD's WSL 2 route (amdgpu-install with the wsl and rocm use cases, no DKMS), the wheel,
   then the wheel's bundled HSA runtime swapped for the system one that talks to /dev/dxg.
 * ``therock``: TheRock's nightly multi-arch index (one index, the card chosen with a
@@ -22,14 +24,25 @@ from dataclasses import dataclass
 
 from core.diagnose.context import Context, Support
 from core.diagnose.release_choice import serves, serving_releases, ubuntu_version
+from core.diagnose.rules_system import distro as distro_rule
 from core.diagnose.rules_system import kernel as kernel_rule
 from core.i18n import t
 
 # what the helper accepts is the authority for what a plan names
-from core.install.helper.policy import AMDGPU_SOURCES, KEYRING, PIN, PURGEABLE, SOURCES, USER_NAME
+from core.install.helper.policy import (
+    AMDGPU_SOURCES,
+    CORE_SDK_KEYRING,
+    CORE_SDK_SOURCES,
+    KEYRING,
+    PIN,
+    PURGEABLE,
+    SOURCES,
+    USER_NAME,
+)
 from core.install.plan import STRATEGIES, FileSpec, Plan, Preflight, Step
 from core.knowledge.loader import Knowledge
 from core.knowledge.releases import RocmRelease
+from core.knowledge.rows import gfx_base
 from core.knowledge.wheels import TheRockIndex, TorchIndex, current_therock
 from core.probe.facts import Facts
 from core.probe.gpus import Gpu
@@ -39,10 +52,23 @@ from core.probe.platform import PlatformFacts
 
 MAX_PACKAGES_PER_STEP = 32
 _PACKAGE_RELEASE = re.compile(r"\.(\d{1,2})(\d\d)(\d\d)-")
+# The Core SDK names its series in every package (amdrocm10.0, amdrocm-core10.0-gfx1151): the
+# shortest prefix before X.Y, so "amdrocm-core10.0" is 10.0 (core/probe/rocm.py reads them alike).
+_CORE_SDK_PACKAGE = re.compile(
+    r"^amdrocm(?:-[a-z][a-z0-9-]*?)?(\d{1,2}\.\d{1,2})(?:-gfx[0-9a-f]+)?$"
+)
 PIN_CONTENT = "Package: *\nPin: release o=repo.radeon.com\nPin-Priority: 600\n"
 PACKAGE_SETS = {
     "runtime": ("rocm-hip-runtime", "rocminfo"),
     "sdk": ("rocm-hip-sdk", "rocminfo", "rocm-developer-tools"),
+}
+CORE_SDK_PACKAGE_SETS = {
+    # AMD's meta packages for the Core SDK, {series} X.Y and {gfx} "-gfxNNNN" (or "" for every
+    # target): ROCm Base, and ROCm Developer Essentials plus the profilers, the nearest to the
+    # legacy rocm-hip-sdk + rocm-developer-tools (ROCm/rocm-docs 200-install.rst, ROCm meta
+    # packages)
+    "runtime": ("amdrocm{series}{gfx}",),
+    "sdk": ("amdrocm-core-dev{series}{gfx}", "amdrocm-developer-tools{series}"),
 }
 ALLOC_CONF = "expandable_segments:True"
 # Download and install sizes, for the disk check (a ROCm torch wheel set unpacks to ~10 GB).
@@ -236,6 +262,38 @@ def release_of_package(version: str) -> str | None:
     return f"{int(match.group(1))}.{int(match.group(2))}"
 
 
+def series_of_package(name: str, version: str) -> str | None:
+    """The ROCm series of an installed package: a Core SDK package's from its name
+    ("amdrocm-core10.0-gfx1151" -> "10.0"), a legacy one's from its version."""
+    named = _CORE_SDK_PACKAGE.match(name)
+    if named:
+        return named.group(1)
+    return release_of_package(version)
+
+
+def core_sdk_route(kb: Knowledge, release: RocmRelease) -> bool:
+    """Whether rocmate can plan ``release``'s Core SDK apt route: the row pins its signing key
+    (key_url, key_fingerprint) and its repository (apt_uri_template, apt_suite), and the root
+    helper accepts both ([repository] trusted_fingerprints and apt_uri_prefixes)."""
+    repo = kb.repository
+    return bool(
+        release.stream == "core-sdk"
+        and release.key_url
+        and release.key_fingerprint
+        and release.apt_uri_template
+        and release.apt_suite
+        and release.key_fingerprint in repo.trusted
+        and any(release.apt_uri_template.startswith(p) for p in repo.apt_uri_prefixes)
+    )
+
+
+def _apt_route(kb: Knowledge, release: RocmRelease) -> bool:
+    """Whether a rocm-apt plan can be made for ``release``."""
+    if release.stream == "legacy":
+        return bool(release.repo_dir)
+    return core_sdk_route(kb, release)
+
+
 # -- decisions ------------------------------------------------------------------------------
 
 
@@ -371,14 +429,16 @@ def _pick_index(
 
 
 def _apt_release(kb: Knowledge, facts: Facts, support: Support, rocm: str | None) -> RocmRelease:
-    """AMD's legacy repository (repo.radeon.com, pinned key) release that serves this Ubuntu."""
+    """The release of AMD's apt repositories that serves this Ubuntu: ``rocm`` where asked for,
+    else the newest of the legacy repository (repo.radeon.com), else the newest Core SDK
+    release (stable.repo.amd.com) whose key and repository rocm.toml pins."""
     serving = [
-        r
-        for r in serving_releases(kb, facts.platform, support.rocm)
-        if r.stream == "legacy" and r.repo_dir
+        r for r in serving_releases(kb, facts.platform, support.rocm) if _apt_route(kb, r)
     ]
     if rocm:
         serving = [r for r in serving if r.version == rocm]
+    # legacy first (the route plans made before the Core SDK), newest first within each stream
+    serving.sort(key=lambda r: r.stream != "legacy")
     if not serving:
         version = ubuntu_version(kb, facts.platform) or facts.platform.distro_version
         raise PlanError(t(
@@ -532,7 +592,7 @@ class _Builder:
             p.name
             for p in self.facts.rocm.dpkg_packages
             if PURGEABLE.match(p.name)
-            and (release_of_package(p.version or "") or keep_series) != keep_series
+            and (series_of_package(p.name, p.version or "") or keep_series) != keep_series
         )
         if not names:
             if several:
@@ -629,6 +689,9 @@ class _Builder:
                 kind="file",
             )
         )
+        self._apt_update()
+
+    def _apt_update(self) -> None:
         self.add(
             Step(
                 "apt-update",
@@ -645,12 +708,18 @@ class _Builder:
         self.apt_release = release
         self.remove_old()
         codename = ubuntu_codename(self.ctx.kb, self.facts.platform)
-        self.apt_source(release, codename)
-        packages = PACKAGE_SETS.get(self.choices.package_set)
-        if packages is None:
+        if release.stream == "core-sdk":
+            self.core_sdk_source(release, codename)
+        else:
+            self.apt_source(release, codename)
+        if self.choices.package_set not in PACKAGE_SETS:
             raise PlanError(t("plan.error.unknown-package-set",
                               "unknown package set {name}: {runtime} or {sdk}",
                               name=repr(self.choices.package_set), runtime="runtime", sdk="sdk"))
+        if release.stream == "core-sdk":
+            packages: tuple[str, ...] = self._core_sdk_packages(release)
+        else:
+            packages = PACKAGE_SETS[self.choices.package_set]
         self.packages = list(packages)
         self.add(
             Step(
@@ -664,6 +733,72 @@ class _Builder:
                 argv=("apt-get", "install", "-y", "--no-install-recommends", *packages),
             )
         )
+        if release.stream == "core-sdk":
+            self.notes.append(t(
+                "plan.note.core-sdk-layout",
+                "The ROCm Core SDK {version} installs into {path}, beside other Core SDK "
+                "releases; AMD's way to remove it later: {command}.",
+                version=release.version, path=f"/opt/rocm/core-{release.version}",
+                command=f"sudo apt autoremove amdrocm{release.version}",
+            ))
+
+    def _core_sdk_packages(self, release: RocmRelease) -> tuple[str, ...]:
+        """AMD's meta packages for the card's target (the one its override poses as), or the
+        ones for every target where the release does not list it."""
+        target = None
+        if self.ctx.primary is not None:
+            target = _code_target(*self.ctx.primary)
+        gfx = f"-{gfx_base(target)}" if target and release.lists(target) else ""
+        names = CORE_SDK_PACKAGE_SETS[self.choices.package_set]
+        return tuple(n.format(series=release.version, gfx=gfx) for n in names)
+
+    def core_sdk_source(self, release: RocmRelease, codename: str) -> None:
+        """The Core SDK's repository as AMD's install page sets it up: its own key in
+        /etc/apt/keyrings/amdrocm.gpg and a deb822 source; no pin (the amdrocm* names are
+        AMD's alone)."""
+        assert release.key_url and release.key_fingerprint
+        assert release.apt_uri_template and release.apt_suite
+        ubuntu = ubuntu_version(self.ctx.kb, self.facts.platform) or (
+            self.ctx.kb.ubuntu_version_for(codename) or ""
+        )
+        uri = release.apt_uri_template.format(version_nodot=ubuntu.replace(".", ""))
+        self.add(
+            Step(
+                "apt-keyring",
+                t("plan.apt-keyring.title", "Add AMD's signing key"),
+                t("plan.apt-keyring.explain",
+                  "Downloads {url} and writes it to {path} only if its fingerprint is "
+                  "{fingerprint} (never {command}).", url=release.key_url,
+                  path=CORE_SDK_KEYRING, fingerprint=release.key_fingerprint, command="apt-key"),
+                privileged=True,
+                file=FileSpec(CORE_SDK_KEYRING, source_url=release.key_url),
+                key_fingerprint=release.key_fingerprint,
+                kind="file",
+            )
+        )
+        content = (
+            "Types: deb\n"
+            f"URIs: {uri}\n"
+            f"Suites: {release.apt_suite}\n"
+            "Components: main\n"
+            "Architectures: amd64\n"
+            f"Signed-By: {CORE_SDK_KEYRING}\n"
+        )
+        self.add(
+            Step(
+                "apt-source",
+                t("plan.apt-source.title", "Add AMD's ROCm {version} repository for {codename}",
+                  version=release.version, codename=codename),
+                t("plan.apt-source-core-sdk.explain",
+                  "AMD's ROCm Core SDK repository for Ubuntu {ubuntu} (suite {suite}), in apt's "
+                  "deb822 format, bound to AMD's key with {option}.",
+                  ubuntu=ubuntu, suite=release.apt_suite, option="Signed-By"),
+                privileged=True,
+                file=FileSpec(CORE_SDK_SOURCES, content=content),
+                kind="file",
+            )
+        )
+        self._apt_update()
 
     def wsl(self, release: RocmRelease) -> None:
         self.apt_release = release
@@ -894,6 +1029,12 @@ def _preflight(ctx: Context, strategy: str, choices: Choices, venv: str) -> list
         old = kernel_rule(ctx)  # the doctor's kernel-old, in the same words
         if old:
             checks.append(Preflight("kernel-old", False, old[0].title, old[0].fix))
+        if strategy == "rocm-apt":
+            # AMD's per-family systems (os-support.yaml: Ryzen APUs and Radeon on fewer Ubuntu
+            # kernels), in the doctor's words: what the official route needs
+            for limit in distro_rule(ctx):
+                if limit.id == "gpu-os-unsupported":
+                    checks.append(Preflight("gpu-os", False, limit.title, limit.fix))
         missing = driver.kernels_without_headers()
         checks.append(
             Preflight(

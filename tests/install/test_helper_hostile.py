@@ -89,6 +89,17 @@ def _source(content: str, name: str = "rocm.list") -> bytes:
     return plan(_key(), source_step(content, name=name))
 
 
+def _core_sdk_key() -> dict[str, Any]:
+    """The Core SDK's keyring name, with the trusted test key."""
+    return keyring_step(TRUSTED_KEY, TRUSTED_FPR, name="amdrocm.gpg")
+
+
+def _core_sdk_source(uri: str) -> bytes:
+    """The Core SDK's deb822 source file pointing at ``uri``."""
+    return plan(_core_sdk_key(), source_step(DEB822_CORE_SDK.replace(CORE_SDK_URI, uri),
+                                             name="amdrocm-stable.sources"))
+
+
 def _file(path: str, content: str = "x\n", **extra: Any) -> bytes:
     return plan(step("file", file={"path": path, "content": content, **extra}))
 
@@ -122,6 +133,11 @@ def _v3_key() -> bytes:
 DEB822_AMD = (
     "Types: deb\nURIs: https://repo.radeon.com/rocm/apt/6.2\nSuites: jammy\nComponents: main\n"
     "Architectures: amd64\nSigned-By: /etc/apt/keyrings/rocm.gpg\n"
+)
+CORE_SDK_URI = "https://stable.repo.amd.com/rocm/core/packages/ubuntu2404/"
+DEB822_CORE_SDK = (
+    f"Types: deb\nURIs: {CORE_SDK_URI}\nSuites: stable\nComponents: main\n"
+    "Architectures: amd64\nSigned-By: /etc/apt/keyrings/amdrocm.gpg\n"
 )
 NOT_OURS = "is not one of rocmate's files"
 NOT_PURGEABLE = "may not be purged"
@@ -198,6 +214,20 @@ CASES = [
     Case("purge-wsl-runtime", _purge("hsa-runtime-rocr4wsl-amdgpu"), NOT_PURGEABLE),
     Case("purge-rocm-and-system", _purge("rocm-core5.7.1", "ca-certificates"), NOT_PURGEABLE),
     Case("purge-not-on-any-list", _purge("openssh-server"), NOT_PURGEABLE),
+    # the Core SDK's packages: only versioned amdrocm names (amdrocmX.Y[-gfxNNNN] and the
+    # named ones, amdrocm-base10.0), never the repository package or a look-alike
+    Case("purge-amdrocm-unversioned", _purge("amdrocm"), NOT_PURGEABLE),
+    Case("purge-amdrocm-repo", _purge("amdrocm-repo"), NOT_PURGEABLE),
+    Case("purge-amdrocm-and-system", _purge("amdrocm10.0-gfx1151", "gnupg"), NOT_PURGEABLE),
+    Case("purge-amdrocm-trailing-word", _purge("amdrocm10.0-gfx1151-evil"), NOT_PURGEABLE),
+    Case("purge-amdrocm-not-gfx", _purge("amdrocm10.0-sshd"), NOT_PURGEABLE),
+    Case("purge-amdrocm-three-numbers", _purge("amdrocm10.0.0"), NOT_PURGEABLE),
+    Case("purge-amdrocm-prefixed", _purge("xamdrocm10.0"), NOT_PURGEABLE),
+    Case("purge-amdrocm-trailing-dash", _purge("amdrocm10.0-"), NOT_PURGEABLE),
+    Case("purge-amdrocm-uppercase", _purge("AMDROCM10.0-GFX1151"), NOT_PURGEABLE),
+    Case("purge-amdrocm-glob", _purge("amdrocm*"), "shell metacharacter '*'"),
+    Case("pkg-amdrocm-semicolon", _install("amdrocm10.1-gfx1151;id"), "shell metacharacter ';'"),
+    Case("pkg-amdrocm-trailing-dash", _install("amdrocm10.1-"), "not on the allow-list"),
     # verbs that are not in the table
     Case("verb-rm", _argv("rm", "-rf", "/"), "unknown verb 'rm'"),
     Case("verb-bash-c", _argv("bash", "-c", "touch /tmp/PWNED"), "unknown verb 'bash'"),
@@ -276,6 +306,10 @@ CASES = [
     Case("path-new-source", plan(_key(), source_step(source_line(AMD_URI), name="rocm2.list")),
          NOT_OURS),
     Case("path-other-pin", plan(pin_step(name="nosnap.pref")), NOT_OURS),
+    Case("path-core-sdk-keyring-look-alike",
+         plan(keyring_step(TRUSTED_KEY, TRUSTED_FPR, name="amdrocm2.gpg")), NOT_OURS),
+    Case("path-core-sdk-repo-package-source",  # the amdrocm-repo package's file is not ours
+         plan(_core_sdk_key(), source_step(DEB822_CORE_SDK, name="amdrocm.sources")), NOT_OURS),
     Case("path-new-pin", plan(pin_step(name="rocm-pin-1001")), NOT_OURS),
     Case("symlinked-keyring", plan(keyring_step(TRUSTED_KEY, TRUSTED_FPR, name="evil.gpg")),
          NOT_OURS),
@@ -294,6 +328,9 @@ CASES = [
     Case("key-source-url-climbs-out", _key_from("https://repo.radeon.com/rocm/rocm.gpg.key/"
                                                 "../../../etc/shadow"), "is not a key URL"),
     Case("key-source-url-other-host", _key_from("https://evil.example/rocm.gpg.key"),
+         "is not a key URL"),
+    Case("key-source-url-core-sdk-climbs-out",
+         _key_from("https://stable.repo.amd.com/rocm/gpg/packages.gpg/../../../etc/shadow"),
          "is not a key URL"),
     Case("key-secret", _secret_key(), "does not start with a public key"),
     Case("key-v3", _v3_key(), "only version 4"),
@@ -337,6 +374,27 @@ CASES = [
          _source(source_line(AMD_URI) + source_line("https://evil.example/x")),
          "not an allowed repository"),
     Case("source-deb822-trusted", _source(DEB822_TRUSTED, name="rocm.sources"), "not allowed"),
+    # the Core SDK's repository: only its package folders on stable.repo.amd.com
+    Case("source-core-sdk-wheel-index", _core_sdk_source("https://stable.repo.amd.com/rocm/whl-next/"),
+         "not an allowed repository"),
+    Case("source-core-sdk-other-host",
+         _core_sdk_source("https://stable.repo.amd.com.evil.example/rocm/core/packages/ubuntu2404/"),
+         "not an allowed repository"),
+    Case("source-core-sdk-http", _core_sdk_source(CORE_SDK_URI.replace("https", "http", 1)),
+         "not an allowed repository"),
+    Case("source-core-sdk-traversal",
+         _core_sdk_source("https://stable.repo.amd.com/rocm/core/packages/../../../evil/"),
+         "malformed"),
+    Case("source-core-sdk-other-suite",
+         plan(_core_sdk_key(), source_step(DEB822_CORE_SDK.replace("Suites: stable",
+                                                                   "Suites: nightly"),
+                                           name="amdrocm-stable.sources")), "suite"),
+    Case("source-core-sdk-trusted-yes",
+         plan(_core_sdk_key(), source_step(DEB822_CORE_SDK + "Trusted: yes\n",
+                                           name="amdrocm-stable.sources")), "not allowed"),
+    Case("source-core-sdk-legacy-keyring",  # bound to a key no step of this plan writes
+         plan(_key(), source_step(DEB822_CORE_SDK, name="amdrocm-stable.sources")),
+         "not written by an earlier keyring step"),
     Case("source-control-char", _source("# \x1b]0;x\x07\n" + source_line(AMD_URI)),
          "control character U+001B"),
     Case("source-name", _source(source_line(AMD_URI), name="rocm.list.save"), NOT_OURS),
@@ -459,11 +517,34 @@ def test_rocmate_files_are_accepted(fake_target: Target, policy: Policy) -> None
         source_step(DEB822_AMD, name="rocm.sources", step_id="deb822"),
         source_step(DEB822_AMD, name="amdgpu.sources", step_id="deb822-amdgpu"),
         pin_step(),
+        keyring_step(TRUSTED_KEY, TRUSTED_FPR, name="amdrocm.gpg", step_id="core-sdk-keyring"),
+        source_step(DEB822_CORE_SDK, name="amdrocm-stable.sources", step_id="core-sdk-source"),
     )
     result = check_input(good, fake_target, policy)
     assert result.ok, _reasons(result.refused)
     written = [a.path for a in result.actions if isinstance(a, WriteFile)]
     assert written == list(ROCMATE_FILES) and len(result.actions) == len(ROCMATE_FILES)
+
+
+def test_core_sdk_plan_is_accepted(fake_target: Target, policy: Policy) -> None:
+    """The control for the Core SDK cases: AMD's key and deb822 source names, its packages
+    installed and, with consent, another series' packages purged."""
+    good = plan(
+        _core_sdk_key(), source_step(DEB822_CORE_SDK, name="amdrocm-stable.sources"),
+        command_step("update", "apt-get", "update"),
+        command_step("install", "apt-get", "install", "-y", "--no-install-recommends",
+                     "amdrocm10.1-gfx1151", "amdrocm-core-dev10.1-gfx90a",
+                     "amdrocm-developer-tools10.1", "amdrocm10.1"),
+        command_step("purge", "apt-get", "purge", "-y", "amdrocm10.0-gfx1151", "amdrocm10.0",
+                     "amdrocm-core10.0-gfx1151", "amdrocm-base10.0", "amdrocm-core-sdk10.0-gfx942",
+                     consent=True),
+    )
+    result = check_input(good, fake_target, policy)
+    assert result.ok, _reasons(result.refused)
+    assert [a.verb for a in result.actions] == [
+        "keyring", "apt-source", "apt-update", "apt-install", "apt-purge",
+    ]
+    assert result.source_uris == (CORE_SDK_URI,)
 
 
 def test_check_answer_shape() -> None:

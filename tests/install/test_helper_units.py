@@ -441,11 +441,16 @@ def test_deb822_source_is_accepted(fake: Target, policy: Policy) -> None:
 
 def test_shipped_policy() -> None:
     shipped = Policy.from_knowledge(load_knowledge())
-    assert shipped.trusted_fingerprints == {"CA8BB4727A47B4D09B4EE8969386B48A1A693C5C"}
+    # repo.radeon.com's key, and the Core SDK's (stable.repo.amd.com) pinned in the 10.x rows
+    assert shipped.trusted_fingerprints == {"CA8BB4727A47B4D09B4EE8969386B48A1A693C5C",
+                                            "D0F004A0025A1145C7807FCD0701EAC4D5E02107"}
     assert shipped.uri_prefixes == ("https://repo.radeon.com/rocm/apt/",
-                                    "https://repo.radeon.com/amdgpu/")
+                                    "https://repo.radeon.com/amdgpu/",
+                                    "https://stable.repo.amd.com/rocm/core/packages/")
     assert shipped.pin_origins == {"repo.radeon.com"}
-    assert {"jammy", "noble", "focal"} <= shipped.suites
+    assert {"jammy", "noble", "focal", "stable"} <= shipped.suites
+    assert shipped.key_urls == {"https://repo.radeon.com/rocm/rocm.gpg.key",
+                                "https://stable.repo.amd.com/rocm/gpg/packages.gpg"}
 
 
 @pytest.mark.parametrize(

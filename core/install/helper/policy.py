@@ -20,6 +20,13 @@ KEYRING = KEYRING_DIR + "/rocm.gpg"
 SOURCES = SOURCES_DIR + "/rocm.list"
 AMDGPU_SOURCES = SOURCES_DIR + "/amdgpu.list"
 PIN = PREFERENCES_DIR + "/rocm-pin-600"
+CORE_SDK_KEYRING = KEYRING_DIR + "/amdrocm.gpg"
+CORE_SDK_SOURCES = SOURCES_DIR + "/amdrocm-stable.sources"
+"""The ROCm Core SDK's (7.14 on, stable.repo.amd.com) keyring and deb822 source: the names AMD's
+install page writes (ROCm/rocm-docs docs/install/include/200-install.rst, "Register ROCm
+repositories") and its uninstall page removes (400-uninstall.rst), so a machine set up by hand
+from AMD's page and one set up by rocmate have the same two files, never two entries for one
+repository with different keys."""
 
 ROCMATE_FILES: dict[str, str] = {
     KEYRING: "keyring",
@@ -28,22 +35,30 @@ ROCMATE_FILES: dict[str, str] = {
     SOURCES_DIR + "/rocm.sources": "apt-source",
     SOURCES_DIR + "/amdgpu.sources": "apt-source",
     PIN: "apt-pin",
+    CORE_SDK_KEYRING: "keyring",
+    CORE_SDK_SOURCES: "apt-source",
 }
 """Every file the helper may write, and its verb: the one place that says so.
 
 These are rocmate's own files: what the planner writes (KEYRING, SOURCES, AMDGPU_SOURCES and
-PIN; AMD's own instructions and amdgpu-install use the same names), plus the deb822 spelling of
-the two source files (``.sources``, Ubuntu 24.04's format), which the planner does not write
+PIN for the legacy repository, CORE_SDK_KEYRING and CORE_SDK_SOURCES for the Core SDK's; AMD's
+own instructions and amdgpu-install use the same names), plus the deb822 spelling of the two
+legacy source files (``.sources``, Ubuntu 24.04's format), which the planner does not write
 today. Nothing else in /etc/apt is ever replaced: a plan that names docker.gpg, ubuntu.sources
 or another pin is refused, whatever the file holds."""
 
 PURGEABLE = re.compile(
     r"^(?:rocm(?:-[a-z0-9]+)*|rocminfo|amd-smi-lib|hsa-rocr(?:-dev)?|hip-runtime-amd)"
     r"(?:[0-9]+(?:\.[0-9]+)*)?$"
+    r"|^amdrocm(?:-[a-z][a-z0-9]*)*[0-9]{1,2}\.[0-9]{1,2}(?:-gfx[0-9a-f]{3,4})?$"
 )
 """The packages ``apt-get purge`` may name: ROCm's own (rocm*, rocminfo, amd-smi-lib,
-hsa-rocr[-dev], hip-runtime-amd, each with an optional version suffix such as 5.7.1). The
-planner offers exactly these for removal. Everything else on the install allow-list
+hsa-rocr[-dev], hip-runtime-amd, each with an optional version suffix such as 5.7.1), and the
+Core SDK's versioned ones (amdrocm10.0, amdrocm10.0-gfx1151, amdrocm-core-sdk10.0-gfx1151,
+amdrocm-base10.0: the X.Y series is part of every name, so one series can go while another
+stays; AMD's uninstall page removes them with ``apt autoremove amdrocm10.0``). Never an
+amdrocm name without a series (amdrocm-repo, the repository package). The planner offers
+exactly these for removal. Everything else on the install allow-list
 (ca-certificates, gnupg, python3-venv, kernel headers and modules, amdgpu-dkms) may be
 installed, never purged."""
 

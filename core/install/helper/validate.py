@@ -13,7 +13,8 @@ apt-purge          ``apt-get purge -y PKG...`` (only ROCm's own packages, :data:
 usermod            ``usermod -aG GROUPS USER`` or ``usermod -a -G GROUPS USER`` (GROUPS from
                    render, video; USER a regular account of the target)
 amdgpu-install     ``amdgpu-install -y --usecase=UC[,UC...] [--no-dkms]`` (known use cases)
-keyring            the file /etc/apt/keyrings/rocm.gpg, with ``key_fingerprint``
+keyring            /etc/apt/keyrings/rocm.gpg or amdrocm.gpg (:data:`ROCMATE_FILES`), with
+                   ``key_fingerprint``
 apt-source         one of rocmate's source files in /etc/apt/sources.list.d (:data:`ROCMATE_FILES`)
 apt-pin            the file /etc/apt/preferences.d/rocm-pin-600 (the rocm-pin-600 template)
 =================  ======================================================================
@@ -115,6 +116,7 @@ PACKAGE_RE = re.compile(
             rf"hsa-rocr(?:-dev)?{_V}",
             rf"hip-runtime-amd{_V}",
             r"amdrocm-[a-z0-9]+(?:-[a-z0-9.]+)*",
+            r"amdrocm(?:-[a-z][a-z0-9]*)*[0-9]{1,2}\.[0-9]{1,2}(?:-gfx[0-9a-f]{3,4})?",
             rf"linux-headers-{_KERNEL}",
             rf"linux-modules-extra-{_KERNEL}",
             r"python3-venv",
@@ -419,7 +421,7 @@ def _packages(tokens: list[str], what: str, purge: bool) -> tuple[str, ...]:
                 raise Refused(f"{what}: package {name!r} is not on the allow-list")
             raise Refused(
                 f"{what}: package {name!r} may not be purged (only ROCm's own packages: rocm*, "
-                "rocminfo, amd-smi-lib, hsa-rocr, hip-runtime-amd)"
+                "rocminfo, amd-smi-lib, hsa-rocr, hip-runtime-amd, amdrocm*X.Y[-gfxNNNN])"
             )
     return tuple(tokens)
 
