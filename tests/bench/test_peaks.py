@@ -20,7 +20,7 @@ def test_gemm_against_the_h200_datasheet() -> None:
     assert ref is not None and ref.name == "H200"
     assert ref.peaks == {"tflops_fp32": 66.9, "tflops_fp16": 989.4, "tflops_bf16": 989.4}
     assert ref.fractions["tflops_bf16"] == pytest.approx(750.0 / 989.4)
-    assert ref.source and "anchors-performance" in ref.source
+    assert ref.source and "peaks:" in ref.source
     assert ref.note and "PCI id" in ref.note
 
 

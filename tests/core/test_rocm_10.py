@@ -224,8 +224,8 @@ def test_core_sdk_key_is_pinned(kb: Knowledge) -> None:
         assert release.key_url == "https://stable.repo.amd.com/rocm/gpg/packages.gpg"
         assert release.key_fingerprint == CORE_SDK_KEY
         assert "build_repo_package.py" in release.source
-    # not trusted by the helper until a plan writes the Core SDK apt route
-    assert CORE_SDK_KEY not in kb.repository.trusted
+    # trusted by the helper now that the planner writes the Core SDK apt route
+    assert CORE_SDK_KEY in kb.repository.trusted
 
 
 @pytest.mark.parametrize(
