@@ -64,6 +64,7 @@ from core.report import formatting as fmt
 from core.report.history import HistoryEntry
 from gui.bridge import Bridge
 from gui.compare import CompareView
+from gui.widgets.message import MessageLine
 from gui.widgets.results_view import ResultsView, plainly, status_word, text_label
 
 MAX_ROWS = 10_000
@@ -384,7 +385,6 @@ class HistoryWindow(QDialog):
         self._loaded: dict[int, LoadedReport] = {}
         """The runs the area under the table shows, as read (to word them again)."""
         self._note: Callable[[], str] | None = None  # said with the count once read again
-        self._said: tuple[Callable[[], str], bool] = (lambda: "", False)  # under the table
         self._reword: set[str] = set()
         """What was being read when the language changed (its words made in the old one)."""
         self.model = HistoryModel(self)
@@ -472,8 +472,7 @@ class HistoryWindow(QDialog):
         self.splitter.setChildrenCollapsible(False)
 
         self.message_icon = QLabel()
-        self.message = text_label("")
-        self.message.setObjectName("message")
+        self.message = MessageLine()  # under the table; says its last words again in a new language
         bottom = QHBoxLayout()
         bottom.addWidget(self.message_icon)
         bottom.addWidget(self.message, 1)
@@ -506,7 +505,6 @@ class HistoryWindow(QDialog):
         self._reword_rows()
         self._fill_boxes()  # the filter again too: the words it looks in are the new ones
         self._selection()
-        self._show_said()
         if self.detail.currentWidget() is self.placeholder:
             self.placeholder.setText(self._placeholder_text())
         else:
@@ -842,16 +840,9 @@ class HistoryWindow(QDialog):
                 QStyle.StandardPixmap.SP_MessageBoxWarning).pixmap(size))
         else:
             self.message_icon.clear()
-        self._said = (words, error)
         self.error = error
-        self._show_said()
-
-    def _show_said(self) -> None:
-        words, error = self._said
-        text = words()
-        if error:
-            text = self.tr("Problem: %1").replace("%1", text)
-        self.message.setText(fmt.safe(text))
+        self.message.say(lambda: fmt.safe(self.tr("Problem: %1").replace("%1", words())
+                                          if error else words()))
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         """Enter opens the selected run in the table, presses a button that has the focus, and
