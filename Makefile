@@ -8,7 +8,7 @@ STAMP_TEST := $(VENV)/.stamp-test
 # torch for the benchmark tests: pinned to what the build machines hold (never newer than 2.14.1).
 TORCH_PINS := torch==2.14.1 torchvision==0.29.1
 
-.PHONY: run test lint venv clean screenshots bench-doctor bench-gui i18n qm
+.PHONY: run test lint venv clean screenshots bench-doctor bench-gui i18n qm appimage bench-appimage
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -31,7 +31,7 @@ run: $(STAMP_APP) qm
 
 ## Install what the tests need into .venv (and, as root, the Debian tools the apt and browser
 ## tests use), then run lint, types, import contracts and pytest.
-test: $(STAMP_TEST) qm
+test: $(STAMP_TEST) qm appimage
 	bash scripts/install-test-system-deps.sh
 	$(BIN)/ruff check .
 	$(BIN)/mypy
@@ -82,6 +82,25 @@ i18n: $(STAMP_APP)
 qm: $(STAMP_APP)
 	$(BIN)/python -m scripts.qt_catalogue build
 
+## The AppImage, offline and reproducibly: dist/rocmate-x86_64.AppImage (packaging/README.md).
+## Rebuilt only when a file it is made from changed.
+APPIMAGE := dist/rocmate-x86_64.AppImage
+APPIMAGE_VENV := build/appimage-venv
+APPIMAGE_INPUTS := $(shell git ls-files core gui resources packaging 2>/dev/null | grep -v '\.ts$$')
+$(APPIMAGE_VENV)/.stamp: packaging/requirements.txt
+	$(PY) -m venv $(APPIMAGE_VENV)
+	$(APPIMAGE_VENV)/bin/python -m pip install --quiet -r packaging/requirements.txt
+	touch $@
+$(APPIMAGE): $(APPIMAGE_VENV)/.stamp $(APPIMAGE_INPUTS) resources/i18n/rocmate_zh_CN.ts
+	bash scripts/install-build-system-deps.sh
+	$(BIN)/python -m scripts.qt_catalogue build
+	$(APPIMAGE_VENV)/bin/python packaging/build_appimage.py --python $(APPIMAGE_VENV)/bin/python
+appimage: $(STAMP_APP) $(APPIMAGE)
+
+## Size and start-up time of the AppImage (goals: < 120 MB, window < 2 s from a warm cache).
+bench-appimage: appimage
+	$(BIN)/python benchmarks/appimage_start.py
+
 bench-gui: $(STAMP_APP)
 	$(BIN)/python benchmarks/gui_start.py
 
@@ -89,4 +108,4 @@ bench-doctor: $(STAMP_APP)
 	$(BIN)/python benchmarks/doctor_speed.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build dist *.egg-info

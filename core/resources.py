@@ -21,3 +21,12 @@ def resources_dir() -> Path:
 def data_dir() -> Path:
     """resources/data: the knowledge base and the reference results."""
     return resources_dir() / "data"
+
+
+APP_ID = "org.rocmate.Rocmate"
+"""The app's id: its desktop file, AppStream metadata and icon are named after it."""
+
+
+def icon_file() -> Path:
+    """rocmate's icon, 256 x 256 PNG (resources/icons/; packaging/make_icons.py renders it)."""
+    return resources_dir() / "icons" / f"{APP_ID}.png"

@@ -21,11 +21,12 @@ import re
 import shutil
 import stat
 import subprocess
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
+
+from core.bundle import restore_user_environment
 
 MAX_READ = 4 << 20
 MAX_LINK_HOPS = 40
@@ -141,15 +142,11 @@ def clean_env(extra: Mapping[str, str | None] | None = None) -> dict[str, str]:
     variable (a trial without HSA_OVERRIDE_GFX_VERSION where the user's shell exports one).
 
     When rocmate runs frozen (PyInstaller, AppImage) the bootloader points LD_LIBRARY_PATH at the
-    bundle; a child program must get the user's original value back, or none at all.
+    bundle; a child program gets the user's original value back, or none at all, and none of
+    the bundle's or the AppImage runtime's own variables (core.bundle.restore_user_environment).
     """
     env = dict(os.environ)
-    if getattr(sys, "frozen", False) or "LD_LIBRARY_PATH_ORIG" in env:
-        original = env.pop("LD_LIBRARY_PATH_ORIG", None)
-        if original:
-            env["LD_LIBRARY_PATH"] = original
-        else:
-            env.pop("LD_LIBRARY_PATH", None)
+    restore_user_environment(env)
     env.setdefault("LC_ALL", "C.UTF-8")
     for key, value in (extra or {}).items():
         if value is None:

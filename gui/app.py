@@ -17,10 +17,13 @@ from pathlib import Path
 from types import TracebackType
 
 from PySide6.QtCore import QCoreApplication
+from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 import gui.qt  # noqa: F401  (the binding, before qasync looks for one)
 from core import __version__
+from core.bundle import drop_bundle_paths, frozen
+from core.resources import APP_ID, icon_file
 from gui.session import Session
 
 log = logging.getLogger("rocmate.gui")
@@ -42,6 +45,12 @@ def application() -> QApplication:
     QCoreApplication.setOrganizationName("rocmate")
     QCoreApplication.setApplicationName("rocmate")
     QCoreApplication.setApplicationVersion(__version__)
+    # the desktop matches the window to its menu entry (Wayland) and shows rocmate's icon
+    QGuiApplication.setDesktopFileName(APP_ID)
+    if icon_file().is_file():
+        app.setWindowIcon(QIcon(str(icon_file())))
+    if frozen():  # Qt has read its plugin path: the browser and file manager it opens must not
+        drop_bundle_paths(os.environ)
     return app
 
 

@@ -69,6 +69,17 @@ def run_gui(args: argparse.Namespace, quiet_fallback: bool = False) -> int:
     if args.root and not Path(args.root).is_dir():
         print(f"rocmate: no snapshot folder at {args.root}", file=sys.stderr)
         return 2
+    if args.screenshot_dir:
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from core.knowledge.desktop import missing_advice
+    from gui.host_libraries import missing
+
+    lacking = missing()
+    if lacking:  # Qt would abort with "could not load the Qt platform plugin" and a core dump
+        if quiet_fallback:
+            return -1
+        print(missing_advice(lacking), file=sys.stderr)
+        return 2
     try:
         from gui.app import run
         from gui.session import Session

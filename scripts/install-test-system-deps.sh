@@ -8,6 +8,11 @@
 #   fonts-wqy-microhei      Chinese glyphs for the app's and the HTML report's zh_CN tests
 #   fish, tcsh              source the install plan's rocmate-env.fish/.csh in real shells
 #                           (tests/planner/test_plans.py; those tests skip without them)
+#   fuse, libfuse2          start the AppImage mounted, as a desktop does (tests/packaging/)
+#   desktop-file-utils,     desktop-file-validate and appstreamcli validate the AppDir's
+#   appstream               desktop file and metainfo
+#   squashfs-tools,         make appimage's mksquashfs and readelf (scripts/
+#   binutils                install-build-system-deps.sh installs them for the build too)
 # Idempotent: installs only what is missing and says what it did. Root only (elsewhere it says
 # so and exits 0: the root-only tests then skip with that reason). Quiet: apt's output is shown
 # only when it fails. The tests never install anything themselves.
@@ -16,6 +21,7 @@ set -eu
 PACKAGES="mmdebstrap gnupg dpkg-dev apt-utils debian-archive-keyring chromium fonts-dejavu-core"
 PACKAGES="$PACKAGES fonts-wqy-microhei"
 PACKAGES="$PACKAGES fish tcsh"
+PACKAGES="$PACKAGES fuse libfuse2 desktop-file-utils appstream squashfs-tools binutils"
 NAME=install-test-system-deps
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -8,13 +8,17 @@ The helper (core/install/helper/) is the only code that runs as root; nothing he
   names (resources/polkit/org.rocmate.helper.policy).
 * From the CLI: ``sudo`` (interactive, so it may ask for a password in the terminal), or the same
   command directly when rocmate already runs as root.
-* From the AppImage: not yet. the contracts' ``pkexec "$APPIMAGE" helper`` needs a frozen build with
-  a ``helper`` mode, and neither exists. ``$APPIMAGE`` is never read: every child of *any*
-  AppImage inherits it, so trusting it would run someone else's program as root. A frozen build
-  must check that it is frozen itself (``sys.frozen``), that ``$APPDIR`` holds
-  ``sys.executable`` and that ``$APPIMAGE`` is the image mounted there, and the image file must
-  pass :func:`root_problems` like any other code that root runs (a user's ~/Downloads copy does
-  not: the user, or anything running as the user, can change it between the prompt and the run).
+* From the AppImage: ``pkexec /path/to/rocmate-x86_64.AppImage helper`` (root cannot read the
+  user's FUSE mount, so root is handed the image *file* and mounts or extracts it anew;
+  ``--appimage-extract-and-run`` goes first where root could not mount it: no libfuse2 or no
+  /dev/fuse; root then unpacks into its own home, :data:`ROOT_EXTRACT_DIR`, never /tmp, where
+  a user could prepare the folder the runtime unpacks into). Which image:
+  :func:`core.bundle.appimage_file`, believed only when this process is the frozen program
+  inside ``$APPDIR`` (every child of *any* AppImage inherits ``$APPIMAGE``).
+  The file must pass :func:`appimage_problems`: a regular file owned by root or by this user,
+  that neither its group nor others can change, in folders only root or this user can change
+  (sticky folders such as /tmp too). docs/security.md says why that is as safe as the installed
+  route and what it trusts.
 
 :func:`helper_route` is what callers use: it finds ``sudo``/``pkexec`` at fixed paths
 (/usr/bin, then /bin; never through the user's PATH) and refuses to ask for root when the
@@ -44,6 +48,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from core.bundle import appimage_file, frozen
 from core.i18n import t
 from core.resources import data_dir
 
@@ -56,6 +61,7 @@ __all__ = [
     "TOOL_DIRS",
     "Route",
     "Via",
+    "appimage_problems",
     "explain_exit",
     "find_tool",
     "helper_command",
@@ -76,6 +82,11 @@ HELPER_WATCHES_STDIN = True
 """Whether :func:`helper_route` passes CANCEL_ON_EOF (core/install/helper/ accepts it). Without
 it, a cancel reaches a root helper only as a signal, which an unprivileged runner is not allowed
 to send."""
+EXTRACT_AND_RUN = "--appimage-extract-and-run"
+"""The AppImage runtime's option to run without FUSE (it extracts the image to a temporary folder
+first)."""
+ROOT_EXTRACT_DIR = "/root"
+"""Where root unpacks the AppImage when it cannot mount it: a folder only root may write to."""
 PKEXEC_DISMISSED = 126
 PKEXEC_NOT_AUTHORISED = 127
 MAX_PROBLEMS = 3
@@ -108,6 +119,7 @@ def helper_command(
     appimage: str | None,
     via: Via,
     launcher: str | None = None,
+    extract: bool = False,
 ) -> list[str]:
     """The argv shape that starts the helper; the caller appends ``--check`` to only validate,
     or ``--cancel-on-eof`` (:data:`CANCEL_ON_EOF`, as :func:`helper_route` does) to run it so
@@ -115,15 +127,15 @@ def helper_command(
 
     ``python`` is the interpreter of this installed copy, ``launcher`` an installed root-owned
     launcher (used with pkexec only, so that polkit shows rocmate's own action). ``appimage``
-    only builds the argv shape the contracts name for a future frozen build; no caller passes one
-    (see the module docstring), and :func:`helper_route` has no way to. ``via`` stays a bare
-    name here: :func:`helper_route` puts the fixed path in."""
+    is the AppImage file of the packaged program (``extract``: root runs it with
+    ``--appimage-extract-and-run``). ``via`` stays a bare name here: :func:`helper_route` puts
+    the fixed path in."""
     if via not in ("pkexec", "sudo", "direct"):
         raise ValueError(f"via must be pkexec, sudo or direct, not {via!r}")
     if appimage:
         if not os.path.isabs(appimage):
             raise ValueError(f"the AppImage path must be absolute: {appimage!r}")
-        inner = [appimage, HELPER_MODE]
+        inner = [appimage, *([EXTRACT_AND_RUN] if extract else []), HELPER_MODE]
     elif via == "pkexec" and launcher:
         if not os.path.isabs(launcher):
             raise ValueError(f"the launcher path must be absolute: {launcher!r}")
@@ -181,16 +193,26 @@ def helper_route(
     files: Sequence[tuple[str, bool]] | None = None,
     tool_dirs: Sequence[str] = TOOL_DIRS,
     launcher: str = INSTALLED_LAUNCHER,
+    image: Path | None = None,
+    uid: int | None = None,
+    root_can_mount: bool | None = None,
 ) -> Route:
     """The helper's argv for this process: directly when already root, else through ``via``
     found in ``tool_dirs``, and only when root would load nothing that others can change. It
     ends with :data:`CANCEL_ON_EOF` while :data:`HELPER_WATCHES_STDIN` is set.
 
-    ``files`` are the (path, whole tree?) pairs to check; default :func:`helper_files`."""
+    ``files`` are the (path, whole tree?) pairs to check; default :func:`helper_files`. From the
+    AppImage (``image``, default :func:`core.bundle.appimage_file`) root runs the image file
+    itself, through ``via``, when it passes
+    :func:`appimage_problems`; ``root_can_mount`` (default :func:`root_can_mount_fuse`) picks
+    the mounted or the extract-and-run start."""
     python = python or sys.executable
     euid = os.geteuid() if euid is None else euid
     extra = [CANCEL_ON_EOF] if HELPER_WATCHES_STDIN else []
+    image = appimage_file() if image is None else image
     if euid == 0:
+        if frozen() or image is not None:  # the packaged program is its own helper
+            return Route([sys.executable, HELPER_MODE, *extra])
         if not python or not os.path.isabs(python):
             return Route(None, _not_absolute(python))
         return Route([*helper_command(python, None, "direct"), *extra])
@@ -208,6 +230,9 @@ def helper_route(
                              "{program} is not installed (looked for {looked}); install "
                              "{program}, or carry out the root steps as root",
                              program=via, looked=looked))
+    if image is not None:
+        return _appimage_route(tool, via, image, extra, os.getuid() if uid is None else uid,
+                               root_can_mount)
     if not python or not os.path.isabs(python):
         return Route(None, _not_absolute(python))
     use_launcher = via == "pkexec" and os.path.isfile(launcher)
@@ -228,6 +253,82 @@ def helper_route(
         )
     argv = helper_command(python, None, via, launcher if use_launcher else None)
     return Route([tool, *argv[1:], *extra])
+
+
+def _appimage_route(tool: str, via: Via, image: Path, extra: list[str], uid: int,
+                    root_can_mount: bool | None) -> Route:
+    problems = appimage_problems(str(image), uid)
+    if problems:
+        shown = t("doctor.list-separator", "; ").join(problems[:MAX_PROBLEMS])
+        return Route(None, t(
+            "install.route.unsafe-appimage",
+            "rocmate will not ask for root rights to run {image}: {problems}. Anyone who can "
+            "change it could run their own code as root. Move the file into a folder of your "
+            "own (for example {folder}), make it yours and writable by you alone "
+            "({command}), and start it again.", image=str(image), problems=shown,
+            folder="~/Applications", command=f"`chmod 755 {image.name}`"))
+    mount = root_can_mount_fuse() if root_can_mount is None else root_can_mount
+    argv = helper_command("", str(image), via, extract=not mount)
+    if mount:
+        return Route([tool, *argv[1:], *extra])
+    # The runtime unpacks into $TMPDIR/appimage_extracted_<md5 of the image>, a name anyone who
+    # can read the image can work out: in /tmp a user could make that folder first and swap
+    # what root unpacks there before it runs. Root unpacks into its own home instead (pkexec
+    # clears the environment, so the variable goes through env at its fixed path).
+    env_tool = find_tool("env")
+    if env_tool is None:
+        return Route(None, t("install.route.env-missing",
+                             "{program} is missing, which root needs to run the AppImage "
+                             "without FUSE; install {package}", program="/usr/bin/env",
+                             package="libfuse2t64 (or libfuse2)"))
+    return Route([tool, env_tool, f"TMPDIR={ROOT_EXTRACT_DIR}", *argv[1:], *extra])
+
+
+def root_can_mount_fuse(dev_fuse: str = "/dev/fuse", library: str = "libfuse.so.2") -> bool:
+    """Whether root could mount the AppImage: the runtime needs libfuse 2 and /dev/fuse.
+    (Without them root runs it with ``--appimage-extract-and-run``: slower, same result.)"""
+    if not os.path.exists(dev_fuse):
+        return False
+    import ctypes
+
+    try:
+        ctypes.CDLL(library)
+    except OSError:
+        return False
+    return True
+
+
+def appimage_problems(path: str, uid: int) -> list[str]:
+    """Why root should not run the AppImage at ``path`` for user ``uid``: it must be a regular
+    file owned by root or ``uid`` that its group and others cannot change, and every folder
+    above it must be one that only root or ``uid`` can change (a sticky folder, such as /tmp,
+    lets others add files but not replace this one). [] when it is safe."""
+    problems: list[str] = []
+    try:
+        info = os.lstat(path)
+    except OSError as exc:
+        return [t("install.route.cannot-check", "{path} cannot be checked ({reason})",
+                  path=path, reason=exc.strerror or exc)]
+    if not stat.S_ISREG(info.st_mode):
+        problems.append(t("install.route.appimage-not-file", "{path} is not a plain file",
+                          path=path))
+    for entry in _chain(os.path.abspath(path)):
+        try:
+            entry_info = os.lstat(entry)
+        except OSError as exc:
+            problems.append(t("install.route.cannot-check", "{path} cannot be checked "
+                              "({reason})", path=entry, reason=exc.strerror or exc))
+            continue
+        sticky_dir = stat.S_ISDIR(entry_info.st_mode) and entry_info.st_mode & stat.S_ISVTX
+        if entry_info.st_uid not in (0, uid):
+            problems.append(t("install.route.not-root-owned", "{path} belongs to {owner}",
+                              path=entry, owner=_owner(entry_info.st_uid)))
+        elif entry_info.st_mode & 0o022 and not sticky_dir:
+            problems.append(t("install.route.writable-by-group", "{path} can be changed by its "
+                              "group", path=entry) if not entry_info.st_mode & 0o002 else
+                            t("install.route.writable-by-others", "{path} can be changed by "
+                              "its group and others", path=entry))
+    return problems
 
 
 def _not_absolute(python: str | None) -> str:

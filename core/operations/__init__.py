@@ -8,6 +8,8 @@ commands; the desktop app calls the same ones.
 - :mod:`core.operations.setup`: plan, run and resume a set-up; the card's variables
 - :mod:`core.operations.benchmark`: run a suite to a stored report (events, cancel)
 - :mod:`core.operations.reports`: list, load, render, export, compare, import, delete reports
+- :mod:`core.operations.menu_entry`: the AppImage in the desktop's application menu (add,
+  read back, remove)
 
 This file imports nothing.
 """

@@ -1557,6 +1557,50 @@ PyTorch：%4</translation>
         <source>Language</source>
         <translation>语言</translation>
     </message>
+    <message>
+        <source>Application menu</source>
+        <translation>应用程序菜单</translation>
+    </message>
+    <message>
+        <source>rocmate is in the application menu, added as %1. It starts this AppImage.</source>
+        <translation>rocmate已在应用程序菜单中，添加为 %1。它启动的就是这个AppImage。</translation>
+    </message>
+    <message>
+        <source>The application menu starts another copy of rocmate: %1. Add this one to start it instead.</source>
+        <translation>应用程序菜单启动的是另一份rocmate：%1。添加这一份，改为启动它。</translation>
+    </message>
+    <message>
+        <source>The application menu&apos;s rocmate points at %1, which is no longer there (moved or deleted). Add this copy to mend it.</source>
+        <translation>应用程序菜单中的rocmate指向 %1，但那里已经没有这个文件了（被移动或删除）。添加这一份即可修复。</translation>
+    </message>
+    <message>
+        <source>The application menu already has a rocmate entry that rocmate did not write (%1); it is left as it is.</source>
+        <translation>应用程序菜单中已有一个rocmate菜单项，但不是rocmate写入的（%1）；rocmate不会改动它。</translation>
+    </message>
+    <message>
+        <source>Start this AppImage from your desktop&apos;s application menu, like any other app: rocmate adds its own entry and icon, and removes them again when asked.</source>
+        <translation>像其他应用一样，从桌面的应用程序菜单启动这个AppImage：rocmate会添加自己的菜单项和图标，需要时也会再移除它们。</translation>
+    </message>
+    <message>
+        <source>Add to the application &amp;menu</source>
+        <translation>添加到应用程序菜单(&amp;M)</translation>
+    </message>
+    <message>
+        <source>Remove from the application &amp;menu</source>
+        <translation>移出应用程序菜单(&amp;M)</translation>
+    </message>
+    <message>
+        <source>Not removed: %1</source>
+        <translation>未移除：%1</translation>
+    </message>
+    <message>
+        <source>Not added: %1</source>
+        <translation>未添加：%1</translation>
+    </message>
+    <message>
+        <source>Removed: rocmate&apos;s entry and its icon are gone from the application menu.</source>
+        <translation>已移除：rocmate的菜单项和图标已从应用程序菜单中删除。</translation>
+    </message>
 </context>
 <context>
     <name>WindowsSidePage</name>
