@@ -71,6 +71,12 @@ def run_gui(args: argparse.Namespace, quiet_fallback: bool = False) -> int:
         return 2
     if args.screenshot_dir:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    # no desktop first: without one, which desktop libraries are missing does not matter
+    if not args.screenshot_dir and not _desktop() and \
+            os.environ.get("QT_QPA_PLATFORM") not in ("offscreen", "minimal"):
+        print("rocmate: no desktop here (no DISPLAY or WAYLAND_DISPLAY) to open the app on; "
+              "run `rocmate doctor` in the terminal", file=sys.stderr)
+        return 2
     from core.knowledge.desktop import missing_advice
     from gui.host_libraries import missing
 
@@ -89,12 +95,5 @@ def run_gui(args: argparse.Namespace, quiet_fallback: bool = False) -> int:
         print(f"rocmate: the desktop app is not installed here ({exc}); pip install "
               "'rocmate[gui]'", file=sys.stderr)
         return 2
-    if not args.screenshot_dir and not _desktop() and \
-            os.environ.get("QT_QPA_PLATFORM") not in ("offscreen", "minimal"):
-        print("rocmate: no desktop here (no DISPLAY or WAYLAND_DISPLAY) to open the app on; "
-              "run `rocmate doctor` in the terminal", file=sys.stderr)
-        return 2
-    if args.screenshot_dir:
-        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     return run(Session(root=args.root, python=args.python), args.screenshot_dir,
                [Path(f) for f in args.screenshot_report], language=args.lang)
