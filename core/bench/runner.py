@@ -47,6 +47,7 @@ from core.bench.worker import errors
 from core.bench.worker.errors import PATTERNS_FILE, Translate, english
 from core.bench.worker.options import BenchOptions
 from core.bench.worker.protocol import decode
+from core.bundle import worker_sources
 from core.report.model import TelemetrySample
 from core.system import LiveSystem, System, clean_env
 
@@ -114,9 +115,12 @@ def killed_advice(advice: str, t: Translate = english) -> str:
 
 def prepare_worker_root(dest: Path) -> Path:
     """Copy the worker package ``core/bench/worker/`` (sources only) into ``dest``, with the
-    ``__init__.py`` of ``core`` and ``core/bench`` (they import nothing) and no other file."""
-    src_bench = Path(core.bench.__file__).resolve().parent
-    src_core = src_bench.parent
+    ``__init__.py`` of ``core`` and ``core/bench`` (they import nothing) and no other file. The
+    packaged program copies them from its worker folder (core.bundle.worker_sources): its own
+    modules are compiled into its archive, not files."""
+    packaged = worker_sources()
+    src_core = packaged / "core" if packaged else Path(core.bench.__file__).resolve().parent.parent
+    src_bench = src_core / "bench"
     target = dest / "core"
     (target / "bench").mkdir(parents=True, exist_ok=True)
     shutil.copy2(src_core / "__init__.py", target / "__init__.py")
@@ -202,6 +206,7 @@ class BenchRunner:
         self._file: IO[str] | None = None
         self._sampler: Sampler | None = None
         self._stderr = bytearray()
+        self._file_error: str | None = None  # why the run file could not be written
 
     @property
     def pid(self) -> int | None:
@@ -214,10 +219,25 @@ class BenchRunner:
 
     def _record(self, event: dict[str, Any]) -> None:
         if self._file is not None:
-            self._file.write(json.dumps(event, separators=(",", ":"), default=str) + "\n")
-            self._file.flush()
+            try:
+                self._file.write(json.dumps(event, separators=(",", ":"), default=str) + "\n")
+                self._file.flush()
+            except OSError as exc:  # a full disk: the run stops with a readable error
+                self._run_file_failed(exc)
         if self.on_event is not None:
             self.on_event(event)
+
+    def _run_file_failed(self, exc: OSError) -> None:
+        """The run file cannot be written any more: a run is not measured without its run
+        file (a crash would lose it), so the worker is stopped and the run ends with the
+        reason (:meth:`_finish`)."""
+        file, self._file = self._file, None
+        with contextlib.suppress(OSError):
+            if file is not None:
+                file.close()
+        self._file_error = (f"cannot write the run file {self.run_file}: "
+                            f"{exc.strerror or exc}")
+        self._kill()
 
     # -- control ---------------------------------------------------------------------------------
 
@@ -264,7 +284,8 @@ class BenchRunner:
             # copying the package and loading the error texts takes tens of ms: not on the
             # caller's event loop (the desktop app's window)
             await asyncio.to_thread(prepare_worker_root, workdir)
-            await self._run_worker(argv, workdir, out)
+            if self._file_error is None:
+                await self._run_worker(argv, workdir, out)
         finally:
             out.duration_s = self._now()
             self._finish(out)
@@ -273,7 +294,8 @@ class BenchRunner:
             self._record({"event": "end", "status": out.status, "rx_t": out.duration_s,
                           "returncode": out.returncode})
             if self._file is not None:
-                self._file.close()
+                with contextlib.suppress(OSError):
+                    self._file.close()
             shutil.rmtree(workdir, ignore_errors=True)
         return out
 
@@ -452,6 +474,9 @@ class BenchRunner:
             out.status = "ok"
             return
         out.result = None
+        if out.error is None and self._file_error is not None:
+            out.error = self._parent_error("other", self._file_error, advice=run_file_advice())
+            self._record({**out.error, "rx_t": self._now()})
         if out.error is None:
             out.error = self._death_error(out)
             self._record({**out.error, "rx_t": self._now()})
