@@ -8,7 +8,8 @@ STAMP_TEST := $(VENV)/.stamp-test
 # torch for the benchmark tests: pinned to what the build machines hold (never newer than 2.14.1).
 TORCH_PINS := torch==2.14.1 torchvision==0.29.1
 
-.PHONY: run test lint venv clean screenshots bench-doctor bench-gui i18n qm appimage bench-appimage
+.PHONY: run test lint venv clean screenshots bench-doctor bench-gui i18n qm appimage bench-appimage \
+	faults
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -30,13 +31,26 @@ run: $(STAMP_APP) qm
 	$(BIN)/rocmate $(ARGS)
 
 ## Install what the tests need into .venv (and, as root, the Debian tools the apt and browser
-## tests use), then run lint, types, import contracts and pytest.
+## tests use), then run lint, types, import contracts, pytest and `make faults`.
 test: $(STAMP_TEST) qm appimage
 	bash scripts/install-test-system-deps.sh
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest $(PYTEST_ARGS)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest --ignore=tests/faults $(PYTEST_ARGS)
+	$(MAKE) --no-print-directory faults
+
+## Inject faults and hostile input for real (tests/faults/) and print what was injected,
+## survived and lost, what was tried and refused, and the fuzz examples per parser.
+FAULTS_LEDGER := build/faults/ledger.json
+faults: $(STAMP_TEST)
+	bash scripts/install-test-system-deps.sh
+	rm -f $(FAULTS_LEDGER)
+	# the table is printed even when a test failed (it then counts that test's faults as not
+	# survived); make faults fails when either fails
+	status=0; ROCMATE_FAULTS_LEDGER=$(FAULTS_LEDGER) QT_QPA_PLATFORM=offscreen \
+		$(BIN)/python -m pytest tests/faults -q $(FAULTS_ARGS) || status=$$?; \
+	$(BIN)/python -m tests.faults.table $(FAULTS_LEDGER) && exit $$status
 
 lint: $(STAMP_TEST)
 	$(BIN)/ruff check .

@@ -345,7 +345,7 @@ class SnapshotSystem:
         """``host`` if it is a regular file or folder really inside the snapshot, else None."""
         try:
             real = host.resolve(strict=True)
-        except (OSError, RuntimeError):
+        except (OSError, RuntimeError, ValueError):  # ValueError: a NUL byte in the path
             return None
         root = self.root.resolve()
         if real != root and root not in real.parents:
@@ -513,7 +513,7 @@ def _load_json(path: Path) -> Any:
         return None
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deeply
         return None
 
 

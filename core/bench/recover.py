@@ -27,6 +27,7 @@ import datetime as _dt
 import fcntl
 import json
 import logging
+import math
 import os
 import re
 from collections.abc import Callable, Iterator
@@ -87,7 +88,7 @@ def read_events(data: bytes) -> list[dict[str, Any]]:
             continue
         try:
             event = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested too deeply
             continue
         if isinstance(event, dict) and isinstance(event.get("event"), str):
             events.append(event)
@@ -259,7 +260,7 @@ def _take(event: dict[str, Any], out: RunOutcome) -> None:
         out.phases.append(event)
     elif kind == "step" and _usable_step(event):
         out.steps.append(event)
-    elif kind == "result" and isinstance(event.get("headline"), str):
+    elif kind == "result" and _usable_result(event):
         out.result = event
     elif kind == "error" and out.error is None:
         out.error = {**event, "source": _text(event.get("source")) or "worker"}
@@ -318,6 +319,22 @@ def _usable_step(event: dict[str, Any]) -> bool:
     return (_number(event.get("seconds")) and isinstance(event.get("index"), int)
             and isinstance(event.get("items"), int) and isinstance(event.get("phase"), str)
             and _number(event.get("rx_t")))
+
+
+def _usable_result(event: dict[str, Any]) -> bool:
+    """A result a report can be built from (a damaged one would stop the recovery)."""
+    figures = event.get("figures") or {}
+    if not isinstance(event.get("headline"), str) or not isinstance(figures, dict):
+        return False
+    if not all(isinstance(f, dict) for f in figures.values()):
+        return False
+    for key in ("warmup", "measure"):
+        part = event.get(key) or {}
+        if not isinstance(part, dict) or not all(
+                _number(part[k]) and math.isfinite(part[k]) for k in ("steps", "seconds", "items")
+                if k in part):
+            return False
+    return isinstance(event.get("details") or {}, dict)
 
 
 _SAMPLE_NUMBERS = {f.name for f in fields(TelemetrySample)} - {"temps_c", "clocks_mhz"}

@@ -179,9 +179,9 @@ def wsl_gpu(ctx: Context) -> list[Finding]:
             t("doctor.wsl-gpu-unsupported.title",
               "{gpu} ({gfx}) is not on AMD's list for ROCm on WSL 2", gpu=gpu.name, gfx=gpu.gfx),
             t("doctor.wsl-gpu-unsupported.detail",
-              "AMD's WSL 2 support (ROCm {versions}) covers {targets} only (RX 7700 and up, "
-              "RX 9000, Ryzen AI APUs). Users with RDNA2 cards report that rocminfo shows no GPU "
-              "under WSL, override or not.", versions=versions,
+              "AMD's WSL 2 support (ROCm {versions}) covers the targets {targets} only, and of "
+              "their cards only those AMD names on its WSL list. Users with RDNA2 cards report "
+              "that rocminfo shows no GPU under WSL, override or not.", versions=versions,
               targets=", ".join(sorted(served))),
             t("doctor.wsl-gpu-unsupported.fix",
               "Run Linux natively (a second boot) to use this card with ROCm; under WSL, "

@@ -62,7 +62,7 @@ def decode(line: str | bytes) -> dict[str, Any] | None:
         return None
     try:
         obj = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deeply
         return None
     if not isinstance(obj, dict) or obj.get("event") not in EVENTS:
         return None

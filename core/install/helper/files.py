@@ -157,6 +157,16 @@ def _restore(dir_fd: int, saved: _Saved, temps: list[str]) -> str:
     return "restored"
 
 
+def _holds(dir_fd: int, saved: _Saved) -> bool:
+    """Whether the name still holds exactly what was saved (content, mode and owner)."""
+    try:
+        current = _read(dir_fd, saved.name, saved.name)
+    except (OSError, FileFailed):
+        return False
+    return current is not None and (current.data, current.mode, current.uid, current.gid) == (
+        saved.data, saved.mode, saved.uid, saved.gid)
+
+
 @dataclass
 class Transaction:
     """Every file change of one run, to be undone if the run fails."""
@@ -208,6 +218,8 @@ class Transaction:
                 try:
                     what = _restore(fd, saved, record.temps)
                 except OSError as exc:
+                    if _holds(fd, saved):
+                        continue  # the run's own write had failed (a full disk): never changed
                     done.append(f"could not restore {path} ({exc.strerror}); "
                                 "it keeps this run's content")
                     continue

@@ -784,7 +784,7 @@ def _step(step: dict[str, Any], target: Target, policy: Policy, state: _PlanStat
     if unknown:
         raise Refused(f"unknown field(s) {', '.join(k[:40] for k in unknown)}")
     step_id = step.get("id")
-    if not isinstance(step_id, str) or not ID_RE.match(step_id):
+    if not isinstance(step_id, str) or not ID_RE.fullmatch(step_id):  # not match: "$" lets "a\n" in
         raise Refused("id must be lowercase letters, digits, '.', '_' or '-' (at most 64)")
     if step_id in state.ids:
         raise Refused(f"id {step_id!r} appears twice")
@@ -792,9 +792,10 @@ def _step(step: dict[str, Any], target: Target, policy: Policy, state: _PlanStat
     title = _check_text(step.get("title"), "title", limit=MAX_TITLE, required=True,
                         multiline=False)
     _check_text(step.get("explain"), "explain", limit=MAX_TEXT, required=False, multiline=True)
-    if step.get("kind") is not None and step.get("kind") not in KINDS:
+    kind, after = step.get("kind"), step.get("after")  # a list or an object is not hashable
+    if kind is not None and (not isinstance(kind, str) or kind not in KINDS):
         raise Refused(f"kind must be one of {', '.join(sorted(KINDS))}")
-    if step.get("after") is not None and step.get("after") not in AFTER:
+    if after is not None and (not isinstance(after, str) or after not in AFTER):
         raise Refused("after must be relogin or reboot")
     consent = step.get("consent")
     if consent is not None and not isinstance(consent, bool):

@@ -144,7 +144,7 @@ def last_json_object(text: str) -> dict[str, Any] | None:
         if line.startswith("{"):
             try:
                 answer = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):  # RecursionError: nested too deeply
                 return None
             return answer if isinstance(answer, dict) else None
     return None
