@@ -80,14 +80,20 @@ def test_ctrl_c_while_rocmate_starts_is_no_traceback() -> None:
     start = time.perf_counter()
     subprocess.run([sys.executable, "-c", "pass"], check=True)
     python_starts = time.perf_counter() - start  # before that, no program can catch a signal
+    interrupted = 0
     for extra in (0.0, 0.02, 0.05, 0.1, 0.2):
         proc = subprocess.Popen([*ROCMATE, "doctor", "--no-torch"], cwd=ROOT,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         time.sleep(python_starts * 1.5 + extra)
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
+        out, err = proc.communicate(timeout=60)
         assert "Traceback" not in err, (extra, err)
-        assert proc.returncode in (0, 130, -signal.SIGINT), (extra, proc.returncode, err)
+        if proc.returncode in (130, -signal.SIGINT):
+            interrupted += 1
+        else:  # the doctor was done before the signal came: its verdict's own exit status
+            assert proc.returncode in (0, 1, 4) and "Verdict:" in out, (extra, proc.returncode,
+                                                                         err)
+    assert interrupted, "no start was interrupted: the signal came too late every time"
 
 
 def test_a_report_already_scrubbed_is_not_walked_again() -> None:
