@@ -45,6 +45,7 @@ from core.report.history import History
 from core.report.model import Report
 from tests.bench.helpers import PYTHON, bare_venv, site_packages, tiny
 from tests.bench.test_recover import STOPPED, wait_for
+from tests.faults.kept import check_kept, stored
 from tests.faults.ledger import Ledger
 from tests.report.support import CPU, load
 
@@ -67,22 +68,6 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     with History(history) as h:
         h.insert(load(CPU))
     return history
-
-
-def stored(history: Path) -> dict[int, Report]:
-    """Every run in the history, by id."""
-    with History(history) as h:
-        return {e.id: h.report(e.id) for e in h.list(limit=10_000)}
-
-
-def check_kept(ledger: Ledger, kind: str, history: Path, before: dict[int, Report]) -> None:
-    """The runs stored before the fault are all there, unchanged."""
-    after = stored(history)
-    for entry_id, report in before.items():
-        if entry_id not in after:
-            ledger.lost(kind, f"history run #{entry_id} is gone")
-        if after[entry_id] != report:
-            ledger.lost(kind, f"history run #{entry_id} was changed")
 
 
 def check_run_file(ledger: Ledger, kind: str, path: Path, seen: list[Event]) -> list[Event]:

@@ -32,6 +32,7 @@ from core.report.history import SCHEMA_VERSION, History
 from core.report.model import Report, to_json
 from core.report.writers import MAX_BYTES
 from tests.bench.helpers import PYTHON
+from tests.faults.kept import check_kept, stored
 from tests.faults.ledger import Ledger
 from tests.report.support import CPU, GEMM, H200, ROOT, load, seeded
 from tests.report.test_history_robust import _asides, _fill
@@ -64,20 +65,6 @@ def seed(history: Path) -> dict[int, Report]:
     return stored(history)
 
 
-def stored(history: Path) -> dict[int, Report]:
-    """Every run in the history, by id."""
-    with History(history, repair=False) as h:
-        return {e.id: h.report(e.id) for e in h.list(limit=100_000)}
-
-
-def check_kept(ledger: Ledger, kind: str, history: Path, before: dict[int, Report]) -> None:
-    """The runs stored before the fault are all there, unchanged."""
-    after = stored(history)
-    for entry_id, report in before.items():
-        if entry_id not in after:
-            ledger.lost(kind, f"history run #{entry_id} is gone")
-        if after[entry_id] != report:
-            ledger.lost(kind, f"history run #{entry_id} was changed")
 
 
 def report_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
