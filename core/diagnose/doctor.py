@@ -12,6 +12,7 @@ from core.diagnose.engine import diagnose, verdict
 from core.diagnose.finding import Finding
 from core.knowledge.loader import Knowledge, load_knowledge
 from core.probe.facts import Facts, gather
+from core.probe.gpus import GpuFacts
 from core.probe.torch import DEFAULT_TIMEOUT
 from core.system import System
 
@@ -41,6 +42,7 @@ class DoctorReport:
             "verdict": self.verdict,
             "platform": platform,
             "gpus": gpus,
+            **_links(facts.gpus),
             "primary_gpu": self.primary_index,
             "rocm": facts.rocm.to_json(),
             "torch": facts.torch.to_json() if facts.torch is not None else None,
@@ -52,6 +54,16 @@ class DoctorReport:
             "timings": {**facts.timings, "total_s": round(self.elapsed_s, 4)},
             "problems": list(facts.gpus.problems),
         }
+
+
+def _links(gpus: GpuFacts) -> dict[str, Any]:
+    """``links``, only where sysfs showed any (older consumers and recorded outputs without
+    them are unchanged): each discrete GPU's PCIe link by its slot, and the xGMI links."""
+    if not gpus.pcie and not gpus.peers:
+        return {}
+    peers = None if gpus.peers is None else [peer.to_json() for peer in gpus.peers]
+    return {"links": {"pcie": {slot: link.to_json() for slot, link in gpus.pcie},
+                      "peers": peers}}
 
 
 def reword(report: DoctorReport, kb: Knowledge | None = None) -> DoctorReport:

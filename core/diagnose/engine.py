@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from core.diagnose import rules_gpu, rules_system
+from core.diagnose import rules_gpu, rules_links, rules_system
 from core.diagnose.context import Context
 from core.diagnose.finding import Finding
 from core.diagnose.rules_torch import torch_rules
@@ -26,6 +26,8 @@ RULES: tuple[Rule, ...] = (
     rules_gpu.override_needed,
     rules_gpu.override_wrong,
     rules_gpu.igpu_first,
+    rules_links.several_gpus,
+    rules_links.gpu_links,
     rules_system.distro,
     rules_system.kernel,
     rules_system.rocm_multiple,

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from core.knowledge.gpus import GpuRow
 from core.knowledge.loader import Knowledge
 from core.knowledge.vendors import VendorTable
+from core.probe.links import PcieLink, PeerLink, pcie_link, peer_links
 from core.probe.parse.kfd import decode_gfx_target_version, parse_properties, pci_location
 from core.probe.parse.lspci import PciDevice, is_display_class, parse_lspci
 from core.probe.parse.rocminfo import RocminfoReport
@@ -98,6 +99,14 @@ class GpuFacts:
     kfd_nodes: tuple[KfdNode, ...] = ()
     cpu_nodes: tuple[int, ...] = ()
     problems: tuple[str, ...] = field(default=())
+    pcie: tuple[tuple[str, PcieLink], ...] = ()
+    """Each discrete GPU's PCIe link to the host, by the GPU's slot (core.probe.links)."""
+    peers: tuple[PeerLink, ...] | None = ()
+    """Direct links between GPU nodes of the KFD topology (xGMI); None when the topology's
+    io_links could not be read."""
+
+    def link_of(self, gpu: Gpu) -> PcieLink | None:
+        return next((link for slot, link in self.pcie if slot == gpu.slot), None)
 
     @property
     def amd(self) -> list[Gpu]:
@@ -129,7 +138,20 @@ def probe_gpus(
         kfd_nodes=tuple(nodes),
         cpu_nodes=tuple(cpu_nodes),
         problems=tuple(problems),
+        pcie=tuple(_pcie_links(system, gpus)),
+        peers=peer_links(system, {n.node for n in nodes}) if len(nodes) > 1 else (),
     )
+
+
+def _pcie_links(system: System, gpus: list[Gpu]) -> list[tuple[str, PcieLink]]:
+    """The PCIe link of each discrete GPU that PCI sysfs lists."""
+    found = []
+    for gpu in gpus:
+        if gpu.slot and not gpu.integrated and "pci" in gpu.sources:
+            link = pcie_link(system, gpu.slot)
+            if link is not None:
+                found.append((gpu.slot, link))
+    return found
 
 
 # -- KFD ------------------------------------------------------------------------------------

@@ -1,0 +1,127 @@
+"""Rules about several GPUs and how the GPUs are connected: the cards a data-parallel run can
+use, cards that differ, and a card on a narrow or slow PCIe link (core.probe.links)."""
+
+from __future__ import annotations
+
+from core.diagnose.context import Context
+from core.diagnose.finding import Finding
+from core.i18n import t
+from core.probe.gpus import Gpu
+from core.probe.links import PcieLink
+from core.probe.parse.pcie import generation
+
+
+def _training_gpus(ctx: Context) -> list[Gpu]:
+    """The usable discrete AMD GPUs: the ones a data-parallel run puts a rank on."""
+    return [g for g, _ in ctx.usable_amd if not g.integrated]
+
+
+def several_gpus(ctx: Context) -> list[Finding]:
+    gpus = _training_gpus(ctx)
+    if len(gpus) < 2:
+        return []
+    names = _names(gpus)
+    findings = [Finding(
+        "gpus-several", "info",
+        t("doctor.gpus-several.title", "{count} GPUs for data-parallel training: {gpus}",
+          count=len(gpus), gpus=names),
+        t("doctor.gpus-several.detail",
+          "How they are connected: {link}. PyTorch trains on several GPUs with one process per "
+          "GPU (torch.distributed); on ROCm its nccl backend is RCCL, and the gradients go "
+          "from card to card at every step.", link=_between(ctx, gpus)),
+    )]
+    kinds = {(g.gfx, g.name) for g in gpus}
+    if len(kinds) > 1:
+        largest = max(kinds, key=lambda k: sum((g.gfx, g.name) == k for g in gpus))
+        same = [g for g in gpus if (g.gfx, g.name) == largest]
+        indexes = ",".join(str(ctx.rocm_index(g)) for g in same)
+        findings.append(Finding(
+            "gpus-mixed", "info",
+            t("doctor.gpus-mixed.title", "The GPUs are not alike: {gpus}", gpus=names),
+            t("doctor.gpus-mixed.detail",
+              "Data-parallel training waits for the slowest card at every step, so different "
+              "cards together give less than the sum of each, and the PyTorch build needs code "
+              "for every card's gfx target."),
+            t("doctor.gpus-mixed.fix", "To train on the matching cards only: {command}",
+              command=f"export HIP_VISIBLE_DEVICES={indexes}") if len(same) > 1 else "",
+        ))
+    return findings
+
+
+def _names(gpus: list[Gpu]) -> str:
+    """"4 × Instinct MI300X (gfx942)", alike cards counted, in the order they come."""
+    counts: dict[str, int] = {}
+    for gpu in gpus:
+        name = f"{gpu.name} ({gpu.gfx})"
+        counts[name] = counts.get(name, 0) + 1
+    return t("doctor.list-separator", "; ").join(
+        f"{count} × {name}" if count > 1 else name for name, count in counts.items())
+
+
+def _between(ctx: Context, gpus: list[Gpu]) -> str:
+    """How the GPUs reach each other: xGMI where the KFD lists it, else PCIe via the host;
+    unknown where the KFD's io_links were not read."""
+    nodes = {g.kfd_node for g in gpus if g.kfd_node is not None}
+    peers = ctx.facts.gpus.peers
+    if peers is None or len(nodes) < len(gpus):
+        return t("doctor.link.unknown", "not known (the KFD topology's io_links were not "
+                                        "read)")
+    if any(p.kind == "xgmi" and p.from_node in nodes and p.to_node in nodes for p in peers):
+        return t("doctor.link.xgmi", "xGMI (AMD Infinity Fabric), directly")
+    links = [link for g in gpus if (link := ctx.facts.gpus.link_of(g)) is not None]
+    slowest = min(links, key=lambda link: link.gbytes_per_s or 0.0, default=None)
+    if slowest is None or slowest.gbytes_per_s is None:
+        return t("doctor.link.pcie", "PCIe, through the host")
+    return t("doctor.link.pcie-slowest",
+             "PCIe, through the host (the slowest card's link: {link})", link=_shown(slowest))
+
+
+def _shown(link: PcieLink) -> str:
+    """"PCIe 4.0 x8, 15.8 GB/s each way"."""
+    gen = generation(link.best_speed)
+    name = f"PCIe {gen}.0" if gen else f"{link.best_speed:g} GT/s"
+    return t("doctor.link.shown", "{name} x{lanes}, {gbs} GB/s each way", name=name,
+             lanes=link.best_width, gbs=f"{link.gbytes_per_s:.1f}")
+
+
+def gpu_links(ctx: Context) -> list[Finding]:
+    """A discrete card on fewer lanes or a lower PCIe generation than it has."""
+    findings = []
+    for gpu in _training_gpus(ctx):
+        link = ctx.facts.gpus.link_of(gpu)
+        if link is None or not (link.narrow or link.slower) or link.card_gbytes_per_s is None:
+            continue
+        card_gen = generation(link.card_speed)
+        card = f"PCIe {card_gen}.0 x{link.card_width}" if card_gen else f"x{link.card_width}"
+        if link.narrow:
+            finding = Finding(
+                "gpu-link-narrow", "info",
+                t("doctor.gpu-link-narrow.title", "{gpu} gets {link}; the card has {card}",
+                  gpu=gpu.name, link=_shown(link), card=card),
+                t("doctor.gpu-link-narrow.detail",
+                  "The slot or the way to the CPU gives the card fewer lanes than it has: "
+                  "{gbs} GB/s each way instead of {card_gbs}. Training on one card hardly "
+                  "notices; loading models does, and so does data-parallel training, whose "
+                  "gradients cross this link at every step.",
+                  gbs=f"{link.gbytes_per_s:.1f}", card_gbs=f"{link.card_gbytes_per_s:.1f}"),
+                t("doctor.gpu-link-narrow.fix",
+                  "Put the card in a slot wired x16 to the CPU (the board's manual says which "
+                  "slots share lanes or hang off the chipset), and check the slot's settings "
+                  "in the BIOS (lane splitting) and any riser cable."),
+            )
+        else:
+            finding = Finding(
+                "gpu-link-slow", "info",
+                t("doctor.gpu-link-slow.title", "{gpu} gets {link}; the card has {card}",
+                  gpu=gpu.name, link=_shown(link), card=card),
+                t("doctor.gpu-link-slow.detail",
+                  "The board allows a lower PCIe generation than the card's: {gbs} GB/s each "
+                  "way instead of {card_gbs}. Training on one card hardly notices; loading "
+                  "models and data-parallel training do.",
+                  gbs=f"{link.gbytes_per_s:.1f}", card_gbs=f"{link.card_gbytes_per_s:.1f}"),
+                t("doctor.gpu-link-slow.fix",
+                  "Nothing to do for one card. For several, the slots wired to the CPU are "
+                  "usually the fastest; in the BIOS the slot's link speed belongs on Auto."),
+            )
+        findings.append(finding)
+    return findings
