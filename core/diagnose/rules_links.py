@@ -35,17 +35,23 @@ def several_gpus(ctx: Context) -> list[Finding]:
         largest = max(kinds, key=lambda k: sum((g.gfx, g.name) == k for g in gpus))
         same = [g for g in gpus if (g.gfx, g.name) == largest]
         indexes = ",".join(str(ctx.rocm_index(g)) for g in same)
+        advice = t("doctor.gpus-mixed.only-alike", "To train on the matching cards only: "
+                   "{command}", command=f"export HIP_VISIBLE_DEVICES={indexes}")
         findings.append(Finding(
             "gpus-mixed", "info",
             t("doctor.gpus-mixed.title", "The GPUs are not alike: {gpus}", gpus=names),
-            t("doctor.gpus-mixed.detail",
-              "Data-parallel training waits for the slowest card at every step, so different "
-              "cards together give less than the sum of each, and the PyTorch build needs code "
-              "for every card's gfx target."),
-            t("doctor.gpus-mixed.fix", "To train on the matching cards only: {command}",
-              command=f"export HIP_VISIBLE_DEVICES={indexes}") if len(same) > 1 else "",
+            _sentences(t("doctor.gpus-mixed.detail",
+                         "Data-parallel training waits for the slowest card at every step, so "
+                         "different cards together give less than the sum of each, and the "
+                         "PyTorch build needs code for every card's gfx target."),
+                       advice if len(same) > 1 else ""),
         ))
     return findings
+
+
+def _sentences(first: str, second: str) -> str:
+    """Two sentences as one text (Chinese joins them without a space)."""
+    return first + t("doctor.sentence-gap", " ") + second if second else first
 
 
 def _names(gpus: list[Gpu]) -> str:
@@ -96,32 +102,29 @@ def gpu_links(ctx: Context) -> list[Finding]:
         if link.narrow:
             finding = Finding(
                 "gpu-link-narrow", "info",
-                t("doctor.gpu-link-narrow.title", "{gpu} gets {link}; the card has {card}",
-                  gpu=gpu.name, link=_shown(link), card=card),
+                t("doctor.gpu-link-narrow.title", "{gpu} at {slot} gets {link}; the card has "
+                  "{card}", gpu=gpu.name, slot=gpu.slot, link=_shown(link), card=card),
                 t("doctor.gpu-link-narrow.detail",
                   "The slot or the way to the CPU gives the card fewer lanes than it has: "
                   "{gbs} GB/s each way instead of {card_gbs}. Training on one card hardly "
                   "notices; loading models does, and so does data-parallel training, whose "
-                  "gradients cross this link at every step.",
+                  "gradients cross this link at every step. Where that matters, put the card "
+                  "in a slot wired x16 to the CPU (the board's manual says which slots share "
+                  "lanes or hang off the chipset), and check the slot's settings in the BIOS "
+                  "(lane splitting) and any riser cable.",
                   gbs=f"{link.gbytes_per_s:.1f}", card_gbs=f"{link.card_gbytes_per_s:.1f}"),
-                t("doctor.gpu-link-narrow.fix",
-                  "Put the card in a slot wired x16 to the CPU (the board's manual says which "
-                  "slots share lanes or hang off the chipset), and check the slot's settings "
-                  "in the BIOS (lane splitting) and any riser cable."),
             )
         else:
             finding = Finding(
                 "gpu-link-slow", "info",
-                t("doctor.gpu-link-slow.title", "{gpu} gets {link}; the card has {card}",
-                  gpu=gpu.name, link=_shown(link), card=card),
+                t("doctor.gpu-link-slow.title", "{gpu} at {slot} gets {link}; the card has "
+                  "{card}", gpu=gpu.name, slot=gpu.slot, link=_shown(link), card=card),
                 t("doctor.gpu-link-slow.detail",
                   "The board allows a lower PCIe generation than the card's: {gbs} GB/s each "
                   "way instead of {card_gbs}. Training on one card hardly notices; loading "
-                  "models and data-parallel training do.",
+                  "models and data-parallel training do. The slots wired to the CPU are "
+                  "usually the fastest, and in the BIOS the slot's link speed belongs on Auto.",
                   gbs=f"{link.gbytes_per_s:.1f}", card_gbs=f"{link.card_gbytes_per_s:.1f}"),
-                t("doctor.gpu-link-slow.fix",
-                  "Nothing to do for one card. For several, the slots wired to the CPU are "
-                  "usually the fastest; in the BIOS the slot's link speed belongs on Auto."),
             )
         findings.append(finding)
     return findings

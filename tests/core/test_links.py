@@ -207,7 +207,10 @@ def test_two_cards_one_on_the_chipset(tmp_path: Path) -> None:
     assert "gpus-mixed" not in found
     narrow = [f for f in answer["findings"] if f["id"] == "gpu-link-narrow"]
     assert [f["title"] for f in narrow] == [
-        "Radeon RX 9070 XT gets PCIe 4.0 x4, 7.9 GB/s each way; the card has PCIe 5.0 x16"]
+        "Radeon RX 9070 XT at 0000:07:00.0 gets PCIe 4.0 x4, 7.9 GB/s each way; the card has "
+        "PCIe 5.0 x16"]
+    assert narrow[0]["detail"].endswith("check the slot's settings in the BIOS (lane "
+                                        "splitting) and any riser cable.")
     assert "7.9 GB/s each way instead of 63.0" in narrow[0]["detail"]
     assert "gpu-link-slow" not in found  # the narrow one says the generation too
     links = answer["links"]["pcie"]
@@ -232,16 +235,24 @@ def test_cards_that_differ(tmp_path: Path) -> None:
     shutil.copytree(MACHINES / "mi300x-x4-ubuntu2204", root, symlinks=True)
     answer = doctor(root)
     assert "gpus-mixed" not in {f["id"] for f in answer["findings"]}
-    # a different card in the last KFD node (an MI210's gfx_target_version, 90010)
+    # an MI210 (gfx90a, PCI 1002:740f) in the last KFD node and its PCI slot
     nodes = root / "files/sys/class/kfd/kfd/topology/nodes"
     last = max((p for p in nodes.iterdir() if p.name.isdigit()), key=lambda p: int(p.name))
     props = last / "properties"
+    values = {"gfx_target_version": "90010", "device_id": str(0x740F)}
     props.write_text("\n".join(
-        "gfx_target_version 90010" if line.startswith("gfx_target_version") else line
-        for line in props.read_text().splitlines()) + "\n")
+        f"{line.split()[0]} {values[line.split()[0]]}" if line.split()[:1] and
+        line.split()[0] in values else line for line in props.read_text().splitlines()) + "\n")
+    location = int(next(line.split()[1] for line in props.read_text().splitlines()
+                        if line.startswith("location_id")))
+    slot = f"0000:{location >> 8:02x}:{(location >> 3) & 0x1f:02x}.{location & 7}"
+    (root / "files/sys/bus/pci/devices" / slot / "device").write_text("0x740f\n")
+    (root / "files/sys/bus/pci/devices" / slot / "revision").write_text("0x02\n")
     found = {f["id"]: f for f in doctor(root)["findings"]}
-    assert found["gpus-mixed"]["fix"] == (
-        "To train on the matching cards only: export HIP_VISIBLE_DEVICES=0,1,2")
+    assert found["gpus-mixed"]["title"] == (
+        "The GPUs are not alike: 3 × Instinct MI300X (gfx942); Instinct MI210 (gfx90a)")
+    assert found["gpus-mixed"]["detail"].endswith(
+        "gfx target. To train on the matching cards only: export HIP_VISIBLE_DEVICES=0,1,2")
 
 
 def test_xgmi_between_instinct_cards(tmp_path: Path) -> None:
