@@ -81,6 +81,7 @@ def _advice(run: SuiteRun, err: ErrorInfo) -> Iterator[Make]:
         yield functools.partial(_killed, make)
     yield from _missing_package(err.advice, ctx)
     yield runner.hung_advice
+    yield runner.rank_advice
     yield runner.run_file_advice
     yield runner.start_advice
     stopped = re.search(r"in its run file, (.+)\.$", err.advice)

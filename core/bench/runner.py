@@ -30,6 +30,7 @@ import datetime as _dt
 import fcntl
 import json
 import os
+import re
 import resource
 import shutil
 import signal
@@ -104,6 +105,16 @@ def hung_advice(t: Translate = english) -> str:
              "file to a bug report.")
 
 
+def rank_advice(t: Translate = english) -> str:
+    """Advice for a data-parallel run that one rank ended or held up."""
+    return t("bench.advice.rank",
+             "In a data-parallel run every rank waits for the others at each step, so one rank "
+             "that ends or stops answering stops them all. Its own words are in the run's log. "
+             "Run `rocmate doctor` to see the GPUs and how they are connected, try fewer GPUs "
+             "(--gpus) or one card at a time (HIP_VISIBLE_DEVICES), and set NCCL_DEBUG=INFO to "
+             "see what RCCL says.")
+
+
 def killed_advice(advice: str, t: Translate = english) -> str:
     """Advice for a worker killed by SIGKILL for no reason its output shows: the kernel's
     out-of-memory killer first, then ``advice`` (the kind's own)."""
@@ -133,8 +144,40 @@ def prepare_worker_root(dest: Path) -> Path:
 
 
 def worker_command(python: str, options: BenchOptions) -> list[str]:
-    """The argv that starts a worker (run it with cwd = a folder from prepare_worker_root)."""
-    return [python, "-E", "-B", "-u", "-m", "core.bench.worker", *options.to_argv()]
+    """The argv that starts a worker (run it with cwd = a folder from prepare_worker_root); a
+    data-parallel run (``--gpus``) starts PyTorch's own launcher, which starts one worker per
+    GPU (core.bench.worker.parallel)."""
+    if options.gpus is None:
+        return [python, "-E", "-B", "-u", "-m", "core.bench.worker", *options.to_argv()]
+    ranks = "gpu" if options.gpus == "all" else options.gpus
+    return [python, "-E", "-B", "-u", "-m", "torch.distributed.run", "--standalone",
+            "--nproc-per-node", ranks, "-m", "core.bench.worker", *options.to_argv()]
+
+
+def rank_env(env: Mapping[str, str]) -> dict[str, str]:
+    """What a data-parallel run's ranks get: the launcher starts them without ``-E``, so none of
+    the user's ``PYTHON*`` variables (a PYTHONPATH would load other code), unbuffered and
+    without bytecode files, as a plain worker; RCCL's warnings on (a collective that times out
+    says so in the run's log) unless the user chose a level."""
+    kept = {k: v for k, v in env.items() if not k.startswith("PYTHON")}
+    return {**kept, "PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1",
+            "NCCL_DEBUG": env.get("NCCL_DEBUG", "WARN")}
+
+
+_FAILED_RANK = re.compile(r"rank\s*:\s*(\d+)\s*\(local_rank")
+_FAILED_CODE = re.compile(r"exitcode\s*:\s*(-?\d+)")
+
+
+def failed_rank(stderr: str) -> tuple[int, int] | None:
+    """The first failed rank and its exit status, from torch.distributed.run's summary of a
+    failed run ("Root Cause (first observed failure)": ``rank : 1 (local_rank: 1)``, ``exitcode
+    : -9 (pid: ...)``)."""
+    root = stderr.rfind("Root Cause")
+    text = stderr[root:] if root >= 0 else stderr
+    rank, code = _FAILED_RANK.search(text), _FAILED_CODE.search(text)
+    if rank is None or code is None:
+        return None
+    return int(rank[1]), int(code[1])
 
 
 def default_runs_dir(env: Mapping[str, str]) -> Path:
@@ -262,6 +305,10 @@ class BenchRunner:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)  # the worker and any compile workers it started
 
+    def _env(self) -> dict[str, str]:
+        env = clean_env(self.extra_env)
+        return rank_env(env) if self.options.gpus is not None else env
+
     def _preexec(self) -> None:
         if self.memory_limit_bytes:
             resource.setrlimit(resource.RLIMIT_AS,
@@ -339,7 +386,7 @@ class BenchRunner:
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
                 cwd=str(workdir),
-                env=clean_env(self.extra_env),
+                env=self._env(),
                 start_new_session=True,
                 preexec_fn=self._preexec if self.memory_limit_bytes else None,
                 limit=LINE_LIMIT,
@@ -480,8 +527,38 @@ class BenchRunner:
         if out.error is None:
             out.error = self._death_error(out)
             self._record({**out.error, "rx_t": self._now()})
+        elif self._rank_ended(out):  # the launcher stopped rank 0 because another rank ended
+            out.error = self._rank_error(out)
+            self._record({**out.error, "rx_t": self._now()})
         cancelled = self._cancelled or out.error.get("kind") == "interrupted"
         out.status = "cancelled" if cancelled else "error"
+
+    def _rank_ended(self, out: RunOutcome) -> bool:
+        """A data-parallel run that nobody cancelled, whose rank 0 reported an error (a broken
+        connection, or the launcher's SIGTERM) because another rank had ended first, as the
+        launcher's summary says: that rank is the news, not rank 0's words."""
+        if self.options.gpus is None or self._cancelled or out.error is None:
+            return False
+        if out.error.get("source") != "worker" or out.error.get("rank", 0) != 0:
+            return False
+        found = failed_rank(self._stderr.decode("utf-8", "replace"))
+        return found is not None and found[0] != 0
+
+    def _rank_error(self, out: RunOutcome) -> dict[str, Any]:
+        """Which rank ended and how, from the launcher's summary; rank 0's own words stay in
+        the detail."""
+        world = (out.hello or {}).get("world_size") or self.options.gpus
+        rank, code = failed_rank(self._stderr.decode("utf-8", "replace")) or (0, 0)
+        how = f"exit code {code}"
+        if code < 0:
+            with contextlib.suppress(ValueError):
+                how = f"killed by {signal.Signals(-code).name}"
+        said = (out.error or {}).get("message") or ""
+        # i18n: english (the protocol's message; its advice is shown translated)
+        message = f"rank {rank} of {world} ended ({how}) and the others were stopped"
+        return self._parent_error("other", message, advice=rank_advice(),
+                                  detail=f"rank 0: {said}\n{out.stderr_tail}") | {
+                                      "cause": "rank"}
 
     def _death_error(self, out: RunOutcome) -> dict[str, Any]:
         """The worker ended without an error event: say how, from the outside."""
@@ -497,7 +574,7 @@ class BenchRunner:
             waited = self._waited_s
             return self._parent_error(
                 "other", f"the worker sent nothing for {waited:.0f} s and was killed (hung)",
-                advice=hung_advice(),
+                advice=rank_advice() if self.options.gpus is not None else hung_advice(),
                 detail=tail) | {"cause": "hung"}
         if rc is not None and rc < 0:
             try:

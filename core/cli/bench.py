@@ -84,6 +84,10 @@ def _benchmark_option_helps() -> list[tuple[str, str, str]]:
          t("cli.help.bench.seq-len", "llm-train sequence length")),
         ("inference_steps", "sd15-infer denoising steps (default 20)",
          t("cli.help.bench.inference-steps", "sd15-infer denoising steps (default 20)")),
+        ("gpus", "data-parallel on N GPUs, or all: one process per GPU (torch.distributed, "
+                 "DistributedDataParallel); resnet50-train and llm-train",
+         t("cli.help.bench.gpus", "data-parallel on N GPUs, or all: one process per GPU "
+           "(torch.distributed, DistributedDataParallel); resnet50-train and llm-train")),
     ]
 
 

@@ -68,17 +68,19 @@ def run(argv: list[str] | None, emitter: Emitter) -> int:
         ctx.suite = args.suite
         ctx.batch_size = args.batch_size
 
+        ranks = _ranks(args)
         emitter.setup("importing PyTorch")
         import torch  # noqa: F401  (a missing torch is reported as missing-package)
 
         from core.bench.worker import device as devmod
-        from core.bench.worker import suites
+        from core.bench.worker import parallel, suites
         from core.bench.worker.harness import Harness, Options
 
         if args.device != "cpu":
             emitter.setup("starting the GPU runtime")
         try:
-            dev = devmod.resolve(args.device)
+            dev = devmod.resolve(parallel.device_spec(args.device, ranks) if ranks
+                                 else args.device)
         except devmod.NoGpuError as exc:
             info = errors.ErrorInfo("no-gpu", str(exc), errors.advice_for("no-gpu", ctx))
             emitter.emit("error", **info.event_fields())
@@ -98,6 +100,12 @@ def run(argv: list[str] | None, emitter: Emitter) -> int:
         settings = opts.settings()
         import core
 
+        group: dict[str, Any] = {}
+        if ranks:
+            emitter.setup("joining the other ranks (torch.distributed)")
+            group = {"world_size": ranks.world,
+                     "backend_collective": parallel.join(ranks, dev.is_gpu),
+                     **parallel.software()}
         emitter.emit(
             "hello",
             protocol=PROTOCOL_VERSION,
@@ -107,10 +115,11 @@ def run(argv: list[str] | None, emitter: Emitter) -> int:
             settings=settings,
             **devmod.software(),
             **dinfo,
+            **group,
         )
         emitter.setup(suites.loading_words(args.suite))
         module = suites.load(args.suite)
-        harness = Harness(emitter, dev, opts)
+        harness = Harness(emitter, dev, opts, ranks=ranks)
         result: dict[str, Any] = module.run(harness, opts)
         result.update(dev.peak_memory())
         emitter.emit("result", suite=args.suite, settings=result.pop("settings", settings),
@@ -130,14 +139,35 @@ def run(argv: list[str] | None, emitter: Emitter) -> int:
         return 130 if info.kind == "interrupted" else 1
 
 
+def _ranks(args: argparse.Namespace) -> Any:
+    """This rank of a data-parallel run (core.bench.worker.parallel), or None for a plain run;
+    ``--gpus`` needs the launcher."""
+    from core.bench.worker import parallel
+
+    ranks = parallel.from_env()
+    if args.gpus is not None and ranks is None:
+        raise UsageError("--gpus: start the worker through torch.distributed.run "
+                         "(rocmate bench --gpus does)")
+    return ranks if args.gpus is not None else None
+
+
 def main(argv: list[str] | None = None) -> int:
     stream = _claim_stdout()
     faulthandler.enable(sys.stderr)
     signal.signal(signal.SIGTERM, _on_sigterm)
-    emitter = Emitter(stream)
+    from core.bench.worker import parallel
+
+    words = sys.argv[1:] if argv is None else argv
+    ranks = parallel.from_env() if "--gpus" in words else None
+    if ranks is not None:  # a rank of a data-parallel run: it ends with its launcher
+        parallel.die_with_parent()
+    emitter: Emitter = (parallel.ErrorsOnly(stream, ranks.rank)
+                        if ranks is not None and not ranks.leader else Emitter(stream))
     try:
         return run(argv, emitter)
     finally:
+        if ranks is not None:
+            parallel.leave()
         stream.flush()
 
 

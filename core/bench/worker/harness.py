@@ -15,6 +15,7 @@ from typing import Any
 
 from core.bench.worker.device import Device
 from core.bench.worker.options import BenchOptions
+from core.bench.worker.parallel import Ranks
 from core.bench.worker.protocol import Emitter
 from core.bench.worker.stats import SettleRule, summarize
 
@@ -74,16 +75,24 @@ class Workload:
 
 @dataclass
 class PartResult:
-    """What the harness measured for one workload."""
+    """What the harness measured for one workload. In a data-parallel run ``times`` are the
+    slowest rank's and ``items`` all ranks' together; ``rank_times`` has each rank's times."""
 
     times: list[float]
     items: int
     series: dict[str, list[float]]
     warmup: dict[str, Any]
     measure: dict[str, Any]
+    rank_times: list[list[float]] = field(default_factory=list)
 
     def throughputs(self) -> list[float]:
         return [self.items / t for t in self.times if t > 0]
+
+    def per_gpu_throughputs(self) -> list[float]:
+        """Each rank's own items per second, every rank's steps together."""
+        world = len(self.rank_times) or 1
+        per_rank = self.items / world
+        return [per_rank / t for times in self.rank_times for t in times if t > 0]
 
 
 def figure(values: list[float], unit: str, *, higher_is_better: bool = True) -> dict[str, Any]:
@@ -95,11 +104,60 @@ def figure(values: list[float], unit: str, *, higher_is_better: bool = True) -> 
 class Harness:
     """Runs workloads with the warm-up rule and emits ``phase`` and ``step`` events."""
 
-    def __init__(self, emitter: Emitter, device: Device, options: Options) -> None:
+    def __init__(self, emitter: Emitter, device: Device, options: Options,
+                 ranks: Ranks | None = None) -> None:
         self.emitter = emitter
         self.device = device
         self.options = options
+        self.ranks = ranks
         self.started = time.perf_counter()
+        self._clock = 0.0  # a data-parallel phase's elapsed seconds, as every rank agreed
+        self._rank_dts: list[float] = []  # each rank's time of the last step
+        self.rank_times: list[list[float]] = []  # each rank's measured step times
+
+    @property
+    def world(self) -> int:
+        return self.ranks.world if self.ranks else 1
+
+    def data_parallel(self, model: Any) -> Any:
+        """``model`` under DistributedDataParallel in a data-parallel run, else itself."""
+        if self.ranks is None:
+            return model
+        from core.bench.worker import parallel
+
+        return parallel.wrap(model, self.device.torch_device)
+
+    def parallel_part(self, part: PartResult, unit: str) -> tuple[dict[str, Any],
+                                                                    dict[str, Any]]:
+        """The figures and details a data-parallel run adds to its suite's result: the
+        throughput of each GPU (every rank's steps) beside the total, and each rank's median;
+        nothing for a plain run."""
+        if not self.ranks or not part.rank_times:
+            return {}, {}
+        per_rank = part.items / self.world
+        medians = [summarize([per_rank / t for t in times if t > 0]).median
+                   for times in part.rank_times]
+        return ({"throughput_per_gpu": figure(part.per_gpu_throughputs(), unit)},
+                {"data_parallel": "DistributedDataParallel", "world_size": self.world,
+                 "rank_throughput": medians})
+
+    def _elapsed(self, t_start: float) -> float:
+        """Seconds since ``t_start``; in a data-parallel run the slowest rank's, as of the last
+        step, so that every rank ends its phases after the same step."""
+        return self._clock if self.ranks else time.perf_counter() - t_start
+
+    def _step(self, w: Workload, t_start: float) -> tuple[float, dict[str, float]]:
+        """One timed step; in a data-parallel run the slowest rank's time (every rank gets
+        every rank's, after the timing)."""
+        dt, extra = self.timed_step(w.step)
+        if self.ranks:
+            from core.bench.worker import parallel
+
+            agreed = parallel.agree([dt, time.perf_counter() - t_start],
+                                    self.device.torch_device)
+            self._rank_dts = [values[0] for values in agreed]
+            dt, self._clock = max(self._rank_dts), max(values[1] for values in agreed)
+        return dt, extra
 
     def setup(self, what: str, part: str | None = None) -> None:
         """Say what the suite prepares before its first step, in plain words ("building the
@@ -115,18 +173,21 @@ class Harness:
 
     def _emit_step(self, w: Workload, phase: str, index: int, dt: float,
                    extra: dict[str, float]) -> None:
+        items = w.items * self.world
         fields: dict[str, Any] = {
             "phase": phase,
             "index": index,
             "seconds": dt,
-            "items": w.items,
-            "throughput": w.items / dt if dt > 0 else None,
+            "items": items,
+            "throughput": items / dt if dt > 0 else None,
             "unit": w.unit,
             "t": time.perf_counter() - self.started,
         }
         if w.part:
             fields["part"] = w.part
         fields.update(extra)
+        if self.ranks:  # each rank's own step time: rank0_s, rank1_s, ...
+            fields.update({f"rank{i}_s": t for i, t in enumerate(self._rank_dts)})
         self.emitter.emit("step", **fields)
 
     def _phase(self, phase: str, w: Workload, **fields: Any) -> None:
@@ -144,6 +205,7 @@ class Harness:
         forced = self.options.warmup_steps is not None
         times: list[float] = []
         t_start = time.perf_counter()
+        self._clock = 0.0
         settled = False
         while True:
             if forced:
@@ -153,12 +215,12 @@ class Harness:
                 if len(times) >= w.min_warmup_steps and w.settle.settled(times):
                     settled = True
                     break
-                elapsed = time.perf_counter() - t_start
+                elapsed = self._elapsed(t_start)
                 if len(times) >= w.max_warmup_steps or (
                     len(times) >= 2 and elapsed >= w.max_warmup_s
                 ):
                     break
-            dt, extra = self.timed_step(w.step)
+            dt, extra = self._step(w, t_start)
             times.append(dt)
             self._emit_step(w, "warmup", len(times) - 1, dt, extra)
         return {
@@ -177,17 +239,21 @@ class Harness:
         times: list[float] = []
         series: dict[str, list[float]] = {}
         t_start = time.perf_counter()
+        self._clock = 0.0
+        self.rank_times = [[] for _ in range(self.world)] if self.ranks else []
         while True:
             n = len(times)
             if fixed is not None:
                 if n >= fixed:
                     break
             elif n >= w.max_steps or (
-                n >= w.min_steps and time.perf_counter() - t_start >= seconds
+                n >= w.min_steps and self._elapsed(t_start) >= seconds
             ):
                 break
-            dt, extra = self.timed_step(w.step)
+            dt, extra = self._step(w, t_start)
             times.append(dt)
+            for rank, rank_dt in enumerate(self._rank_dts if self.ranks else []):
+                self.rank_times[rank].append(rank_dt)
             for k, v in extra.items():
                 if isinstance(v, (int, float)):
                     series.setdefault(k, []).append(float(v))
@@ -201,10 +267,12 @@ class Harness:
         times, series, wall = self.measure(w)
         if not times:
             raise ValueError("the measured phase needs at least one step (--steps >= 1)")
+        items = w.items * self.world
         return PartResult(
             times=times,
-            items=w.items,
+            items=items,
             series=series,
             warmup=warm,
-            measure={"steps": len(times), "seconds": wall, "items": w.items * len(times)},
+            measure={"steps": len(times), "seconds": wall, "items": items * len(times)},
+            rank_times=self.rank_times if self.ranks else [],
         )

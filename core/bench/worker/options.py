@@ -88,6 +88,11 @@ class BenchOptions:
                                           cli_help="sd15-infer denoising steps (default 20)",
                                           metavar="N", minimum=1, maximum=_COUNT_MAX)
     seed: int | None = _option(None, "", minimum=0, maximum=_SEED_MAX)
+    gpus: str | None = _option(
+        None, "data-parallel on N GPUs or all (one rank each, started by "
+              "torch.distributed.run; resnet50-train and llm-train)",
+        cli_help="data-parallel on N GPUs, or all: one process per GPU (torch.distributed, "
+                 "DistributedDataParallel); resnet50-train and llm-train", metavar="N|all")
 
     # -- turning the one definition into what each side needs ---------------------------------
     def to_argv(self) -> list[str]:
@@ -116,6 +121,11 @@ class BenchOptions:
             message = _problem(spec.name, value)
             if message:
                 out.append(message)
+        if self.gpus is not None and self.suite not in PARALLEL_SUITES:
+            out.append(f"--gpus: only {' and '.join(PARALLEL_SUITES)} have a data-parallel "
+                       "mode")
+        if self.gpus == "all" and self.device == "cpu":
+            out.append("--gpus all counts GPUs: with --device cpu give a number of ranks")
         return out
 
     def settings(self) -> dict[str, Any]:
@@ -133,6 +143,9 @@ def _info(name: str) -> OptionInfo:
 
 
 _DEVICE = re.compile(r"cpu|cuda(:[0-9]{1,3})?")
+_GPUS = re.compile(r"all|[1-9]|[1-5][0-9]|6[0-4]")
+PARALLEL_SUITES = ("resnet50-train", "llm-train")
+"""The suites with a data-parallel mode (``--gpus``)."""
 
 
 def _problem(name: str, value: Any) -> str | None:
@@ -141,6 +154,8 @@ def _problem(name: str, value: Any) -> str | None:
         return None
     if name == "device" and not _DEVICE.fullmatch(str(value)):
         return f"--device must be cpu, cuda or cuda:N (not {value!r})"
+    if name == "gpus" and not _GPUS.fullmatch(str(value)):
+        return f"--gpus must be a number from 1 to 64 or all (not {value!r})"
     flag = flag_of(name) if name != "suite" else "the suite"
     if info.choices is not None and value not in info.choices:
         return f"{flag} must be one of {', '.join(info.choices)} (not {value!r})"

@@ -91,6 +91,8 @@ def run(h: Harness, opts: Options) -> dict[str, Any]:
     with torch.device(dev):
         model = LlamaForCausalLM(cfg)
     model.train()
+    params = sum(p.numel() for p in model.parameters())
+    model = h.data_parallel(model)
     ids = torch.randint(0, cfg.vocab_size, (bs, seq_len), device=dev)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=h.device.is_gpu)
     forward = torch.compile(model) if opts.compile else model
@@ -123,8 +125,10 @@ def run(h: Harness, opts: Options) -> dict[str, Any]:
         "step_time": figure(part.times, "s", higher_is_better=False),
     }
     if flops_step:
-        figures["tflops"] = figure([flops_step / t / 1e12 for t in part.times], "TFLOP/s")
-    params = sum(p.numel() for p in model.parameters())
+        figures["tflops"] = figure([flops_step * h.world / t / 1e12 for t in part.times],
+                                   "TFLOP/s")
+    parallel_figures, parallel_details = h.parallel_part(part, "tokens/s")
+    figures.update(parallel_figures)
     return {
         "headline": "throughput",
         "figures": figures,
@@ -143,5 +147,6 @@ def run(h: Harness, opts: Options) -> dict[str, Any]:
             "optimizer": f"AdamW lr 1e-4{' fused' if h.device.is_gpu else ''}",
             "attention": "sdpa",
             "estimated_bytes": estimate_bytes(preset, bs, seq_len) if preset != "tiny" else None,
+            **parallel_details,
         },
     }

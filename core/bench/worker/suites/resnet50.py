@@ -48,6 +48,8 @@ def run(h: Harness, opts: Options) -> dict[str, Any]:
     fmt = torch.channels_last if opts.channels_last else torch.contiguous_format
     model = model.to(dev).to(memory_format=fmt)
     model.train()
+    params = sum(p.numel() for p in model.parameters())
+    model = h.data_parallel(model)
     bs = opts.batch_size
     x = torch.randn(bs, 3, res, res, device=dev).contiguous(memory_format=fmt)
     y = torch.randint(0, classes, (bs,), device=dev)
@@ -74,7 +76,10 @@ def run(h: Harness, opts: Options) -> dict[str, Any]:
         "step_time": figure(part.times, "s", higher_is_better=False),
     }
     if flops_img:
-        figures["tflops"] = figure([flops_img * bs / t / 1e12 for t in part.times], "TFLOP/s")
+        figures["tflops"] = figure([flops_img * bs * h.world / t / 1e12 for t in part.times],
+                                   "TFLOP/s")
+    parallel_figures, parallel_details = h.parallel_part(part, "images/s")
+    figures.update(parallel_figures)
     return {
         "headline": "throughput",
         "figures": figures,
@@ -85,12 +90,13 @@ def run(h: Harness, opts: Options) -> dict[str, Any]:
                      "ResNet bottleneck [1,1,1,1], random init (tiny)",
             "resolution": res,
             "classes": classes,
-            "params": sum(p.numel() for p in model.parameters()),
+            "params": params,
             "flops_per_item": flops_img,
             "memory_format": "channels_last" if opts.channels_last else "nchw",
             "optimizer": "SGD lr 0.01 momentum 0.9 wd 1e-4",
             "grad_scaler": opts.precision == "amp-fp16",
             "data": "synthetic, on device",
             **math_settings(),
+            **parallel_details,
         },
     }
