@@ -226,17 +226,23 @@ def _num(v: float | None, digits: int = 4) -> str:
 def summary(report: Report) -> str:
     """The summary table of a report's runs."""
     from core.bench.advice import reworded
-    from core.report.text import run_text
+    from core.report.text import run_text, scaling_lines
 
     lines: list[str] = []
     for run in reworded(report).runs:
         lines += run_text(run)  # the same table `rocmate report show` prints
+    lines += scaling_lines(report)
     return "\n".join(lines)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the suite; exit 0 when it measured, 1 on error, 130 when cancelled."""
-    from core.operations.benchmark import BenchmarkRequest, BenchmarkRun, run_to_end
+    from core.operations.benchmark import (
+        BenchmarkRequest,
+        BenchmarkRun,
+        baseline_request,
+        run_to_end,
+    )
 
     options = options_from_args(args)
     request = BenchmarkRequest(
@@ -249,6 +255,20 @@ def run(args: argparse.Namespace) -> int:
     except OperationError as exc:
         print(f"rocmate bench: {exc}", file=sys.stderr)
         return exc.status
+    base = baseline_request(request)
+    if base is not None:  # --gpus N: one GPU first, through the same launcher, to scale against
+        print("rocmate: " + t("cli.bench.baseline", "first the same run on one GPU (--gpus 1), "
+                              "to measure the scaling against"), file=sys.stderr)
+        try:
+            first = run_to_end(BenchmarkRun(base, Progress(sys.stderr, base.options)))
+        except OperationError as exc:
+            print(f"rocmate bench: {exc}", file=sys.stderr)
+            return 1
+        if first.status != "ok":
+            print(summary(first.report))
+            return 130 if first.status == "cancelled" else 1
+        bench_run = BenchmarkRun(request, Progress(sys.stderr, options),
+                                 baseline=first.outcome)
     if bench_run.variables:  # e.g. HSA_OVERRIDE_GFX_VERSION from rocmate install
         shown = " ".join(f"{k}={v}" for k, v in sorted(bench_run.variables.items()))
         print("rocmate: " + t("cli.bench.variables", "with {variables} (from {file})",

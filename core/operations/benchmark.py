@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import math
 import signal
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from core.bench.recover import recover
@@ -95,11 +95,14 @@ class BenchmarkRun:
     (the run ends as cancelled, its events kept)."""
 
     def __init__(self, request: BenchmarkRequest, on_event: EventCallback | None = None,
-                 system: System | None = None) -> None:
+                 system: System | None = None, baseline: RunOutcome | None = None) -> None:
+        """``baseline``: a run measured before this one that its report keeps first (the
+        single-GPU run a data-parallel run is compared with, core.report.scaling)."""
         problems = request.problems()
         if problems:
             raise OperationError("; ".join(problems), status=2)
         self.request = request
+        self.baseline = baseline
         self.system = system or LiveSystem()
         env = self.system.env()
         self.python = request.python or default_python(self.system)
@@ -128,7 +131,7 @@ class BenchmarkRun:
         home path leaves the machine), to the request's file and the history. A report that
         cannot be made is an error with the run file named: every event is in it."""
         try:
-            report = report_of(outcome, self.system)
+            report = report_of(outcome, self.system, before=self.baseline)
             text = to_json(report)
         except ReportError as exc:
             from core.report.text import status_word
@@ -151,10 +154,12 @@ class BenchmarkRun:
         return result
 
 
-def report_of(outcome: RunOutcome, system: System, created: str | None = None) -> Report:
-    """The report of one run, scrubbed before it is written anywhere (no user, host or home
-    path leaves the machine); ``created`` instead of now when given."""
-    report = build_report([outcome], system)
+def report_of(outcome: RunOutcome, system: System, created: str | None = None,
+              before: RunOutcome | None = None) -> Report:
+    """The report of one run (after ``before``, when given), scrubbed before it is written
+    anywhere (no user, host or home path leaves the machine); ``created`` instead of now when
+    given."""
+    report = build_report([before, outcome] if before else [outcome], system)
     if created:
         report.created = created
     return scrub_report(report)
@@ -198,6 +203,16 @@ def recover_interrupted(history_path: Path | None = None, runs_dir: Path | None 
         if history is not None:
             history.close()
     return [i for item in found for i in item.history_ids]
+
+
+def baseline_request(request: BenchmarkRequest) -> BenchmarkRequest | None:
+    """For a data-parallel run on more than one GPU, the same suite on one GPU through the same
+    launcher (``--gpus 1``), run first and kept in the report beside it (not on its own in the
+    history, nor in ``out``); None for any other run."""
+    if request.options.gpus in (None, "1"):
+        return None
+    return replace(request, options=replace(request.options, gpus="1"), run_file=None,
+                   out=None, history=False)
 
 
 def run_benchmark(request: BenchmarkRequest, on_event: EventCallback | None = None,

@@ -174,6 +174,8 @@ def settings_flags(settings: Mapping[str, Any]) -> list[str]:
         flags.append(f"seq {s['seq_len']}")
     if s.get("inference_steps"):
         flags.append(t("report.format.steps", "{steps} steps", steps=s["inference_steps"]))
+    if s.get("gpus"):
+        flags.append(t("report.format.flag.gpus", "data-parallel ×{gpus}", gpus=s["gpus"]))
     return flags
 
 

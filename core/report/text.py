@@ -30,7 +30,18 @@ def report_text(report: Report) -> str:
     for run in report.runs:
         lines.append("")
         lines += run_text(run)
+    lines += scaling_lines(report)
     return _join(lines)
+
+
+def scaling_lines(report: Report) -> list[str]:
+    """"scaling, resnet50-train: 2 GPUs: ... % scaling efficiency" for each data-parallel run
+    measured beside its single-GPU run (core.report.scaling)."""
+    from core.report.scaling import scaling, scaling_text
+
+    found = scaling(report)
+    return ["", *(t("report.text.scaling", "scaling, {suite}: {scaling}", suite=s.suite,
+                    scaling=scaling_text(s)) for s in found)] if found else []
 
 
 def _join(lines: Sequence[str]) -> str:

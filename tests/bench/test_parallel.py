@@ -207,3 +207,29 @@ def test_the_rank_advice_reads_in_chinese() -> None:
     finally:
         set_language(None)
     assert sys.platform.startswith("linux")
+
+
+def test_rocmate_bench_measures_the_scaling(tmp_path: Path) -> None:
+    """``rocmate bench --gpus 2``: the one-GPU run first, then two ranks, one report with both
+    runs, the scaling line, both runs in the history (a row each, as one report)."""
+    import json
+
+    from core.report.history import History
+
+    out = tmp_path / "report.json"
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data"), "OMP_NUM_THREADS": "1"}
+    done = subprocess.run(
+        [sys.executable, "-m", "core.cli", "bench", "resnet50-train", "--device", "cpu",
+         "--size", "tiny", "--steps", "4", "--warmup-steps", "1", "--gpus", "2", "--python",
+         PYTHON, "--out", str(out), "--no-telemetry"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "first the same run on one GPU (--gpus 1)" in done.stderr
+    assert "scaling, resnet50-train: 2 processes on the CPU: " in done.stdout
+    runs = json.loads(out.read_text())["runs"]
+    assert [r["settings"]["gpus"] for r in runs] == ["1", "2"]
+    assert [r["result"]["details"]["world_size"] for r in runs] == [1, 2]
+    with History(tmp_path / "data" / "rocmate" / "history.sqlite") as history:
+        entries = history.list()
+        assert len(entries) == 2
+        assert len(history.report(entries[0].id).runs) == 2
