@@ -226,12 +226,14 @@ def _num(v: float | None, digits: int = 4) -> str:
 def summary(report: Report) -> str:
     """The summary table of a report's runs."""
     from core.bench.advice import reworded
-    from core.report.text import run_text, scaling_lines
+    from core.report.scaling import scaling_lines
+    from core.report.text import run_text
 
     lines: list[str] = []
     for run in reworded(report).runs:
         lines += run_text(run)  # the same table `rocmate report show` prints
-    lines += scaling_lines(report)
+    scaled = scaling_lines(report)
+    lines += ["", *scaled] if scaled else []
     return "\n".join(lines)
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import tomllib
 
 from core.bench.runner import EventCallback
-from core.bench.worker.options import BenchOptions
+from core.bench.worker.options import PARALLEL_SUITES, BenchOptions
 from core.i18n import t
 from core.knowledge.rows import Row
 from core.operations.benchmark import BenchmarkRequest, BenchmarkResult, BenchmarkRun
@@ -72,6 +72,8 @@ class Settings:
     steps: int | None = None
     seconds: float | None = None
     model: str | None = None
+    gpus: str | None = None
+    """Data-parallel on this many GPUs (``all``) for the suites that have the mode; None: one."""
 
 
 @dataclass(frozen=True)
@@ -164,6 +166,10 @@ def options_for(plan: SuitePlan, settings: Settings) -> list[BenchOptions]:
             base = replace(base, channels_last=settings.channels_last)
         if suite == "sd15-infer":
             base = replace(base, model=settings.model)
+        if settings.gpus is not None and suite in PARALLEL_SUITES:
+            if settings.gpus != "1":  # one GPU first, through the same launcher: the scaling
+                out.append(replace(base, gpus="1"))
+            base = replace(base, gpus=settings.gpus)
         out.append(base)
     return out
 

@@ -29,7 +29,7 @@ from core.report.model import (
     Warmup,
 )
 from core.report.references import KIND_TITLES, CardsLikeMine, conditions_text
-from core.report.scaling import scaling, scaling_text
+from core.report.scaling import scaling_lines
 from core.report.steadiness import cautions
 from core.report.text import match_word, status_word, verdict_word
 from core.termstyle import display_width
@@ -162,8 +162,8 @@ def render_html(report: Report, *, comparison: Comparison | None = None,
     body = [_header(report, title)]
     for i, run in enumerate(report.runs):
         body.append(_run_section(run, i, multi=len(report.runs) > 1))
-    body += [f"<p class=\"scaling\"><strong>{e(t('report.md.scaling', 'Scaling'))}, "
-             f"{e(s.suite)}:</strong> {e(scaling_text(s))}</p>" for s in scaling(report)]
+    body += [f"<p class=\"scaling\"><strong>{e(line)}</strong></p>"
+             for line in scaling_lines(report)]
     if comparison is not None:
         body.append(_comparison_section(comparison))
     for refs in references:

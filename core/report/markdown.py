@@ -21,7 +21,7 @@ from core.report.compare import Comparison, Difference
 from core.report.html import page_title
 from core.report.model import Report, SuiteRun
 from core.report.references import KIND_TITLES, CardsLikeMine, conditions_text
-from core.report.scaling import scaling, scaling_text
+from core.report.scaling import scaling_lines
 from core.report.steadiness import cautions
 from core.report.text import energy_text, match_word, memory_text, report_text, verdict_word
 
@@ -78,8 +78,7 @@ def render_markdown(report: Report, *, comparison: Comparison | None = None,
     for run in report.runs:
         out.append(_summary(run, multi=len(report.runs) > 1))
     out.append(_footer_line(report))
-    out += [f"**{md(t('report.md.scaling', 'Scaling'))}, {md(s.suite)}:** {md(scaling_text(s))}"
-            for s in scaling(report)]
+    out += [f"**{md(line)}**" for line in scaling_lines(report)]
     if comparison is not None:
         out.append(_comparison_summary(comparison))
     for refs in references:

@@ -82,3 +82,11 @@ def scaling_text(s: Scaling) -> str:
 
 def _num(value: float) -> str:
     return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"
+
+
+def scaling_lines(report: Report) -> list[str]:
+    """"Scaling, resnet50-train: 2 GPUs: ..." for each data-parallel run of the report that was
+    measured beside its single-GPU run (every front end shows these lines)."""
+    return [t("report.text.scaling", "Scaling, {suite}: {scaling}", suite=s.suite,
+              scaling=scaling_text(s)) for s in scaling(report)]
+

@@ -15,6 +15,7 @@ from core.report.compare import Comparison
 from core.report.history import HistoryEntry
 from core.report.model import Report, SuiteRun
 from core.report.references import KIND_TITLES, CardsLikeMine, conditions_text
+from core.report.scaling import scaling_lines
 from core.report.steadiness import cautions
 from core.termstyle import display_width, pad_left, pad_right
 
@@ -30,18 +31,9 @@ def report_text(report: Report) -> str:
     for run in report.runs:
         lines.append("")
         lines += run_text(run)
-    lines += scaling_lines(report)
+    scaled = scaling_lines(report)
+    lines += ["", *scaled] if scaled else []
     return _join(lines)
-
-
-def scaling_lines(report: Report) -> list[str]:
-    """"scaling, resnet50-train: 2 GPUs: ... % scaling efficiency" for each data-parallel run
-    measured beside its single-GPU run (core.report.scaling)."""
-    from core.report.scaling import scaling, scaling_text
-
-    found = scaling(report)
-    return ["", *(t("report.text.scaling", "scaling, {suite}: {scaling}", suite=s.suite,
-                    scaling=scaling_text(s)) for s in found)] if found else []
 
 
 def _join(lines: Sequence[str]) -> str:

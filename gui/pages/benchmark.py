@@ -138,12 +138,19 @@ class AdvancedSettings(QWidget):
         super().__init__(parent)
         form = QFormLayout(self)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
-        self.labels = {name: QLabel() for name in ("device", "size", "precision", "batch",
-                                                   "measure", "steps", "options", "model")}
+        self.labels = {name: QLabel() for name in ("device", "gpus", "size", "precision",
+                                                   "batch", "measure", "steps", "options",
+                                                   "model")}
         self.device = QComboBox()
         self.device.addItem("", "cuda:0")
         self.device.addItem("", "cpu")
         form.addRow(self.labels["device"], self.device)
+        self.form = form
+        self.gpu_count = 1
+        self.gpus = QComboBox()  # shown where more than one GPU is usable (set_gpu_count)
+        self.gpus.addItem("", None)
+        form.addRow(self.labels["gpus"], self.gpus)
+        form.setRowVisible(self.gpus, False)
         self.tiny = QCheckBox()
         form.addRow(self.labels["size"], self.tiny)
         self.precision = QComboBox()
@@ -175,7 +182,7 @@ class AdvancedSettings(QWidget):
         model_row.addWidget(self.model, 1)
         model_row.addWidget(self.browse)
         form.addRow(self.labels["model"], model_row)
-        for name, field in (("device", self.device), ("size", self.tiny),
+        for name, field in (("device", self.device), ("gpus", self.gpus), ("size", self.tiny),
                             ("precision", self.precision), ("batch", self.batch),
                             ("measure", self.measure), ("steps", self.steps)):
             self.labels[name].setBuddy(field)  # as addRow gives a row named in words
@@ -184,15 +191,21 @@ class AdvancedSettings(QWidget):
     def retranslate(self) -> None:
         """Every word of the settings in the language now set; what is chosen stays (the
         lists' items are named again in place, without a signal: no re-sizing of the cards)."""
-        for name, text in (("device", self.tr("Device")), ("size", self.tr("Size")),
+        for name, text in (("device", self.tr("Device")), ("gpus", self.tr("GPUs")),
+                           ("size", self.tr("Size")),
                            ("precision", self.tr("Precision")),
                            ("batch", self.tr("Batch size")), ("measure", self.tr("Measure for")),
                            ("steps", self.tr("Or exactly N steps")),
                            ("options", self.tr("Options")), ("model", self.tr("SD 1.5 weights"))):
             self.labels[name].setText(text)
+        gpus: dict[str | None, str] = {None: self.tr("One GPU")}
+        for n in range(2, self.gpu_count + 1):
+            gpus[str(n)] = self.tr("%1 GPUs, data-parallel (ResNet-50 and LLM; one GPU first, "
+                                   "for the scaling)").replace("%1", str(n))
         for combo, items in ((self.device, {"cuda:0": self.tr("The GPU (cuda:0)"),
                                             "cpu": self.tr("The CPU (slow: a check that the "
                                                            "suites run)")}),
+                             (self.gpus, gpus),
                              (self.precision, {None: self.tr("Automatic (the suite's default)")})):
             combo.blockSignals(True)
             for i in range(combo.count()):
@@ -214,6 +227,21 @@ class AdvancedSettings(QWidget):
             self.retranslate()
         super().changeEvent(event)
 
+    def set_gpu_count(self, count: int) -> None:
+        """How many GPUs a data-parallel run can use here: one, or 2 to ``count`` (the choice
+        is offered from two)."""
+        self.gpu_count = count
+        chosen = self.gpus.currentData()
+        self.gpus.blockSignals(True)
+        while self.gpus.count() > 1:
+            self.gpus.removeItem(1)
+        for n in range(2, count + 1):
+            self.gpus.addItem("", str(n))
+        self.gpus.setCurrentIndex(max(0, self.gpus.findData(chosen)))
+        self.gpus.blockSignals(False)
+        self.form.setRowVisible(self.gpus, count > 1)
+        self.retranslate()
+
     def choose_model(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
             self, self.tr("SD 1.5 weights"), str(Path.home()),
@@ -232,6 +260,7 @@ class AdvancedSettings(QWidget):
             steps=self.steps.value() or None,
             seconds=self.measure.value() or None,
             model=self.model.text().strip() or None,
+            gpus=self.gpus.currentData() if self.gpu_count > 1 else None,
         )
 
 
@@ -358,11 +387,21 @@ class BenchmarkPage(RocPage):
     def initializePage(self) -> None:
         prepare_reports()  # once: not while a run is shown live
         self.plots  # noqa: B018  (made now, hidden: pyqtgraph is not imported on Start)
+        self.advanced.set_gpu_count(self.usable_gpus())
         self._resize_cards()
         self._replayed = self.session.root is not None
         self.start_button.setToolTip(
             self.tr("A recorded machine runs nothing: the benchmark runs on this computer.")
             if self._replayed else "")
+
+    def usable_gpus(self) -> int:
+        """The GPUs the doctor found usable for training (discrete AMD cards ROCm serves)."""
+        report = self.session.report
+        if report is None:
+            return 0
+        return sum(1 for gpu, support in zip(report.facts.gpus.gpus, report.supports,
+                                             strict=True)
+                   if gpu.is_amd and not gpu.integrated and support.usable)
 
     def memory_bytes(self) -> int | None:
         report = self.session.report

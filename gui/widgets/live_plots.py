@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import partial
@@ -56,6 +57,10 @@ _VRAM_NAMES = {"used": QT_TRANSLATE_NOOP("LivePlots", "used"),
                "total": QT_TRANSLATE_NOOP("LivePlots", "total")}
 """The VRAM plot's two curves, named in its legend (translated when shown; the names of the
 card's sensors and clocks are the card's own)."""
+_ALL_GPUS = str(QT_TRANSLATE_NOOP("LivePlots", "all GPUs"))
+"""The throughput plot's total line, named once a data-parallel run adds a line per GPU."""
+_RANK_KEY = re.compile(r"rank([0-9]{1,2})_s")
+"""A data-parallel step's own time of each rank (core.bench.worker.parallel)."""
 _UNITS_BY_SUITE = {"gemm": "matmul/s", "bandwidth": "copies/s"}  # suites without a throughput
 #                                                                  figure (their steps' unit)
 _LINE_SAMPLES = {Qt.PenStyle.SolidLine: "\u2501\u2501", Qt.PenStyle.DashLine: "\u254d\u254d",
@@ -272,6 +277,7 @@ class LivePlots(QWidget):
         """A new run starts: every series, shading and mark is cleared (on screen at the next
         tick of the timer)."""
         self._steps.clear()
+        self._series["throughput"].name = None  # named again by a data-parallel run
         for key in [k for k in self._series if k not in STEP_PLOTS]:
             series = self._series.pop(key)
             if series.curve is not None:
@@ -342,6 +348,8 @@ class LivePlots(QWidget):
             previous = t
             throughput = step.items / step.seconds if step.seconds > 0 else None
             self._take_step(step.phase, step.part, t, step.seconds, throughput)
+            if step.figures:
+                self._take_ranks(t, float(step.items), step.figures)
         for s in run.telemetry:
             self._take_sample(s.t, s.power_w, s.busy_pct,
                               None if s.vram_used_bytes is None else float(s.vram_used_bytes),
@@ -425,6 +433,26 @@ class LivePlots(QWidget):
         part = event.get("part")
         self._take_step(str(event.get("phase")), part if isinstance(part, str) else None, t,
                         seconds, throughput)
+        self._take_ranks(t, _number(event.get("items")), event)
+
+    def _take_ranks(self, t: float, items: float | None, figures: Mapping[str, Any]) -> None:
+        """A data-parallel step: a line per GPU beside the total, each GPU's own rate (its
+        share of the items over its own step time)."""
+        ranks: dict[int, float] = {}
+        for key, value in figures.items():
+            match, seconds = _RANK_KEY.fullmatch(key), _number(value)
+            if match and seconds is not None:
+                ranks[int(match[1])] = seconds
+        if not ranks or items is None:
+            return
+        if self._series["throughput"].name is None:
+            self._series["throughput"].name = _ALL_GPUS
+            self._titled = False
+        share = items / len(ranks)
+        for rank, seconds in sorted(ranks.items()):
+            self._append(f"rank:{rank}", "throughput", f"GPU {rank}", t,
+                         share / seconds if seconds > 0 else math.nan,
+                         dash=Qt.PenStyle.DotLine)
 
     def _event_phase(self, event: dict[str, Any], t: float | None) -> None:
         phase = event.get("phase")
@@ -1041,7 +1069,9 @@ class LivePlots(QWidget):
             title = self._titles[key] + (f" ({unit})" if unit else "")
             entries = [(s.colour, _LINE_SAMPLES.get(s.dash, "\u2501\u2501"),
                         QCoreApplication.translate("LivePlots", str(_VRAM_NAMES[s.name]))
-                        if key == "vram" and s.name in _VRAM_NAMES else s.name)
+                        if key == "vram" and s.name in _VRAM_NAMES else
+                        QCoreApplication.translate("LivePlots", _ALL_GPUS)
+                        if s.name == _ALL_GPUS else s.name)
                        for s in self._series.values() if s.plot == key and s.name is not None]
             needed = title_px.horizontalAdvance(title) + sum(
                 legend_px.horizontalAdvance(f"    {sample} {name}") for _, sample, name in entries)

@@ -40,6 +40,7 @@ from core.operations.reports import (
 from core.report import formatting as fmt
 from core.report.model import PEAK_SUFFIX, Reference, Report, SuiteResult, SuiteRun
 from core.report.references import CardsLikeMine, cards_like_mine, conditions_text, kind_title
+from core.report.scaling import scaling_lines
 from core.report.steadiness import cautions
 from core.report.writers import SUFFIXES
 from gui.bridge import Bridge
@@ -511,6 +512,8 @@ class ResultsView(QWidget):
         machine = self.tr("Machine: %1").replace("%1", fmt.platform_text(report))
         if soft:
             machine += "\n" + self.tr("Software: %1").replace("%1", soft)
+        for line in scaling_lines(report):  # core's words: a data-parallel run's scaling
+            machine += "\n" + line
         self.machine.setText(fmt.safe(machine, keep_newlines=True))
         self.cards = [RunCard(report, i, self.content) for i in range(len(report.runs))]
         for card in self.cards:

@@ -8,6 +8,10 @@
         <translation>设备</translation>
     </message>
     <message>
+        <source>GPUs</source>
+        <translation>GPU数量</translation>
+    </message>
+    <message>
         <source>Size</source>
         <translation>尺寸</translation>
     </message>
@@ -42,6 +46,14 @@
     <message>
         <source>The CPU (slow: a check that the suites run)</source>
         <translation>CPU（很慢：只检查测试任务能否运行）</translation>
+    </message>
+    <message>
+        <source>One GPU</source>
+        <translation>一张GPU</translation>
+    </message>
+    <message>
+        <source>%1 GPUs, data-parallel (ResNet-50 and LLM; one GPU first, for the scaling)</source>
+        <translation>%1张GPU，数据并行（ResNet-50和LLM；先跑一张GPU，用来计算扩展效率）</translation>
     </message>
     <message>
         <source>Automatic (the suite&apos;s default)</source>
@@ -563,6 +575,10 @@ Run a benchmark on the Benchmark page (or rocmate bench in a terminal): each run
     <message>
         <source>total</source>
         <translation>总量</translation>
+    </message>
+    <message>
+        <source>all GPUs</source>
+        <translation>全部GPU</translation>
     </message>
     <message>
         <source>No telemetry was recorded.</source>

@@ -225,7 +225,7 @@ def test_rocmate_bench_measures_the_scaling(tmp_path: Path) -> None:
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "first the same run on one GPU (--gpus 1)" in done.stderr
-    assert "scaling, resnet50-train: 2 processes on the CPU: " in done.stdout
+    assert "Scaling, resnet50-train: 2 processes on the CPU: " in done.stdout
     runs = json.loads(out.read_text())["runs"]
     assert [r["settings"]["gpus"] for r in runs] == ["1", "2"]
     assert [r["result"]["details"]["world_size"] for r in runs] == [1, 2]

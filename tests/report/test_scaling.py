@@ -26,8 +26,8 @@ def test_the_recorded_two_rank_run() -> None:
     assert found == Scaling("resnet50-train", 2, "images/s", one.result.headline_figure.median,
                             two.result.headline_figure.median, on_gpu=False)
     assert found.efficiency == pytest.approx(found.total / (2 * found.single))
-    line = f"scaling, resnet50-train: {scaling_text(found)}"
-    assert line.startswith("scaling, resnet50-train: 2 processes on the CPU: ")
+    line = f"Scaling, resnet50-train: {scaling_text(found)}"
+    assert line.startswith("Scaling, resnet50-train: 2 processes on the CPU: ")
     assert line in report_text(report)
     assert scaling_text(found) in render_markdown(report)
     assert scaling_text(found) in render_html(report)
