@@ -15,6 +15,13 @@
   the runner's own lines: ``run`` first, ``telemetry``, parent errors and ``end`` last.
 * A watchdog kills the worker's process group when no event arrives for ``watchdog_s`` seconds
   (``startup_timeout_s`` until the first step: model build, compile and autotuning come first).
+* A data-parallel run (``--gpus``) is watched per rank too (core.bench.ranks): each rank's pulse
+  file says it lives, how many steps it finished and how many collectives it entered. A rank
+  whose process is stopped ends the run at once; a collective that times out inside the ranks
+  (``collective_timeout_s``, below the watchdog) or a run the watchdog ends is told by which
+  rank held the others up. Before it kills a hung run the runner asks every rank for its Python
+  stacks (SIGUSR1); a ``rank-log`` line in the run file keeps the ranks' pulses and the
+  collective library's words.
 * :meth:`BenchRunner.cancel` sends SIGINT (the worker reports ``interrupted``), then SIGKILL.
 * However the worker ends, the outcome has exactly one of ``result`` or ``error``.
 * The errors' fields are English, as the run file and the report keep them; the advice texts
@@ -42,6 +49,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import core.bench
+from core.bench import ranks as rankwatch
 from core.bench.failures import failure_patterns, hand_to_worker
 from core.bench.telemetry import DeviceIds, Sampler, open_sampler, sysfs_ids
 from core.bench.worker import errors
@@ -58,6 +66,9 @@ STDERR_KEEP = 64 * 1024
 LINE_LIMIT = 16 * 1024 * 1024
 END_GRACE_S = 10.0  # after its last event (done, error) a worker gets this long to exit
 STEP_WATCHDOG_FACTOR = 3.0  # the watchdog never fires before 3x the longest step seen
+COLLECTIVE_GRACE_S = 30.0  # a data-parallel run's watchdog waits this long past the collective
+# timeout, so that the ranks' own timeout (and the collective library's words) comes first
+STACKS_WAIT_S = 1.0  # how long the ranks get to print their stacks before a hung run is killed
 
 
 @dataclass
@@ -221,9 +232,14 @@ class BenchRunner:
         on_event: EventCallback | None = None,
         system: System | None = None,
         run_record: Mapping[str, Any] | None = None,
+        pulse_s: float = 2.0,
+        collective_timeout_s: float | None = None,
     ) -> None:
         """``run_record``: more fields for the run file's ``run`` line (e.g. ``history``:
-        whether the caller keeps the run in the history, which a recovery honours)."""
+        whether the caller keeps the run in the history, which a recovery honours).
+        ``pulse_s``: how often each rank of a data-parallel run writes its pulse;
+        ``collective_timeout_s``: how long its collectives wait for a rank (3/4 of the
+        watchdog unless given)."""
         self.options = options
         # a relative path would break: the worker starts in its own folder (symlinks are kept,
         # a venv's python must stay the venv's)
@@ -250,6 +266,12 @@ class BenchRunner:
         self._sampler: Sampler | None = None
         self._stderr = bytearray()
         self._file_error: str | None = None  # why the run file could not be written
+        self.pulse_s = pulse_s
+        self.collective_timeout_s = (collective_timeout_s if collective_timeout_s is not None
+                                     else max(1.0, 0.75 * watchdog_s))
+        self._pulse_dir: Path | None = None  # where the ranks write their pulses
+        self._stall: rankwatch.Stall | None = None  # who held a data-parallel run up
+        self._stall_logged = False
 
     @property
     def pid(self) -> int | None:
@@ -307,7 +329,13 @@ class BenchRunner:
 
     def _env(self) -> dict[str, str]:
         env = clean_env(self.extra_env)
-        return rank_env(env) if self.options.gpus is not None else env
+        if self.options.gpus is None:
+            return env
+        pulses = {"ROCMATE_PULSE_S": f"{self.pulse_s:g}",
+                  "ROCMATE_COLLECTIVE_TIMEOUT_S": f"{self.collective_timeout_s:g}"}
+        if self._pulse_dir is not None:
+            pulses["ROCMATE_PULSE_DIR"] = str(self._pulse_dir)
+        return rank_env(env) | pulses
 
     def _preexec(self) -> None:
         if self.memory_limit_bytes:
@@ -331,6 +359,9 @@ class BenchRunner:
             # copying the package and loading the error texts takes tens of ms: not on the
             # caller's event loop (the desktop app's window)
             await asyncio.to_thread(prepare_worker_root, workdir)
+            if self.options.gpus is not None:
+                self._pulse_dir = workdir / "ranks"
+                self._pulse_dir.mkdir()
             if self._file_error is None:
                 await self._run_worker(argv, workdir, out)
         finally:
@@ -376,7 +407,10 @@ class BenchRunner:
         for step in out.steps[self._steps_seen:]:  # only the steps new since the last line
             self._longest_step = max(self._longest_step, float(step.get("seconds") or 0.0))
         self._steps_seen = len(out.steps)
-        return max(self.watchdog_s, STEP_WATCHDOG_FACTOR * self._longest_step), True
+        limit = max(self.watchdog_s, STEP_WATCHDOG_FACTOR * self._longest_step)
+        if self.options.gpus is not None:
+            limit = max(limit, self.collective_timeout_s + COLLECTIVE_GRACE_S)
+        return limit, True
 
     async def _run_worker(self, argv: list[str], workdir: Path, out: RunOutcome) -> None:
         try:
@@ -402,6 +436,8 @@ class BenchRunner:
             self._interrupt()
         stderr_task = asyncio.create_task(self._read_stderr(self.proc.stderr))
         telemetry_task: asyncio.Task[None] | None = None
+        ranks_task = (asyncio.create_task(self._watch_ranks(out))
+                      if self._pulse_dir is not None else None)
         try:
             while True:
                 limit, hang_if_silent = self._read_limit(out)
@@ -410,6 +446,9 @@ class BenchRunner:
                     line = await asyncio.wait_for(self.proc.stdout.readline(), timeout=limit)
                 except asyncio.TimeoutError:
                     self._hung = hang_if_silent and not self._cancelled
+                    if self._hung and self._pulse_dir is not None:
+                        self._stall = self._diagnose(live=True)
+                        await self._ask_for_stacks()
                     self._kill()
                     break
                 except ValueError:  # a line over LINE_LIMIT: not protocol; skip it
@@ -442,10 +481,11 @@ class BenchRunner:
             # the worker is gone; whatever it started in its group (compile workers) goes too
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.proc.pid, signal.SIGKILL)
-            if telemetry_task is not None:
-                telemetry_task.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await telemetry_task
+            for task in (telemetry_task, ranks_task):
+                if task is not None:
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError, Exception):
+                        await task
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(stderr_task, timeout=5)
             out.stderr_tail = self._stderr[-STDERR_KEEP:].decode("utf-8", "replace")
@@ -462,6 +502,78 @@ class BenchRunner:
             out.result = event
         elif kind == "error" and out.error is None:
             out.error = {**event, "source": "worker"}
+            if self._pulse_dir is not None and self._stall is None:  # the others still live
+                self._stall = self._diagnose(live=True)
+
+    # -- the ranks of a data-parallel run --------------------------------------------------------
+
+    @property
+    def _silent_after_s(self) -> float:
+        """How long a rank's pulse may be silent before the rank counts as stopped."""
+        return max(5 * self.pulse_s, 2.0)
+
+    def _diagnose(self, live: bool) -> rankwatch.Stall | None:
+        """Who holds the run up, from the pulses (and, while the ranks live, their states)."""
+        assert self._pulse_dir is not None
+        pulses = rankwatch.read_pulses(self._pulse_dir)
+        world = self._world()
+        if not live:
+            return rankwatch.diagnose(pulses, world, time.time())
+        states = {r: rankwatch.process_state(p.pid) for r, p in pulses.items()}
+        return rankwatch.diagnose(pulses, world, time.time(), states, self._silent_after_s)
+
+    def _world(self) -> int:
+        """The number of ranks: as asked (``--gpus N``), or as the launcher made them."""
+        gpus = self.options.gpus
+        if gpus is not None and gpus.isdigit():
+            return int(gpus)
+        pulses = rankwatch.read_pulses(self._pulse_dir) if self._pulse_dir else {}
+        return max([p.rank + 1 for p in pulses.values()] + [1])
+
+    async def _watch_ranks(self, out: RunOutcome) -> None:
+        """The per-rank watchdog: a rank whose process is stopped and whose pulse has gone
+        silent ends the run now (the others would wait for it until the collective timeout)."""
+        assert self._pulse_dir is not None
+        while True:
+            await asyncio.sleep(self.pulse_s)
+            if out.error is not None or any(p.get("phase") == "done" for p in out.phases):
+                return
+            pulses = await asyncio.to_thread(rankwatch.read_pulses, self._pulse_dir)
+            states = {r: rankwatch.process_state(p.pid) for r, p in pulses.items()}
+            if rankwatch.stopped_ranks(pulses, states, time.time(), self._silent_after_s):
+                self._stall = self._diagnose(live=True)
+                self._hung = not self._cancelled
+                self._waited_s = (self._stall.silent_s if self._stall else 0.0)
+                await self._ask_for_stacks()
+                self._kill()
+                return
+
+    async def _ask_for_stacks(self) -> None:
+        """Every live rank prints its threads' Python stacks to stderr (SIGUSR1), for the run
+        log; a stopped rank cannot, and is not waited for."""
+        assert self._pulse_dir is not None
+        asked = False
+        for pulse in rankwatch.read_pulses(self._pulse_dir).values():
+            if rankwatch.process_state(pulse.pid) not in (None, *rankwatch.STOPPED_STATES):
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pulse.pid, signal.SIGUSR1)
+                    asked = True
+        if asked:
+            await asyncio.sleep(STACKS_WAIT_S)
+
+    def _log_ranks(self, out: RunOutcome) -> None:
+        """The run file's ``rank-log`` line: each rank's last pulse and what the collective
+        library and the ranks' stacks said, in their stderr or their error (once per run)."""
+        if self._pulse_dir is None or self._stall_logged:
+            return
+        self._stall_logged = True
+        pulses = rankwatch.read_pulses(self._pulse_dir)
+        said = "\n".join(str((out.error or {}).get(k) or "") for k in ("message", "detail"))
+        words = self._stderr.decode("utf-8", "replace") + "\n" + said
+        self._record({"event": "rank-log", "rx_t": self._now(),
+                      "pulses": [asdict(p) for p in sorted(pulses.values(),
+                                                           key=lambda p: p.rank)],
+                      "log": rankwatch.collective_log(words)})
 
     async def _read_stderr(self, stream: asyncio.StreamReader) -> None:
         while True:
@@ -524,7 +636,13 @@ class BenchRunner:
         if out.error is None and self._file_error is not None:
             out.error = self._parent_error("other", self._file_error, advice=run_file_advice())
             self._record({**out.error, "rx_t": self._now()})
-        if out.error is None:
+        if self._pulse_dir is not None:
+            self._log_ranks(out)
+        stalled = self._stall_error(out)
+        if stalled is not None:
+            out.error = stalled
+            self._record({**out.error, "rx_t": self._now()})
+        elif out.error is None:
             out.error = self._death_error(out)
             self._record({**out.error, "rx_t": self._now()})
         elif self._rank_ended(out):  # the launcher stopped rank 0 because another rank ended
@@ -532,6 +650,28 @@ class BenchRunner:
             self._record({**out.error, "rx_t": self._now()})
         cancelled = self._cancelled or out.error.get("kind") == "interrupted"
         out.status = "cancelled" if cancelled else "error"
+
+    def _stall_error(self, out: RunOutcome) -> dict[str, Any] | None:
+        """A data-parallel run that hung, or whose collective timed out inside the ranks: the
+        error names the rank that held the others up (core.bench.ranks), with rank 0's words
+        and the stderr in the detail. None for any other end."""
+        if self._pulse_dir is None or self._cancelled or self._file_error is not None:
+            return None
+        stderr = self._stderr.decode("utf-8", "replace")
+        said = " ".join(str((out.error or {}).get(k) or "") for k in ("message", "detail"))
+        if self._hung:
+            cause, waited = "hung", self._waited_s
+        elif rankwatch.collective_timed_out(said) or rankwatch.collective_timed_out(stderr):
+            cause, waited = "collective-timeout", self.collective_timeout_s
+        else:
+            return None
+        stall = self._stall or self._diagnose(live=False)
+        if stall is None:
+            return None
+        # i18n: english (the protocol's message; its advice is shown translated)
+        detail = f"rank 0: {said.strip()}\n{out.stderr_tail}" if out.error else out.stderr_tail
+        return self._parent_error("other", stall.message(waited), advice=rank_advice(),
+                                  detail=detail) | {"cause": cause, **stall.fields()}
 
     def _rank_ended(self, out: RunOutcome) -> bool:
         """A data-parallel run that nobody cancelled, whose rank 0 reported an error (a broken

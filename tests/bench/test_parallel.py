@@ -1,14 +1,16 @@
 """Data-parallel runs (``--gpus``) on the CPU: the real launcher (torch.distributed.run), the real
 worker as each rank, the gloo backend, through the runner the app and ``rocmate bench`` use. Two
-and three ranks measure together; a rank that dies and a rank that hangs each end the run with
-one readable error and leave no process behind."""
+and three ranks measure together; a rank that dies, one that stops and one stuck in its step
+each end the run with one readable error naming the rank, and leave no process behind."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import sys
+import sysconfig
 import time
 from pathlib import Path
 from typing import Any
@@ -17,7 +19,7 @@ import pytest
 
 from core.bench.runner import BenchRunner, failed_rank, rank_advice, worker_command
 from core.bench.worker.options import BenchOptions
-from tests.bench.helpers import PYTHON, run_worker, tiny
+from tests.bench.helpers import PYTHON, bare_venv, run_worker, site_packages, tiny
 
 pytest.importorskip("torch")
 ROOT = Path(__file__).resolve().parents[2]
@@ -115,13 +117,96 @@ def test_a_rank_that_dies(tmp_path: Path) -> None:
     assert len(ranks) == 2 and gone(ranks) and took < 120
 
 
-def test_a_rank_that_hangs(tmp_path: Path) -> None:
-    out, ranks, took = _kill_a_rank(signal.SIGSTOP, tmp_path, watchdog_s=4.0)
+def test_a_rank_that_stops(tmp_path: Path) -> None:
+    """SIGSTOP: the rank's pulse goes silent and its process is stopped; the per-rank watchdog
+    ends the run long before the collective timeout, naming the rank."""
+    out, ranks, took = _kill_a_rank(signal.SIGSTOP, tmp_path, watchdog_s=120.0, pulse_s=0.4)
     assert out.status == "error" and out.error is not None
-    assert out.error["cause"] == "hung" and out.error["message"].endswith("was killed (hung)")
-    assert out.error["advice"] == rank_advice()
+    assert out.error["message"] == (
+        "rank 1 of 2 stopped answering (its process is stopped) and the run was stopped"), \
+        out.error
+    assert out.error["cause"] == "hung" and out.error["stall"] == "stopped"
+    assert out.error["ranks"] == [1] and out.error["advice"] == rank_advice()
     assert len(ranks) == 2 and gone(ranks), "a stopped rank was left behind"
-    assert took < 120
+    assert took < 60  # not the 90 s collective timeout, nor the 120 s watchdog
+    events = [json.loads(line) for line in Path(out.run_file or "").read_text().splitlines()]
+    log = next(e for e in events if e["event"] == "rank-log")
+    assert [p["rank"] for p in log["pulses"]] == [0, 1]
+    # rank 0, alive, printed its stacks on SIGUSR1: it waited in a collective
+    assert any("Thread 0x" in line or "Current thread 0x" in line for line in log["log"]), log
+
+
+STUCK = """\"\"\"Rank 1's backward never returns once the file $ROCMATE_TEST_STUCK exists: a rank
+alive (its pulse goes on) but stuck in its step, as on a GPU hang.\"\"\"
+import importlib.util
+import os
+import sys
+import time
+
+MARK = os.environ.get("ROCMATE_TEST_STUCK")
+
+
+class _WrapTorch:
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name != "torch":
+            return None
+        sys.meta_path.remove(_WrapTorch)
+        spec = importlib.util.find_spec("torch")
+        real_exec = spec.loader.exec_module
+
+        def exec_module(module):
+            real_exec(module)
+            backward = module.autograd.backward
+
+            def stuck(*args, **kwargs):
+                if os.environ.get("RANK") == "1" and os.path.exists(MARK):
+                    while True:
+                        time.sleep(1)
+                return backward(*args, **kwargs)
+
+            module.autograd.backward = stuck
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+if MARK:
+    sys.meta_path.insert(0, _WrapTorch)
+"""
+
+
+def test_a_rank_stuck_in_its_step(tmp_path: Path) -> None:
+    """Rank 1 lives but never reaches the gradients' all-reduce: rank 0's collective times out
+    inside it (gloo's own words reach the run log) and the error names rank 1, not rank 0."""
+    python = bare_venv(tmp_path / "venv")
+    site = site_packages(python)
+    (site / "with_test_packages.pth").write_text(sysconfig.get_path("purelib") + "\n")
+    (site / "_stuck_rank.py").write_text(STUCK)
+    (site / "_stuck_rank.pth").write_text("import _stuck_rank\n")
+    mark = tmp_path / "stuck-now"
+
+    def strike(_runner: BenchRunner, event: dict[str, Any]) -> None:
+        if event["event"] == "step" and event["phase"] == "measure":
+            mark.write_text("")
+
+    t0 = time.monotonic()
+    out, events = run_worker(
+        tiny("resnet50-train", gpus="2", steps=100_000), tmp_path, on_event=strike,
+        python=str(python), startup_timeout_s=300, collective_timeout_s=4.0, pulse_s=0.4,
+        env={"OMP_NUM_THREADS": "1", "ROCMATE_TEST_STUCK": str(mark)})
+    assert out.status == "error" and out.error is not None
+    message = out.error["message"]
+    assert message.startswith("rank 1 of 2 never reached the collective that the other ranks "
+                              "waited in for 4 s: stuck after "), out.error
+    assert out.error["cause"] == "collective-timeout" and out.error["stall"] == "behind"
+    assert out.error["ranks"] == [1]
+    assert "Timed out" in out.error["detail"]  # rank 0's own words
+    log = next(e for e in events if e["event"] == "rank-log")
+    assert any("Timed out" in line for line in log["log"]), log
+    pulses = {p["rank"]: p for p in log["pulses"]}
+    assert pulses[0]["collectives"] > pulses[1]["collectives"]
+    assert time.monotonic() - t0 < 120
 
 
 def test_cancel_stops_every_rank(tmp_path: Path) -> None:

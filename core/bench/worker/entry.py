@@ -161,6 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     ranks = parallel.from_env() if "--gpus" in words else None
     if ranks is not None:  # a rank of a data-parallel run: it ends with its launcher
         parallel.die_with_parent()
+        parallel.start_pulse(ranks)
     emitter: Emitter = (parallel.ErrorsOnly(stream, ranks.rank)
                         if ranks is not None and not ranks.leader else Emitter(stream))
     try:

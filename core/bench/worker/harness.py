@@ -161,6 +161,7 @@ class Harness:
                                     self.device.torch_device)
             self._rank_dts = [values[0] for values in agreed]
             dt, self._clock = max(self._rank_dts), max(values[1] for values in agreed)
+            parallel.stepped()
         return dt, extra
 
     def setup(self, what: str, part: str | None = None) -> None:

@@ -13,6 +13,18 @@ Only rank 0 speaks the protocol; the others send an ``error`` event only, when t
 rank dies with the launcher (``PR_SET_PDEATHSIG``): when rocmate kills the launcher (a cancel
 past its grace, a hang), no rank is left holding a GPU.
 
+Each rank also keeps a *pulse* (:class:`Pulse`): a small JSON file in the folder rocmate names
+(``ROCMATE_PULSE_DIR``), rewritten every ``ROCMATE_PULSE_S`` seconds by a thread of its own, with
+the steps the rank finished and the collectives it entered (the step-time all_gather and every
+gradient all-reduce, counted by a DDP communication hook). A thread keeps writing while the
+rank's main thread waits in a collective or on the GPU, so rocmate's watchdog (core.bench.ranks)
+tells a rank that stopped (no pulse) from one that is stuck in its step (it entered fewer
+collectives than the others) from a collective that never completes (all entered the same one).
+The process group gives up on a collective after ``ROCMATE_COLLECTIVE_TIMEOUT_S`` (rocmate sets
+it below its own watchdog), so the ranks' own timeout messages (NCCL/RCCL's, gloo's) reach the run
+log; SIGUSR1 makes a rank print every thread's Python stack to stderr (faulthandler), which
+rocmate asks for before it stops a hung run.
+
 Worker side: standard library and torch only.
 """
 
@@ -20,9 +32,15 @@ from __future__ import annotations
 
 import ctypes
 import datetime as _dt
+import faulthandler
+import json
 import os
 import signal
+import sys
+import threading
+import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from core.bench.worker.protocol import Emitter
@@ -32,8 +50,10 @@ if TYPE_CHECKING:  # torch is imported where it is used: a plain run says "impor
 
 PR_SET_PDEATHSIG = 1
 TIMEOUT_S = 600.0
-"""How long a collective may wait for a rank before the process group gives up (rocmate's
-watchdog usually ends a silent run first)."""
+"""How long a collective may wait for a rank before the process group gives up, unless rocmate
+says (``ROCMATE_COLLECTIVE_TIMEOUT_S``)."""
+PULSE_S = 2.0
+"""How often a rank rewrites its pulse file, unless rocmate says (``ROCMATE_PULSE_S``)."""
 
 
 @dataclass(frozen=True)
@@ -79,13 +99,96 @@ def device_spec(asked: str, ranks: Ranks) -> str:
     return "cpu" if asked == "cpu" else f"cuda:{ranks.local_rank}"
 
 
+def _seconds(env: dict[str, str], name: str, default: float) -> float:
+    try:
+        value = float(env.get(name, default))
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
+def collective_timeout_s(env: dict[str, str] | None = None) -> float:
+    """How long a collective waits for the other ranks before the process group gives up."""
+    return _seconds(dict(os.environ) if env is None else env,
+                    "ROCMATE_COLLECTIVE_TIMEOUT_S", TIMEOUT_S)
+
+
 def join(ranks: Ranks, gpu: bool) -> str:
     """Join the process group; the backend's name."""
     import torch.distributed as dist
 
     backend = "nccl" if gpu else "gloo"
-    dist.init_process_group(backend, timeout=_dt.timedelta(seconds=TIMEOUT_S))
+    dist.init_process_group(backend,
+                            timeout=_dt.timedelta(seconds=collective_timeout_s()))
     return backend
+
+
+class Pulse:
+    """This rank's sign of life: its steps and the collectives it entered, rewritten to
+    ``<folder>/rank<R>.json`` by a daemon thread (write, then rename: a reader never sees half a
+    file). Counting is a plain increment on the main thread; the thread only reads."""
+
+    def __init__(self, folder: Path, ranks: Ranks, every_s: float) -> None:
+        self.path = folder / f"rank{ranks.rank}.json"
+        self.ranks = ranks
+        self.every_s = every_s
+        self.steps = 0
+        self.collectives = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._beat, name="rocmate-pulse", daemon=True)
+
+    def start(self) -> None:
+        self._write()
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def _beat(self) -> None:
+        while not self._stop.wait(self.every_s):
+            self._write()
+
+    def _write(self) -> None:
+        record = {"rank": self.ranks.rank, "world": self.ranks.world, "pid": os.getpid(),
+                  "steps": self.steps, "collectives": self.collectives, "t": time.time()}
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        try:
+            tmp.write_text(json.dumps(record))
+            os.replace(tmp, self.path)
+        except OSError:  # the folder is gone (rocmate ended the run): nothing to tell
+            self._stop.set()
+
+
+PULSE: Pulse | None = None
+"""This process's pulse, once :func:`start_pulse` ran (a rank of a data-parallel run)."""
+
+
+def start_pulse(ranks: Ranks, env: dict[str, str] | None = None) -> Pulse | None:
+    """Start this rank's pulse where rocmate asked for it (``ROCMATE_PULSE_DIR``), and let
+    SIGUSR1 print every thread's stack to stderr."""
+    global PULSE
+    env = dict(os.environ) if env is None else env
+    with_stacks = getattr(faulthandler, "register", None)
+    if with_stacks is not None:
+        with_stacks(signal.SIGUSR1, file=sys.stderr, all_threads=True)
+    folder = env.get("ROCMATE_PULSE_DIR")
+    if not folder or not Path(folder).is_dir():
+        return None
+    PULSE = Pulse(Path(folder), ranks, _seconds(env, "ROCMATE_PULSE_S", PULSE_S))
+    PULSE.start()
+    return PULSE
+
+
+def stepped() -> None:
+    """This rank finished a step."""
+    if PULSE is not None:
+        PULSE.steps += 1
+
+
+def entering_collective() -> None:
+    """This rank enters a collective (it will wait there for every other rank)."""
+    if PULSE is not None:
+        PULSE.collectives += 1
 
 
 def leave() -> None:
@@ -102,17 +205,38 @@ def agree(values: list[float], device: torch.device) -> list[list[float]]:
 
     mine = torch.tensor(values, dtype=torch.float64, device=device)
     gathered = [torch.empty_like(mine) for _ in range(dist.get_world_size())]
+    entering_collective()
     dist.all_gather(gathered, mine)
     return [t.tolist() for t in gathered]
 
 
 def wrap(model: torch.nn.Module, device: torch.device) -> torch.nn.Module:
-    """The model under DistributedDataParallel (gradients averaged across the ranks)."""
+    """The model under DistributedDataParallel (gradients averaged across the ranks), each
+    collective counted in the pulse: every gradient all-reduce, and the broadcast of the
+    buffers at the start of each forward where there is one."""
     from torch.nn.parallel import DistributedDataParallel
 
     if device.type == "cuda":
-        return DistributedDataParallel(model, device_ids=[device.index])
-    return DistributedDataParallel(model)
+        ddp = DistributedDataParallel(model, device_ids=[device.index])
+    else:
+        ddp = DistributedDataParallel(model)
+    ddp.register_comm_hook(None, _counted_allreduce)
+    syncs_buffers = getattr(ddp, "will_sync_module_buffers", lambda: False)
+    if syncs_buffers():  # its forward begins with a broadcast of the buffers (BatchNorm's)
+        ddp.register_forward_pre_hook(lambda _module, _args: entering_collective())
+    return ddp
+
+
+def _counted_allreduce(_state, bucket):
+    """DDP's own averaging all-reduce of one gradient bucket, counted first. No annotations:
+    DDP refuses a hook whose are not its own classes (and this module's are strings)."""
+    import torch.distributed as dist
+
+    entering_collective()
+    buffer = bucket.buffer()
+    buffer.div_(dist.get_world_size())
+    future = dist.all_reduce(buffer, async_op=True).get_future()
+    return future.then(lambda done: done.value()[0])
 
 
 def software() -> dict[str, Any]:
