@@ -151,7 +151,7 @@ def diagnose(pulses: Mapping[int, RankPulse], world: int, now: float,
         stopped = tuple(r for r in sorted(pulses) if states.get(r) in STOPPED_STATES)
         silent = stopped or tuple(r for r, p in sorted(pulses.items())
                                   if now - p.t >= silent_after_s and states.get(r) is not None)
-        if silent and len(silent) < len(pulses):
+        if stopped or (silent and len(silent) < len(pulses)):  # silent alone: while others go on
             oldest = min(pulses[r].t for r in silent)
             return Stall("stopped", silent, world, silent_s=max(0.0, now - oldest),
                          process_stopped=bool(stopped))

@@ -57,13 +57,18 @@ class DoctorReport:
 
 
 def _links(gpus: GpuFacts) -> dict[str, Any]:
-    """``links``, only where sysfs showed any (older consumers and recorded outputs without
-    them are unchanged): each discrete GPU's PCIe link by its slot, and the xGMI links."""
-    if not gpus.pcie and not gpus.peers:
+    """``links``, only where sysfs or nvidia-smi showed any (older consumers and recorded
+    outputs without them are unchanged): each discrete GPU's PCIe link by its slot, the xGMI
+    links, and (``nvidia``, only where there are two NVIDIA GPUs or more) how each pair of
+    NVIDIA GPUs is connected."""
+    if not gpus.pcie and not gpus.peers and not gpus.nvidia:
         return {}
     peers = None if gpus.peers is None else [peer.to_json() for peer in gpus.peers]
-    return {"links": {"pcie": {slot: link.to_json() for slot, link in gpus.pcie},
-                      "peers": peers}}
+    links: dict[str, Any] = {"pcie": {slot: link.to_json() for slot, link in gpus.pcie},
+                             "peers": peers}
+    if gpus.nvidia:
+        links["nvidia"] = [path.to_json() for path in gpus.nvidia]
+    return {"links": links}
 
 
 def reword(report: DoctorReport, kb: Knowledge | None = None) -> DoctorReport:

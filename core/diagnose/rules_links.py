@@ -1,5 +1,7 @@
 """Rules about several GPUs and how the GPUs are connected: the cards a data-parallel run can
-use, cards that differ, and a card on a narrow or slow PCIe link (core.probe.links)."""
+use, cards that differ, and a card on a narrow or slow PCIe link (core.probe.links). Several
+NVIDIA GPUs (rocmate's benchmarks run on CUDA too) are said with how nvidia-smi sees them
+connected: NVLink, or the PCIe path."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from core.diagnose.finding import Finding
 from core.i18n import t
 from core.probe.gpus import Gpu
 from core.probe.links import PcieLink
+from core.probe.parse.nvidia_topo import PCIE_PATHS, GpuPath
 from core.probe.parse.pcie import generation
 
 
@@ -19,7 +22,7 @@ def _training_gpus(ctx: Context) -> list[Gpu]:
 def several_gpus(ctx: Context) -> list[Finding]:
     gpus = _training_gpus(ctx)
     if len(gpus) < 2:
-        return []
+        return _several_nvidia(ctx)
     names = _names(gpus)
     findings = [Finding(
         "gpus-several", "info",
@@ -47,6 +50,51 @@ def several_gpus(ctx: Context) -> list[Finding]:
                        advice if len(same) > 1 else ""),
         ))
     return findings
+
+
+def _several_nvidia(ctx: Context) -> list[Finding]:
+    """Two NVIDIA GPUs or more (and not two usable AMD ones): what a data-parallel benchmark
+    would use, and how nvidia-smi sees them connected."""
+    gpus = [g for g in ctx.facts.gpus.gpus if g.vendor == "nvidia" and not g.integrated]
+    if len(gpus) < 2:
+        return []
+    return [Finding(
+        "gpus-several", "info",
+        t("doctor.gpus-several.title", "{count} GPUs for data-parallel training: {gpus}",
+          count=len(gpus), gpus=_names(gpus)),
+        t("doctor.gpus-several.detail-nvidia",
+          "How they are connected: {link}. PyTorch trains on several GPUs with one process per "
+          "GPU (torch.distributed); its nccl backend is NCCL here, and the gradients go from "
+          "card to card at every step.", link=_nvidia_between(ctx.facts.gpus.nvidia)),
+    )]
+
+
+def _nvidia_between(paths: tuple[GpuPath, ...] | None) -> str:
+    """NVLink where every pair has it, else the longest PCIe path a pair takes (the one that
+    sets the pace of an all-reduce)."""
+    if not paths:
+        return t("doctor.link.nvidia-unknown", "not known (nvidia-smi topo -m did not answer)")
+    links = [p.nvlinks for p in paths if p.nvlinks]
+    if len(links) == len(paths):
+        if min(links) == max(links):
+            return t("doctor.link.nvlink", "NVLink, directly ({count} links between each pair)",
+                     count=links[0])
+        return t("doctor.link.nvlink-uneven", "NVLink, directly ({least} to {most} links "
+                 "between a pair)", least=min(links), most=max(links))
+    pcie = [p.code for p in paths if not p.nvlinks]
+    worst = max(pcie, key=PCIE_PATHS.index)
+    words = {
+        "PIX": t("doctor.link.pix", "through one PCIe switch (PIX)"),
+        "PXB": t("doctor.link.pxb", "through several PCIe switches (PXB)"),
+        "PHB": t("doctor.link.phb", "through the CPU's PCIe host bridge (PHB)"),
+        "NODE": t("doctor.link.node", "between the PCIe host bridges of one CPU (NODE)"),
+        "SYS": t("doctor.link.sys", "across the link between the CPU sockets (SYS), the slowest "
+                 "way"),
+    }[worst]
+    if links:
+        return t("doctor.link.nvlink-some", "NVLink between {some} of {pairs} pairs; the others "
+                 "over PCIe, at worst {path}", some=len(links), pairs=len(paths), path=words)
+    return t("doctor.link.nvidia-pcie", "PCIe, at worst {path}", path=words)
 
 
 def _sentences(first: str, second: str) -> str:

@@ -13,9 +13,10 @@ from dataclasses import dataclass, field, replace
 from core.knowledge.gpus import GpuRow
 from core.knowledge.loader import Knowledge
 from core.knowledge.vendors import VendorTable
-from core.probe.links import PcieLink, PeerLink, pcie_link, peer_links
+from core.probe.links import PcieLink, PeerLink, nvidia_paths, pcie_link, peer_links
 from core.probe.parse.kfd import decode_gfx_target_version, parse_properties, pci_location
 from core.probe.parse.lspci import PciDevice, is_display_class, parse_lspci
+from core.probe.parse.nvidia_topo import GpuPath
 from core.probe.parse.rocminfo import RocminfoReport
 from core.probe.parse.smi import SmiReport
 from core.probe.parse.windows import WinGpu
@@ -104,6 +105,9 @@ class GpuFacts:
     peers: tuple[PeerLink, ...] | None = ()
     """Direct links between GPU nodes of the KFD topology (xGMI); None when the topology's
     io_links could not be read."""
+    nvidia: tuple[GpuPath, ...] | None = ()
+    """How each pair of NVIDIA GPUs is connected (NVLink or the PCIe path, by nvidia-smi's
+    indexes), where there are two or more; None when ``nvidia-smi topo -m`` did not answer."""
 
     def link_of(self, gpu: Gpu) -> PcieLink | None:
         return next((link for slot, link in self.pcie if slot == gpu.slot), None)
@@ -140,6 +144,7 @@ def probe_gpus(
         problems=tuple(problems),
         pcie=tuple(_pcie_links(system, gpus)),
         peers=peer_links(system, {n.node for n in nodes}) if len(nodes) > 1 else (),
+        nvidia=nvidia_paths(system) if sum(g.vendor == "nvidia" for g in gpus) > 1 else (),
     )
 
 

@@ -17,6 +17,9 @@ above it, and the link that matters is the one from the card's top device up to 
 xGMI (Infinity Fabric between Instinct GPUs), from the KFD topology: each GPU node's
 ``io_links/N/properties`` with ``type 11`` and ``node_to`` another GPU node (type 2 is PCIe;
 kfd_crat.h ``CRAT_IOLINK_TYPE_*``).
+
+NVLink (between NVIDIA GPUs), from ``nvidia-smi topo -m`` where the driver's tool is installed:
+sysfs does not show it (core.probe.parse.nvidia_topo).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from core.probe.parse.kfd import parse_properties
+from core.probe.parse.nvidia_topo import GpuPath, parse_topo_matrix
 from core.probe.parse.pcie import gbytes_per_s, generation, parse_link_speed, parse_link_width
 from core.system import System
 
@@ -37,6 +41,8 @@ AMD_VENDOR = 0x1002
 PCI_BRIDGE = 0x0604
 IOLINK_PCIE = 2
 IOLINK_XGMI = 11
+NVIDIA_TOPO = ("nvidia-smi", "topo", "-m")
+TOOL_TIMEOUT = 15.0
 
 
 @dataclass(frozen=True)
@@ -156,6 +162,15 @@ def peer_links(system: System, gpu_nodes: set[int]) -> tuple[PeerLink, ...] | No
                                   kind="xgmi" if kind == IOLINK_XGMI else "pcie",
                                   max_bandwidth_mbs=props.get("max_bandwidth") or None))
     return tuple(found)
+
+
+def nvidia_paths(system: System) -> tuple[GpuPath, ...] | None:
+    """How each pair of NVIDIA GPUs is connected (NVLink or the PCIe path), from ``nvidia-smi
+    topo -m``; None when the tool is missing, fails or prints no matrix."""
+    run = system.run(list(NVIDIA_TOPO), TOOL_TIMEOUT)
+    if not run.found or run.timed_out or run.returncode not in (0, None):
+        return None
+    return parse_topo_matrix(run.output)
 
 
 def _chain(system: System, slot: str) -> list[str]:

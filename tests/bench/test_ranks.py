@@ -161,3 +161,10 @@ def test_pulse_files_as_json(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("not a pulse")
     assert ranks.read_pulses(tmp_path) == {3: RankPulse(3, 77, 9, 40, 5.5)}
     assert ranks.read_pulses(tmp_path / "gone") == {}
+
+
+def test_the_only_rank_stopped() -> None:
+    """--gpus 1 (the scaling's baseline): a stopped rank is stopped even with nobody beside it."""
+    stall = ranks.diagnose({0: pulse(0, t=100.0)}, 1, 120.0, {0: "T"}, silent_after_s=10.0)
+    assert stall is not None and stall.kind == "stopped" and stall.ranks == (0,)
+    assert stall.message(0).startswith("rank 0 of 1 stopped answering (its process is stopped)")
