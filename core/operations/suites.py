@@ -144,12 +144,23 @@ def size_choice(choice: SuiteChoice, memory_bytes: int | None, *, gpu: bool = Tr
     return SuitePlan(choice, batch, why, estimate, first, warning)
 
 
-def plan_choices(memory_bytes: int | None, *, gpu: bool = True, tiny: bool = False
-                 ) -> list[SuitePlan]:
-    """Every choice of the page, sized for the card."""
+def plan_choices(memory_bytes: int | None, *, gpu: bool = True, tiny: bool = False,
+                 gpus: str | None = None) -> list[SuitePlan]:
+    """Every choice of the page, sized for the card; ``gpus``: the data-parallel setting,
+    whose suites run twice (one GPU first, for the scaling), which their time says."""
     table = load_table()
-    return [size_choice(c, memory_bytes, gpu=gpu, tiny=tiny, table=table)
+    return [with_runs(size_choice(c, memory_bytes, gpu=gpu, tiny=tiny, table=table), gpus)
             for c in table.choices]
+
+
+def with_runs(plan: SuitePlan, gpus: str | None) -> SuitePlan:
+    """``plan`` with its time for ``gpus``: each data-parallel suite of the choice (with more
+    than one GPU) runs once more, on one GPU, and takes its share of the estimate again."""
+    suites = plan.choice.suites
+    if gpus is None or gpus == "1" or not suites:
+        return plan
+    again = sum(suite in PARALLEL_SUITES for suite in suites)
+    return replace(plan, estimate_s=plan.estimate_s * (len(suites) + again) / len(suites))
 
 
 def options_for(plan: SuitePlan, settings: Settings) -> list[BenchOptions]:

@@ -275,7 +275,7 @@ class BenchmarkPage(RocPage):
         grid.setContentsMargins(0, 0, 0, 0)
         grid.setSpacing(6)
         # what the cards were last sized for (memory, gpu, tiny): sized so again in a new language
-        self._sized_for: tuple[int | None, bool, bool] = (None, True, False)
+        self._sized_for: tuple[int | None, bool, bool, str | None] = (None, True, False, None)
         for i, plan in enumerate(plan_choices(None)):
             card = SuiteCard(plan)
             card.check.toggled.connect(self._update_buttons)
@@ -285,6 +285,7 @@ class BenchmarkPage(RocPage):
         self.advanced.setVisible(False)
         self.advanced.device.currentIndexChanged.connect(self._resize_cards)
         self.advanced.tiny.toggled.connect(self._resize_cards)
+        self.advanced.gpus.currentIndexChanged.connect(self._resize_cards)  # the runs' time
         self.fold = QToolButton()
         self.fold.setCheckable(True)
         self.fold.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
@@ -366,8 +367,9 @@ class BenchmarkPage(RocPage):
             self.start_button.setToolTip(
                 self.tr("A recorded machine runs nothing: the benchmark runs on this computer.")
                 if self._replayed else "")
-        memory, gpu, tiny = self._sized_for
-        for card, plan in zip(self.cards, plan_choices(memory, gpu=gpu, tiny=tiny), strict=True):
+        memory, gpu, tiny, gpus = self._sized_for
+        for card, plan in zip(self.cards, plan_choices(memory, gpu=gpu, tiny=tiny, gpus=gpus),
+                              strict=True):
             card.set_plan(plan)
 
     # -- the cards ---------------------------------------------------------------------------
@@ -411,9 +413,10 @@ class BenchmarkPage(RocPage):
 
     def _resize_cards(self) -> None:
         settings = self.advanced.settings()
-        self._sized_for = (self.memory_bytes(), settings.device != "cpu", settings.size == "tiny")
-        memory, gpu, tiny = self._sized_for
-        plans = plan_choices(memory, gpu=gpu, tiny=tiny)
+        self._sized_for = (self.memory_bytes(), settings.device != "cpu", settings.size == "tiny",
+                           settings.gpus)
+        memory, gpu, tiny, gpus = self._sized_for
+        plans = plan_choices(memory, gpu=gpu, tiny=tiny, gpus=gpus)
         for card, plan in zip(self.cards, plans, strict=True):
             card.set_plan(plan)
 

@@ -10,6 +10,7 @@ from typing import Any
 from core.operations.machine import check_machine
 from core.operations.suites import options_for
 from core.report.scaling import scaling
+from gui.pages.benchmark import about
 from gui.session import Session
 from tests.gui.support import MACHINES
 from tests.gui.test_benchmark import choose, make_page, run_files, session, wait_done
@@ -32,8 +33,15 @@ def test_offered_only_where_several_gpus_are_usable(qtbot: Any, session: Session
     assert advanced.form.isRowVisible(advanced.gpus)
     assert [advanced.gpus.itemText(i) for i in range(advanced.gpus.count())] == [
         "One GPU", "2 GPUs, data-parallel (ResNet-50 and LLM; one GPU first, for the scaling)"]
+    before = {card.plan.choice.key: card.plan.estimate_s for card in page.cards}
     advanced.gpus.setCurrentIndex(1)
     plans = {card.plan.choice.key: card.plan for card in page.cards}
+    # the data-parallel suites run twice (one GPU first), and their cards say so
+    assert plans["resnet50-train"].estimate_s == 2 * before["resnet50-train"]
+    assert plans["llm-train"].estimate_s == 2 * before["llm-train"]
+    assert plans["health"].estimate_s == before["health"]
+    card = next(c for c in page.cards if c.plan.choice.key == "resnet50-train")
+    assert card.facts.text().startswith(about(2 * before["resnet50-train"]))
     settings = advanced.settings()
     assert [o.gpus for o in options_for(plans["resnet50-train"], settings)] == ["1", "2"]
     assert [o.gpus for o in options_for(plans["llm-train"], settings)] == ["1", "2"]
