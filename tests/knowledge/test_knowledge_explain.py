@@ -26,6 +26,8 @@ FIRST_MATCH = {
     "apt-rocm-repo-no-release-file-404.txt": "apt-repo-no-release-file",
     "apt-sqv-signing-key-not-bound-sha1-rocm644.txt": "apt-sqv-sha1-key",
     "dpkg-rock-dkms-rocm-dkms-errors-pop-os.txt": "dkms-build-failed",
+    "gloo-recv-timeout-rocmate-stuck-rank.txt": "collective-timeout",
+    "nccl-watchdog-collective-timeout-basicsr-737.txt": "collective-timeout",
     "hip-invalid-device-function-amd-log-level-trace-mi250x.txt": "hip-invalid-device-function",
     "hip-invalid-device-function-rx6600-arch.txt": "hip-invalid-device-function",
     "hip-invalid-device-function-torch-acceleratorerror-rocm70-nightly.txt": (
