@@ -15,7 +15,8 @@ others up, and how (:func:`diagnose`):
 :func:`collective_log` picks from the ranks' stderr what the run log keeps of a stall: the
 collective library's lines (NCCL/RCCL, gloo, ProcessGroup, a timed-out collective) and the
 Python stacks the ranks print on SIGUSR1. Pure functions but :func:`read_pulses` and
-:func:`process_state`, which read the runner's own folder and its own children in /proc.
+:func:`process_state`, which read the runner's own folder and its own children in /proc, and
+:func:`collective_timed_out`, which reads the knowledge base's error texts (once per process).
 """
 
 from __future__ import annotations
@@ -27,14 +28,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from core.knowledge.loader import Knowledge, load_knowledge
+
 StallKind = Literal["stopped", "behind", "collective"]
 
 STOPPED_STATES = ("T", "t")
 """/proc/PID/stat states of a process that will not run until somebody continues it."""
 
-_TIMEOUT = re.compile(
-    r"Timed out waiting \d+ ?ms|collective operation timeout|Watchdog caught collective"
-    r"|DistBackendError[^\n]*time|(?:NCCL|RCCL|c10d)[^\n]*timed? ?out", re.IGNORECASE)
+TIMEOUT_PATTERN = "collective-timeout"
+"""The row of resources/data/explain.toml whose texts say that a collective timed out."""
 _LOG_LINE = re.compile(r"NCCL|RCCL|gloo|ProcessGroup|c10d|Watchdog caught|Timed out|collective",
                        re.IGNORECASE)
 _STACK_HEAD = re.compile(r"^(?:Current thread|Thread) 0x[0-9a-f]+")
@@ -166,10 +168,12 @@ def diagnose(pulses: Mapping[int, RankPulse], world: int, now: float,
     return Stall("collective", tuple(sorted(entered)), world)
 
 
-def collective_timed_out(text: str) -> bool:
+def collective_timed_out(text: str, kb: Knowledge | None = None) -> bool:
     """Whether a rank's words say that a collective timed out (gloo's "Timed out waiting ...
-    ms", NCCL/RCCL's "Watchdog caught collective operation timeout")."""
-    return _TIMEOUT.search(text) is not None
+    ms", NCCL/RCCL's "Watchdog caught collective operation timeout"): the texts of
+    ``rocmate explain``'s ``collective-timeout`` row."""
+    pattern = (kb or load_knowledge()).pattern(TIMEOUT_PATTERN)
+    return pattern is not None and pattern.matches(text)
 
 
 def collective_log(text: str, limit: int = LOG_LINES) -> list[str]:

@@ -271,7 +271,6 @@ class BenchRunner:
                                      else max(1.0, 0.75 * watchdog_s))
         self._pulse_dir: Path | None = None  # where the ranks write their pulses
         self._stall: rankwatch.Stall | None = None  # who held a data-parallel run up
-        self._stall_logged = False
 
     @property
     def pid(self) -> int | None:
@@ -447,8 +446,9 @@ class BenchRunner:
                 except asyncio.TimeoutError:
                     self._hung = hang_if_silent and not self._cancelled
                     if self._hung and self._pulse_dir is not None:
-                        self._stall = self._diagnose(live=True)
-                        await self._ask_for_stacks()
+                        pulses, states = self._ranks_now()
+                        self._stall = self._diagnose(pulses, states)
+                        await self._ask_for_stacks(pulses, states)
                     self._kill()
                     break
                 except ValueError:  # a line over LINE_LIMIT: not protocol; skip it
@@ -503,7 +503,7 @@ class BenchRunner:
         elif kind == "error" and out.error is None:
             out.error = {**event, "source": "worker"}
             if self._pulse_dir is not None and self._stall is None:  # the others still live
-                self._stall = self._diagnose(live=True)
+                self._stall = self._diagnose(*self._ranks_now())
 
     # -- the ranks of a data-parallel run --------------------------------------------------------
 
@@ -512,49 +512,45 @@ class BenchRunner:
         """How long a rank's pulse may be silent before the rank counts as stopped."""
         return max(5 * self.pulse_s, 2.0)
 
-    def _diagnose(self, live: bool) -> rankwatch.Stall | None:
-        """Who holds the run up, from the pulses (and, while the ranks live, their states)."""
+    def _ranks_now(self) -> tuple[dict[int, rankwatch.RankPulse], dict[int, str | None]]:
+        """Each rank's last pulse and its process's state now."""
         assert self._pulse_dir is not None
         pulses = rankwatch.read_pulses(self._pulse_dir)
-        world = self._world()
-        if not live:
-            return rankwatch.diagnose(pulses, world, time.time())
-        states = {r: rankwatch.process_state(p.pid) for r, p in pulses.items()}
-        return rankwatch.diagnose(pulses, world, time.time(), states, self._silent_after_s)
+        return pulses, {r: rankwatch.process_state(p.pid) for r, p in pulses.items()}
 
-    def _world(self) -> int:
-        """The number of ranks: as asked (``--gpus N``), or as the launcher made them."""
-        gpus = self.options.gpus
-        if gpus is not None and gpus.isdigit():
-            return int(gpus)
-        pulses = rankwatch.read_pulses(self._pulse_dir) if self._pulse_dir else {}
-        return max([p.rank + 1 for p in pulses.values()] + [1])
+    def _diagnose(self, pulses: dict[int, rankwatch.RankPulse],
+                  states: dict[int, str | None] | None = None) -> rankwatch.Stall | None:
+        """Who holds the run up, from the pulses and, while the ranks live, their states."""
+        gpus = self.options.gpus  # "all": as many as the launcher made (the ranks' pulses)
+        world = int(gpus) if gpus is not None and gpus.isdigit() else max(
+            [r + 1 for r in pulses] + [1])
+        if states is None:
+            return rankwatch.diagnose(pulses, world, time.time())
+        return rankwatch.diagnose(pulses, world, time.time(), states, self._silent_after_s)
 
     async def _watch_ranks(self, out: RunOutcome) -> None:
         """The per-rank watchdog: a rank whose process is stopped and whose pulse has gone
         silent ends the run now (the others would wait for it until the collective timeout)."""
-        assert self._pulse_dir is not None
         while True:
             await asyncio.sleep(self.pulse_s)
             if out.error is not None or any(p.get("phase") == "done" for p in out.phases):
                 return
-            pulses = await asyncio.to_thread(rankwatch.read_pulses, self._pulse_dir)
-            states = {r: rankwatch.process_state(p.pid) for r, p in pulses.items()}
+            pulses, states = await asyncio.to_thread(self._ranks_now)
             if rankwatch.stopped_ranks(pulses, states, time.time(), self._silent_after_s):
-                self._stall = self._diagnose(live=True)
+                self._stall = self._diagnose(pulses, states)
                 self._hung = not self._cancelled
                 self._waited_s = (self._stall.silent_s if self._stall else 0.0)
-                await self._ask_for_stacks()
+                await self._ask_for_stacks(pulses, states)
                 self._kill()
                 return
 
-    async def _ask_for_stacks(self) -> None:
+    async def _ask_for_stacks(self, pulses: dict[int, rankwatch.RankPulse],
+                              states: dict[int, str | None]) -> None:
         """Every live rank prints its threads' Python stacks to stderr (SIGUSR1), for the run
         log; a stopped rank cannot, and is not waited for."""
-        assert self._pulse_dir is not None
         asked = False
-        for pulse in rankwatch.read_pulses(self._pulse_dir).values():
-            if rankwatch.process_state(pulse.pid) not in (None, *rankwatch.STOPPED_STATES):
+        for rank, pulse in pulses.items():
+            if states.get(rank) not in (None, *rankwatch.STOPPED_STATES):
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(pulse.pid, signal.SIGUSR1)
                     asked = True
@@ -563,13 +559,10 @@ class BenchRunner:
 
     def _log_ranks(self, out: RunOutcome) -> None:
         """The run file's ``rank-log`` line: each rank's last pulse and what the collective
-        library and the ranks' stacks said, in their stderr or their error (once per run)."""
-        if self._pulse_dir is None or self._stall_logged:
-            return
-        self._stall_logged = True
+        library and the ranks' stacks said, in their stderr or their error."""
+        assert self._pulse_dir is not None
         pulses = rankwatch.read_pulses(self._pulse_dir)
-        said = "\n".join(str((out.error or {}).get(k) or "") for k in ("message", "detail"))
-        words = self._stderr.decode("utf-8", "replace") + "\n" + said
+        words = self._stderr.decode("utf-8", "replace") + "\n" + _error_words(out)
         self._record({"event": "rank-log", "rx_t": self._now(),
                       "pulses": [asdict(p) for p in sorted(pulses.values(),
                                                            key=lambda p: p.rank)],
@@ -658,14 +651,14 @@ class BenchRunner:
         if self._pulse_dir is None or self._cancelled or self._file_error is not None:
             return None
         stderr = self._stderr.decode("utf-8", "replace")
-        said = " ".join(str((out.error or {}).get(k) or "") for k in ("message", "detail"))
+        said = _error_words(out)
         if self._hung:
             cause, waited = "hung", self._waited_s
         elif rankwatch.collective_timed_out(said) or rankwatch.collective_timed_out(stderr):
             cause, waited = "collective-timeout", self.collective_timeout_s
         else:
             return None
-        stall = self._stall or self._diagnose(live=False)
+        stall = self._stall or self._diagnose(rankwatch.read_pulses(self._pulse_dir))
         if stall is None:
             return None
         # i18n: english (the protocol's message; its advice is shown translated)
@@ -738,6 +731,11 @@ class BenchRunner:
         info = errors.from_output(tail, ctx, message=msg, patterns=failure_patterns())
         return self._parent_error(info.kind, info.message, advice=info.advice,
                                   detail=tail) | {"cause": "exited"}
+
+
+def _error_words(out: RunOutcome) -> str:
+    """What the run's error said: its message and its detail."""
+    return "\n".join(str((out.error or {}).get(k) or "") for k in ("message", "detail"))
 
 
 def _sample_dict(s: TelemetrySample) -> dict[str, Any]:

@@ -24,15 +24,12 @@ def several_gpus(ctx: Context) -> list[Finding]:
     if len(gpus) < 2:
         return _several_nvidia(ctx)
     names = _names(gpus)
-    findings = [Finding(
-        "gpus-several", "info",
-        t("doctor.gpus-several.title", "{count} GPUs for data-parallel training: {gpus}",
-          count=len(gpus), gpus=names),
+    findings = [_several(
+        gpus,
         t("doctor.gpus-several.detail",
           "How they are connected: {link}. PyTorch trains on several GPUs with one process per "
           "GPU (torch.distributed); on ROCm its nccl backend is RCCL, and the gradients go "
-          "from card to card at every step.", link=_between(ctx, gpus)),
-    )]
+          "from card to card at every step.", link=_between(ctx, gpus)))]
     kinds = {(g.gfx, g.name) for g in gpus}
     if len(kinds) > 1:
         largest = max(kinds, key=lambda k: sum((g.gfx, g.name) == k for g in gpus))
@@ -58,15 +55,20 @@ def _several_nvidia(ctx: Context) -> list[Finding]:
     gpus = [g for g in ctx.facts.gpus.gpus if g.vendor == "nvidia" and not g.integrated]
     if len(gpus) < 2:
         return []
-    return [Finding(
+    return [_several(gpus, t(
+        "doctor.gpus-several.detail-nvidia",
+        "How they are connected: {link}. PyTorch trains on several GPUs with one process per "
+        "GPU (torch.distributed); its nccl backend is NCCL here, and the gradients go from "
+        "card to card at every step.", link=_nvidia_between(ctx.facts.gpus.nvidia)))]
+
+
+def _several(gpus: list[Gpu], detail: str) -> Finding:
+    """The ``gpus-several`` finding: the cards a data-parallel run would use, and ``detail``."""
+    return Finding(
         "gpus-several", "info",
         t("doctor.gpus-several.title", "{count} GPUs for data-parallel training: {gpus}",
           count=len(gpus), gpus=_names(gpus)),
-        t("doctor.gpus-several.detail-nvidia",
-          "How they are connected: {link}. PyTorch trains on several GPUs with one process per "
-          "GPU (torch.distributed); its nccl backend is NCCL here, and the gradients go from "
-          "card to card at every step.", link=_nvidia_between(ctx.facts.gpus.nvidia)),
-    )]
+        detail)
 
 
 def _nvidia_between(paths: tuple[GpuPath, ...] | None) -> str:

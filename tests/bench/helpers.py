@@ -76,12 +76,60 @@ def site_packages(python: Path) -> Path:
     return Path(out.stdout.strip())
 
 
-def python_without_diffusers(path: Path) -> Path:
+def python_with_startup_module(path: Path, name: str, source: str) -> Path:
     """A virtual environment that sees the test set-up's packages (torch, transformers, ...)
-    but not diffusers: a real missing package."""
+    and imports the module ``name`` (``source``) at start-up, through a ``.pth`` file."""
     python = bare_venv(path)
     site = site_packages(python)
     (site / "with_test_packages.pth").write_text(sysconfig.get_path("purelib") + "\n")
-    (site / "_no_diffusers.py").write_text(BLOCKER)
-    (site / "_no_diffusers.pth").write_text("import _no_diffusers\n")
+    (site / f"{name}.py").write_text(source)
+    (site / f"{name}.pth").write_text(f"import {name}\n")
     return python
+
+
+def python_without_diffusers(path: Path) -> Path:
+    """A virtual environment that sees the test set-up's packages but not diffusers: a real
+    missing package."""
+    return python_with_startup_module(path, "_no_diffusers", BLOCKER)
+
+
+_PATCHED_TORCH = '''"""{doc}"""
+import importlib.util
+import os
+import sys
+import time
+
+MARK = os.environ.get({mark_env!r})
+
+{patch}
+
+class _WrapTorch:
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name != "torch":
+            return None
+        sys.meta_path.remove(_WrapTorch)
+        spec = importlib.util.find_spec("torch")
+        real_exec = spec.loader.exec_module
+
+        def exec_module(module):
+            real_exec(module)
+            patch(module)
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+if MARK:
+    sys.meta_path.insert(0, _WrapTorch)
+'''
+
+
+def python_with_patched_torch(path: Path, name: str, *, doc: str, mark_env: str,
+                              patch: str) -> Path:
+    """A virtual environment like :func:`python_with_startup_module` whose torch, as it is
+    imported, is handed to ``patch`` (the source of a function ``patch(module)``, which sees
+    ``MARK``: the file named by ``$mark_env``, the test's word that the fault is on). Without
+    ``$mark_env`` torch is left alone."""
+    source = _PATCHED_TORCH.format(doc=doc, mark_env=mark_env, patch=patch)
+    return python_with_startup_module(path, name, source)

@@ -10,7 +10,6 @@ import os
 import signal
 import subprocess
 import sys
-import sysconfig
 import time
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ import pytest
 
 from core.bench.runner import BenchRunner, failed_rank, rank_advice, worker_command
 from core.bench.worker.options import BenchOptions
-from tests.bench.helpers import PYTHON, bare_venv, run_worker, site_packages, tiny
+from tests.bench.helpers import PYTHON, python_with_patched_torch, run_worker, tiny
 
 pytest.importorskip("torch")
 ROOT = Path(__file__).resolve().parents[2]
@@ -136,54 +135,26 @@ def test_a_rank_that_stops(tmp_path: Path) -> None:
     assert any("Thread 0x" in line or "Current thread 0x" in line for line in log["log"]), log
 
 
-STUCK = """\"\"\"Rank 1's backward never returns once the file $ROCMATE_TEST_STUCK exists: a rank
-alive (its pulse goes on) but stuck in its step, as on a GPU hang.\"\"\"
-import importlib.util
-import os
-import sys
-import time
+STUCK = """def patch(module):
+    backward = module.autograd.backward
 
-MARK = os.environ.get("ROCMATE_TEST_STUCK")
+    def stuck(*args, **kwargs):
+        if os.environ.get("RANK") == "1" and os.path.exists(MARK):
+            while True:
+                time.sleep(1)
+        return backward(*args, **kwargs)
 
-
-class _WrapTorch:
-    @staticmethod
-    def find_spec(name, path=None, target=None):
-        if name != "torch":
-            return None
-        sys.meta_path.remove(_WrapTorch)
-        spec = importlib.util.find_spec("torch")
-        real_exec = spec.loader.exec_module
-
-        def exec_module(module):
-            real_exec(module)
-            backward = module.autograd.backward
-
-            def stuck(*args, **kwargs):
-                if os.environ.get("RANK") == "1" and os.path.exists(MARK):
-                    while True:
-                        time.sleep(1)
-                return backward(*args, **kwargs)
-
-            module.autograd.backward = stuck
-
-        spec.loader.exec_module = exec_module
-        return spec
-
-
-if MARK:
-    sys.meta_path.insert(0, _WrapTorch)
+    module.autograd.backward = stuck
 """
 
 
 def test_a_rank_stuck_in_its_step(tmp_path: Path) -> None:
     """Rank 1 lives but never reaches the gradients' all-reduce: rank 0's collective times out
     inside it (gloo's own words reach the run log) and the error names rank 1, not rank 0."""
-    python = bare_venv(tmp_path / "venv")
-    site = site_packages(python)
-    (site / "with_test_packages.pth").write_text(sysconfig.get_path("purelib") + "\n")
-    (site / "_stuck_rank.py").write_text(STUCK)
-    (site / "_stuck_rank.pth").write_text("import _stuck_rank\n")
+    python = python_with_patched_torch(
+        tmp_path / "venv", "_stuck_rank", mark_env="ROCMATE_TEST_STUCK", patch=STUCK,
+        doc="Rank 1's backward never returns once the file $ROCMATE_TEST_STUCK exists: a rank "
+            "alive (its pulse goes on) but stuck in its step, as on a GPU hang.")
     mark = tmp_path / "stuck-now"
 
     def strike(_runner: BenchRunner, event: dict[str, Any]) -> None:

@@ -25,7 +25,6 @@ import os
 import signal
 import subprocess
 import sys
-import sysconfig
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -43,7 +42,7 @@ from core.operations.benchmark import (
 )
 from core.report.history import History
 from core.report.model import Report
-from tests.bench.helpers import PYTHON, bare_venv, site_packages, tiny
+from tests.bench.helpers import PYTHON, python_with_patched_torch, tiny
 from tests.bench.test_recover import STOPPED, wait_for
 from tests.faults.kept import check_kept, stored
 from tests.faults.ledger import Ledger
@@ -219,54 +218,28 @@ DEVICE_ERROR = ("HIP error: an illegal memory access was encountered\nHIP kernel
                 "be incorrect.\nFor debugging consider passing AMD_SERIALIZE_KERNEL=3\nCompile "
                 "with `TORCH_USE_HIP_DSA` to enable device-side assertions.")
 
-_FAULTY_TORCH = f'''"""torch.matmul raises a GPU's illegal-access error once the file
-$ROCMATE_TEST_DEVICE_FAULT exists (the test makes it mid-run)."""
-import importlib.util
-import os
-import sys
-
-MARK = os.environ.get("ROCMATE_TEST_DEVICE_FAULT")
-TEXT = {DEVICE_ERROR!r}
+_FAULTY_MATMUL = f"""TEXT = {DEVICE_ERROR!r}
 
 
-class _WrapTorch:
-    @staticmethod
-    def find_spec(name, path=None, target=None):
-        if name != "torch":
-            return None
-        sys.meta_path.remove(_WrapTorch)
-        spec = importlib.util.find_spec("torch")
-        real_exec = spec.loader.exec_module
+def patch(module):
+    matmul = module.matmul
 
-        def exec_module(module):
-            real_exec(module)
-            matmul = module.matmul
+    def faulty(*args, **kwargs):
+        if os.path.exists(MARK):
+            raise RuntimeError(TEXT)
+        return matmul(*args, **kwargs)
 
-            def faulty(*args, **kwargs):
-                if os.path.exists(MARK):
-                    raise RuntimeError(TEXT)
-                return matmul(*args, **kwargs)
-
-            module.matmul = faulty
-
-        spec.loader.exec_module = exec_module
-        return spec
-
-
-if MARK:
-    sys.meta_path.insert(0, _WrapTorch)
-'''
+    module.matmul = faulty
+"""
 
 
 def python_with_faulty_torch(path: Path) -> Path:
     """A virtual environment seeing the test set-up's packages, whose torch.matmul fails on
     the test's word."""
-    python = bare_venv(path)
-    site = site_packages(python)
-    (site / "with_test_packages.pth").write_text(sysconfig.get_path("purelib") + "\n")
-    (site / "_faulty_torch.py").write_text(_FAULTY_TORCH)
-    (site / "_faulty_torch.pth").write_text("import _faulty_torch\n")
-    return python
+    return python_with_patched_torch(
+        path, "_faulty_torch", mark_env="ROCMATE_TEST_DEVICE_FAULT", patch=_FAULTY_MATMUL,
+        doc="torch.matmul raises a GPU's illegal-access error once the file "
+            "$ROCMATE_TEST_DEVICE_FAULT exists (the test makes it mid-run).")
 
 
 def test_device_error_mid_run(ledger: Ledger, env: Path, tmp_path: Path,
