@@ -16,6 +16,7 @@ import fcntl
 import os
 import stat
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -118,6 +119,26 @@ def test_held_lock_refuses_the_run_and_writes_nothing(
     assert out == [{"event": "done", "ok": False, "error": _busy(pid)}]
     assert not (root / PIN).exists()
     assert snapshot(root, ["etc", "home"]) == before
+
+
+def test_a_holder_that_has_only_just_taken_the_lock_is_still_named(fake: Target) -> None:
+    """The holder writes its pid right after its flock; a run refused in that gap waits for the
+    pid instead of naming no one (two set-ups started together, seen on CI)."""
+    root = Path(fake.root)
+    path = root / LOCK
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        os.ftruncate(fd, 0)
+        late = threading.Timer(0.05, os.pwrite, (fd, b"4343\n", 0))
+        late.start()
+        with pytest.raises(LockBusy) as busy:
+            take_lock(fake)
+        late.join()
+    finally:
+        os.close(fd)
+    assert busy.value.pid == 4343
 
 
 def test_two_runs_in_sequence_both_work(fake: Target, policy: Policy) -> None:

@@ -22,6 +22,7 @@ import errno
 import fcntl
 import os
 import stat
+import time
 from dataclasses import dataclass
 
 from core.install.helper.files import FileFailed, open_folder
@@ -35,6 +36,8 @@ LOCK_PATH = f"{LOCK_FOLDER}/{LOCK_NAME}"
 LOCK_MODE = 0o644
 OPEN_FLAGS = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
 MAX_PID_TEXT = 32
+HOLDER_WAIT_S = 0.2  # how long a refused run waits for a just-started holder to write its pid
+HOLDER_POLL_S = 0.01
 
 
 class LockFailed(RuntimeError):
@@ -110,11 +113,24 @@ def _holder(fd: int) -> int | None:
     return int(text) if text.isdigit() and 0 < len(text) <= 10 else None
 
 
+def _holder_soon(fd: int) -> int | None:
+    """The holder's pid, waiting up to :data:`HOLDER_WAIT_S` for one that has only just taken the
+    lock: it writes its pid right after the ``flock``, so a run refused in between would
+    otherwise read an empty file and name no pid."""
+    deadline = time.monotonic() + HOLDER_WAIT_S
+    while (pid := _holder(fd)) is None and time.monotonic() < deadline:
+        time.sleep(HOLDER_POLL_S)
+    return pid
+
+
 def _write_pid(fd: int) -> None:
-    """Put this process's pid into the held lock file (best effort: it only feeds a message)."""
+    """Put this process's pid into the held lock file (best effort: it only feeds a message).
+
+    Written first, then cut to length, so a reader never sees the file empty in between."""
+    text = f"{os.getpid()}\n".encode("ascii")
     with contextlib.suppress(OSError):
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        os.pwrite(fd, text, 0)
+        os.ftruncate(fd, len(text))
 
 
 def take_lock(target: Target) -> RunLock:
@@ -126,7 +142,7 @@ def take_lock(target: Target) -> RunLock:
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as exc:
-        pid = _holder(fd)
+        pid = _holder_soon(fd) if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN) else None
         os.close(fd)
         if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
             raise LockBusy(pid) from exc
