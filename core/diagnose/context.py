@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -76,6 +77,16 @@ def support_for(gpu: Gpu, kb: Knowledge) -> Support:
         confidence=rule.confidence if rule else None,
         caveat=rule.caveat if rule else None,
     )
+
+
+def data_parallel_gpus(gpus: Sequence[Gpu], supports: Sequence[Support]) -> list[Gpu]:
+    """The GPUs a data-parallel run puts a rank on: the discrete AMD cards ROCm serves; where
+    there are fewer than two of them, two NVIDIA cards or more (rocmate's benchmarks run on CUDA
+    too). The doctor names these, and the Benchmark page offers the data-parallel mode for them."""
+    amd = [g for g, s in zip(gpus, supports, strict=True)
+           if g.is_amd and s.usable and not g.integrated]
+    nvidia = [g for g in gpus if g.vendor == "nvidia" and not g.integrated]
+    return nvidia if len(amd) < 2 <= len(nvidia) else amd
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ connected: NVLink, or the PCIe path."""
 
 from __future__ import annotations
 
-from core.diagnose.context import Context
+from core.diagnose.context import Context, data_parallel_gpus
 from core.diagnose.finding import Finding
 from core.i18n import t
 from core.probe.gpus import Gpu
@@ -20,9 +20,11 @@ def _training_gpus(ctx: Context) -> list[Gpu]:
 
 
 def several_gpus(ctx: Context) -> list[Finding]:
-    gpus = _training_gpus(ctx)
+    gpus = data_parallel_gpus(ctx.facts.gpus.gpus, ctx.supports)
     if len(gpus) < 2:
-        return _several_nvidia(ctx)
+        return []
+    if not gpus[0].is_amd:
+        return [_several_nvidia(ctx, gpus)]
     names = _names(gpus)
     findings = [_several(
         gpus,
@@ -49,17 +51,14 @@ def several_gpus(ctx: Context) -> list[Finding]:
     return findings
 
 
-def _several_nvidia(ctx: Context) -> list[Finding]:
+def _several_nvidia(ctx: Context, gpus: list[Gpu]) -> Finding:
     """Two NVIDIA GPUs or more (and not two usable AMD ones): what a data-parallel benchmark
     would use, and how nvidia-smi sees them connected."""
-    gpus = [g for g in ctx.facts.gpus.gpus if g.vendor == "nvidia" and not g.integrated]
-    if len(gpus) < 2:
-        return []
-    return [_several(gpus, t(
+    return _several(gpus, t(
         "doctor.gpus-several.detail-nvidia",
         "How they are connected: {link}. PyTorch trains on several GPUs with one process per "
         "GPU (torch.distributed); its nccl backend is NCCL here, and the gradients go from "
-        "card to card at every step.", link=_nvidia_between(ctx.facts.gpus.nvidia)))]
+        "card to card at every step.", link=_nvidia_between(ctx.facts.gpus.nvidia)))
 
 
 def _several(gpus: list[Gpu], detail: str) -> Finding:

@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.bench.worker.protocol import PRECISIONS
+from core.diagnose.context import data_parallel_gpus
 from core.i18n import local
 from core.operations.benchmark import BenchmarkRequest, BenchmarkRun
 from core.operations.errors import OperationError
@@ -151,6 +152,9 @@ class AdvancedSettings(QWidget):
         self.gpus.addItem("", None)
         form.addRow(self.labels["gpus"], self.gpus)
         form.setRowVisible(self.gpus, False)
+        # the words of the device and of the data-parallel choice follow each other
+        self.device.currentIndexChanged.connect(self.retranslate)
+        self.gpus.currentIndexChanged.connect(self.retranslate)
         self.tiny = QCheckBox()
         form.addRow(self.labels["size"], self.tiny)
         self.precision = QComboBox()
@@ -191,18 +195,25 @@ class AdvancedSettings(QWidget):
     def retranslate(self) -> None:
         """Every word of the settings in the language now set; what is chosen stays (the
         lists' items are named again in place, without a signal: no re-sizing of the cards)."""
-        for name, text in (("device", self.tr("Device")), ("gpus", self.tr("GPUs")),
+        for name, text in (("device", self.tr("Device")),
+                           ("gpus", self.tr("GPUs") if self.on_gpu() else self.tr("Processes")),
                            ("size", self.tr("Size")),
                            ("precision", self.tr("Precision")),
                            ("batch", self.tr("Batch size")), ("measure", self.tr("Measure for")),
                            ("steps", self.tr("Or exactly N steps")),
                            ("options", self.tr("Options")), ("model", self.tr("SD 1.5 weights"))):
             self.labels[name].setText(text)
-        gpus: dict[str | None, str] = {None: self.tr("One GPU")}
+        gpus: dict[str | None, str] = {None: self.tr("One GPU") if self.on_gpu()
+                                       else self.tr("One process")}
         for n in range(2, self.gpu_count + 1):
-            gpus[str(n)] = self.tr("%1 GPUs, data-parallel (ResNet-50 and LLM; one GPU first, "
-                                   "for the scaling)").replace("%1", str(n))
-        for combo, items in ((self.device, {"cuda:0": self.tr("The GPU (cuda:0)"),
+            gpus[str(n)] = (self.tr("%1 GPUs, data-parallel (ResNet-50 and LLM; one GPU first, "
+                                    "for the scaling)") if self.on_gpu()
+                            else self.tr("%1 processes on the CPU, data-parallel (a check "
+                                         "that the mode runs)")).replace("%1", str(n))
+        ranks = self.ranks()
+        gpu = (self.tr("The GPUs (cuda:0 to cuda:%1)").replace("%1", str(ranks - 1))
+               if ranks > 1 else self.tr("The GPU (cuda:0)"))
+        for combo, items in ((self.device, {"cuda:0": gpu,
                                             "cpu": self.tr("The CPU (slow: a check that the "
                                                            "suites run)")}),
                              (self.gpus, gpus),
@@ -242,6 +253,14 @@ class AdvancedSettings(QWidget):
         self.form.setRowVisible(self.gpus, count > 1)
         self.retranslate()
 
+    def on_gpu(self) -> bool:
+        return self.device.currentData() != "cpu"
+
+    def ranks(self) -> int:
+        """How many ranks the run is to have: the data-parallel choice, else one."""
+        chosen = self.gpus.currentData()
+        return int(chosen) if self.gpu_count > 1 and chosen is not None else 1
+
     def choose_model(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
             self, self.tr("SD 1.5 weights"), str(Path.home()),
@@ -260,7 +279,7 @@ class AdvancedSettings(QWidget):
             steps=self.steps.value() or None,
             seconds=self.measure.value() or None,
             model=self.model.text().strip() or None,
-            gpus=self.gpus.currentData() if self.gpu_count > 1 else None,
+            gpus=str(self.ranks()) if self.ranks() > 1 else None,
         )
 
 
@@ -397,13 +416,12 @@ class BenchmarkPage(RocPage):
             if self._replayed else "")
 
     def usable_gpus(self) -> int:
-        """The GPUs the doctor found usable for training (discrete AMD cards ROCm serves)."""
+        """The GPUs a data-parallel run can use here, as the doctor counts them (discrete AMD
+        cards ROCm serves, or several NVIDIA cards)."""
         report = self.session.report
         if report is None:
             return 0
-        return sum(1 for gpu, support in zip(report.facts.gpus.gpus, report.supports,
-                                             strict=True)
-                   if gpu.is_amd and not gpu.integrated and support.usable)
+        return len(data_parallel_gpus(report.facts.gpus.gpus, report.supports))
 
     def memory_bytes(self) -> int | None:
         report = self.session.report

@@ -52,8 +52,24 @@
         <translation>一张GPU</translation>
     </message>
     <message>
+        <source>Processes</source>
+        <translation>进程数</translation>
+    </message>
+    <message>
+        <source>One process</source>
+        <translation>一个进程</translation>
+    </message>
+    <message>
         <source>%1 GPUs, data-parallel (ResNet-50 and LLM; one GPU first, for the scaling)</source>
         <translation>%1张GPU，数据并行（ResNet-50和LLM；先跑一张GPU，用来计算扩展效率）</translation>
+    </message>
+    <message>
+        <source>%1 processes on the CPU, data-parallel (a check that the mode runs)</source>
+        <translation>CPU上%1个进程，数据并行（只检查该模式能否运行）</translation>
+    </message>
+    <message>
+        <source>The GPUs (cuda:0 to cuda:%1)</source>
+        <translation>多张GPU（cuda:0到cuda:%1）</translation>
     </message>
     <message>
         <source>Automatic (the suite&apos;s default)</source>

@@ -5,6 +5,7 @@ first."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from core.operations.machine import check_machine
@@ -12,6 +13,7 @@ from core.operations.suites import options_for
 from core.report.scaling import scaling
 from gui.pages.benchmark import about
 from gui.session import Session
+from tests.core.test_nvidia_topo import desktop_with
 from tests.gui.support import MACHINES
 from tests.gui.test_benchmark import choose, make_page, run_files, session, wait_done
 
@@ -47,6 +49,40 @@ def test_offered_only_where_several_gpus_are_usable(qtbot: Any, session: Session
     assert [o.gpus for o in options_for(plans["llm-train"], settings)] == ["1", "2"]
     # the suites without the mode run as they are
     assert [o.gpus for o in options_for(plans["health"], settings)] == [None, None]
+
+
+def test_the_words_follow_the_device_and_the_choice(qtbot: Any, session: Session) -> None:
+    """Two GPUs chosen: the device names both; on the CPU the same choice is processes (the
+    check that the mode runs), never GPUs."""
+    session.report = check_machine(str(TWO_CARDS))
+    advanced = make_page(qtbot, session).advanced
+    assert advanced.device.itemText(0) == "The GPU (cuda:0)"
+    advanced.gpus.setCurrentIndex(advanced.gpus.findData("2"))
+    assert advanced.device.itemText(0) == "The GPUs (cuda:0 to cuda:1)"
+    assert advanced.labels["gpus"].text() == "GPUs"
+    advanced.device.setCurrentIndex(advanced.device.findData("cpu"))
+    assert advanced.labels["gpus"].text() == "Processes"
+    assert [advanced.gpus.itemText(i) for i in range(advanced.gpus.count())] == [
+        "One process", "2 processes on the CPU, data-parallel (a check that the mode runs)"]
+    assert advanced.settings().gpus == "2" and advanced.settings().device == "cpu"
+    advanced.gpus.setCurrentIndex(0)
+    advanced.device.setCurrentIndex(0)
+    assert advanced.device.itemText(0) == "The GPU (cuda:0)"
+    assert advanced.gpus.itemText(0) == "One GPU" and advanced.settings().gpus is None
+
+
+def test_offered_for_several_nvidia_cards(qtbot: Any, session: Session,
+                                          tmp_path: Path) -> None:
+    """The benchmarks run on CUDA too: four NVIDIA cards offer 2, 3 or 4 of them, as the doctor
+    counts them (gpus-several); one NVIDIA card offers nothing."""
+    session.report = check_machine(str(desktop_with(tmp_path, 4, "topo-m-4x-h100-nv6-nics.txt")))
+    advanced = make_page(qtbot, session).advanced
+    assert advanced.form.isRowVisible(advanced.gpus)
+    assert [advanced.gpus.itemData(i) for i in range(advanced.gpus.count())] == [
+        None, "2", "3", "4"]
+    session.report = check_machine(str(MACHINES / "nvidia-only-desktop"))
+    advanced = make_page(qtbot, session).advanced
+    assert not advanced.form.isRowVisible(advanced.gpus)
 
 
 def test_a_data_parallel_run_feeds_a_line_per_gpu(qtbot: Any, aloop: Any,
