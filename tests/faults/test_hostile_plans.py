@@ -46,7 +46,6 @@ file (tests/install/test_helper_hostile.py's ``_assert_runs_nothing``).
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import json
 import re
@@ -70,15 +69,15 @@ from tests.install.support import (
     TESTER,
     TRUSTED_FPR,
     TRUSTED_KEY,
-    add_fixtures,
     copy_root,
-    write_accounts,
 )
 from tests.install.test_helper_hostile import (
     Case,
     _assert_runs_nothing,
     _prepared_root,
     add_system_files,
+    fake_system,
+    trusting_policy,
 )
 
 STRATEGIES = ("rocm-apt", "wsl")
@@ -329,20 +328,12 @@ def all_mutants(plans: dict[str, list[dict[str, Any]]]) -> list[Mutant]:
 
 @pytest.fixture(scope="module")
 def fake_target(tmp_path_factory: pytest.TempPathFactory) -> Target:
-    """A small fake system: accounts, the apt folders, the system's and others' apt files."""
-    root = tmp_path_factory.mktemp("fake-root")
-    write_accounts(root)
-    add_fixtures(root)
-    add_system_files(root)
-    return Target(str(root))
+    return fake_system(tmp_path_factory.mktemp("fake-root"))
 
 
 @pytest.fixture(scope="module")
 def policy() -> Policy:
-    """The shipped policy, plus the synthetic test key."""
-    shipped = Policy.from_knowledge(load_knowledge())
-    return dataclasses.replace(shipped,
-                               trusted_fingerprints=shipped.trusted_fingerprints | {TRUSTED_FPR})
+    return trusting_policy()
 
 
 @pytest.fixture(scope="module")

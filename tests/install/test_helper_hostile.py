@@ -444,13 +444,24 @@ def test_the_table_is_large_and_unique() -> None:
 # in-process, on a fake system
 
 
-@pytest.fixture(scope="module")
-def fake_target(tmp_path_factory: pytest.TempPathFactory) -> Target:
-    root = tmp_path_factory.mktemp("fake-root")
+def fake_system(root: Path) -> Target:
+    """A small fake system in root: accounts, the apt folders, the system's and others' files."""
     write_accounts(root)
     add_fixtures(root)
     add_system_files(root)
     return Target(str(root))
+
+
+def trusting_policy() -> Policy:
+    """The shipped policy, plus the synthetic test key."""
+    shipped = Policy.from_knowledge(load_knowledge())
+    trusted = shipped.trusted_fingerprints | {TRUSTED_FPR}
+    return dataclasses.replace(shipped, trusted_fingerprints=trusted)
+
+
+@pytest.fixture(scope="module")
+def fake_target(tmp_path_factory: pytest.TempPathFactory) -> Target:
+    return fake_system(tmp_path_factory.mktemp("fake-root"))
 
 
 @pytest.fixture(scope="module")
@@ -464,10 +475,7 @@ def linked_target(tmp_path_factory: pytest.TempPathFactory) -> Target:
 
 @pytest.fixture(scope="module")
 def policy() -> Policy:
-    """The shipped policy, plus the synthetic test key."""
-    shipped = Policy.from_knowledge(load_knowledge())
-    trusted = shipped.trusted_fingerprints | {TRUSTED_FPR}
-    return dataclasses.replace(shipped, trusted_fingerprints=trusted)
+    return trusting_policy()
 
 
 def _reasons(refused: Any) -> str:
