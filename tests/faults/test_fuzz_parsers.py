@@ -16,7 +16,6 @@ the budgets are fixed and the runs derandomised, so CI sees the same examples ev
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 import shutil
@@ -76,15 +75,15 @@ from tests.faults.ledger import LEDGER
 from tests.install.support import (
     TRUSTED_FPR,
     TRUSTED_KEY,
-    add_fixtures,
     armor,
     command_step,
     keyring_step,
     pin_step,
+    plain_target,
     plan,
     source_line,
     source_step,
-    write_accounts,
+    trusting_policy,
 )
 from tests.parse.conftest import output_names, read_output
 
@@ -726,20 +725,12 @@ VERBS = {"keyring", "apt-source", "apt-pin", "apt-update", "apt-install", "apt-p
 
 @pytest.fixture(scope="module")
 def helper_target(tmp_path_factory: pytest.TempPathFactory) -> Target:
-    root = tmp_path_factory.mktemp("helper-root")
-    write_accounts(root)
-    add_fixtures(root)
-    for link in ("etc/apt/keyrings/evil.gpg", "etc/apt/sources.list.d/evil.list",
-                 "etc/apt/preferences.d/evil"):
-        (root / link).unlink()
-    return Target(str(root))
+    return plain_target(tmp_path_factory.mktemp("helper-root"))
 
 
 @pytest.fixture(scope="module")
-def helper_policy(kb: Knowledge) -> Policy:
-    shipped = Policy.from_knowledge(kb)
-    return dataclasses.replace(shipped,
-                               trusted_fingerprints=shipped.trusted_fingerprints | {TRUSTED_FPR})
+def helper_policy() -> Policy:
+    return trusting_policy()
 
 
 def test_the_good_plan_is_accepted(helper_target: Target, helper_policy: Policy) -> None:

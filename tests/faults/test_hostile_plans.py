@@ -70,6 +70,7 @@ from tests.install.support import (
     TRUSTED_FPR,
     TRUSTED_KEY,
     copy_root,
+    trusting_policy,
 )
 from tests.install.test_helper_hostile import (
     Case,
@@ -77,7 +78,6 @@ from tests.install.test_helper_hostile import (
     _prepared_root,
     add_system_files,
     fake_system,
-    trusting_policy,
 )
 
 STRATEGIES = ("rocm-apt", "wsl")

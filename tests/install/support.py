@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import dataclasses
 import datetime
 import hashlib
 import json
@@ -17,6 +18,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from core.install.helper.target import Policy, Target
+from core.knowledge.loader import load_knowledge
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SUITE = "jammy"
@@ -157,6 +161,13 @@ def step_statuses(evs: Iterable[dict[str, Any]]) -> dict[str, str]:
     return {e["id"]: e["status"] for e in evs if e["event"] == "step"}
 
 
+def trusting_policy() -> Policy:
+    """The shipped policy, plus the synthetic test key."""
+    shipped = Policy.from_knowledge(load_knowledge())
+    trusted = shipped.trusted_fingerprints | {TRUSTED_FPR}
+    return dataclasses.replace(shipped, trusted_fingerprints=trusted)
+
+
 # --------------------------------------------------------------------------------------------
 # target trees
 
@@ -194,6 +205,16 @@ def add_fixtures(root: Path) -> None:
         path = root / link
         if not path.is_symlink():
             path.symlink_to(target)
+
+
+def plain_target(root: Path) -> Target:
+    """A fake system root: accounts and the apt folders, without the planted 'evil' links."""
+    write_accounts(root)
+    add_fixtures(root)
+    for link in ("etc/apt/keyrings/evil.gpg", "etc/apt/sources.list.d/evil.list",
+                 "etc/apt/preferences.d/evil"):
+        (root / link).unlink()
+    return Target(str(root))
 
 
 # --------------------------------------------------------------------------------------------

@@ -13,7 +13,6 @@ Every case of the table is checked twice:
 from __future__ import annotations
 
 import base64
-import dataclasses
 import io
 import json
 import shutil
@@ -33,7 +32,6 @@ from core.install.helper.validate import (
     WriteFile,
     check_input,
 )
-from core.knowledge.loader import load_knowledge
 from tests.install.support import (
     TRUSTED_FPR,
     TRUSTED_KEY,
@@ -55,6 +53,7 @@ from tests.install.support import (
     source_step,
     step,
     synthetic_key,
+    trusting_policy,
     write_accounts,
 )
 
@@ -450,13 +449,6 @@ def fake_system(root: Path) -> Target:
     add_fixtures(root)
     add_system_files(root)
     return Target(str(root))
-
-
-def trusting_policy() -> Policy:
-    """The shipped policy, plus the synthetic test key."""
-    shipped = Policy.from_knowledge(load_knowledge())
-    trusted = shipped.trusted_fingerprints | {TRUSTED_FPR}
-    return dataclasses.replace(shipped, trusted_fingerprints=trusted)
 
 
 @pytest.fixture(scope="module")
