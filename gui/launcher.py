@@ -43,6 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         _speak(words[1:])
         return run_gui(gui_parser().parse_args(words[1:]))
     if not words and _desktop():
+        _speak([])
         opened = run_gui(gui_parser().parse_args([]), quiet_fallback=True)
         if opened >= 0:
             return opened
@@ -77,6 +78,8 @@ def run_gui(args: argparse.Namespace, quiet_fallback: bool = False) -> int:
         print("rocmate: no desktop here (no DISPLAY or WAYLAND_DISPLAY) to open the app on; "
               "run `rocmate doctor` in the terminal", file=sys.stderr)
         return 2
+    if not args.screenshot_dir and not _display_answers(quiet_fallback):
+        return -1 if quiet_fallback else 2
     from core.knowledge.desktop import missing_advice
     from gui.host_libraries import missing
 
@@ -97,3 +100,18 @@ def run_gui(args: argparse.Namespace, quiet_fallback: bool = False) -> int:
         return 2
     return run(Session(root=args.root, python=args.python), args.screenshot_dir,
                [Path(f) for f in args.screenshot_report], language=args.lang)
+
+
+def _display_answers(quiet: bool) -> bool:
+    """Whether Qt can reach a display here; if not, say so (one line when plain ``rocmate``
+    falls back to the check in the terminal) instead of letting Qt abort the process."""
+    from core.cli.gui import display_silent
+    from gui.display import ask, steer
+
+    answer = ask(os.environ)
+    if answer.usable:
+        steer(os.environ, answer)
+        return True
+    silent = answer.silent[0]
+    print("rocmate: " + display_silent(silent.name, silent.variable, quiet), file=sys.stderr)
+    return False

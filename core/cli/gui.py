@@ -32,3 +32,17 @@ def gui_parser() -> argparse.ArgumentParser:
                                            "and compare views show these reports (the first on "
                                            "the benchmark page; repeat the option for more)"))
     return parser
+
+
+def display_silent(display: str, variable: str, fallback: bool) -> str:
+    """What to say when the display ``variable`` names does not answer: one line when plain
+    ``rocmate`` falls back to the check in the terminal (``fallback``), else what to do."""
+    if fallback:
+        return t("cli.gui.display-silent.fallback", "the display {display} that {variable} "
+                 "names does not answer, so here is the check in the terminal (`rocmate gui` "
+                 "says more)", display=display, variable=variable)
+    return t("cli.gui.display-silent", "cannot open the app: the display {display} that "
+             "{variable} names does not answer, or does not let this user in. That happens over "
+             "ssh once the forwarding has ended, under sudo, in a container and in WSL without "
+             "WSLg. Start rocmate from a terminal on the desktop itself (not as root), or use "
+             "the command line meanwhile: rocmate doctor", display=display, variable=variable)
