@@ -58,7 +58,7 @@ class BenchmarkRequest:
 
     def problems(self) -> list[str]:
         """What keeps this run from starting, in words: the options' problems and the host's."""
-        found = self.options.problems()
+        found = self.options.problems(t)
         for flag, value in (("--watchdog", self.watchdog_s),
                             ("--startup-timeout", self.startup_timeout_s)):
             if not math.isfinite(value) or value <= 0:

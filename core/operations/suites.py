@@ -169,14 +169,11 @@ def options_for(plan: SuitePlan, settings: Settings) -> list[BenchOptions]:
     out = []
     for suite in plan.choice.suites:
         base = BenchOptions(suite=suite, device=settings.device, size=settings.size,
-                            steps=settings.steps, seconds=settings.seconds)
-        if suite in ("resnet50-train", "sd15-infer", "llm-train"):
-            base = replace(base, precision=settings.precision, batch_size=batch,
-                           compile=settings.compile)
-        if suite == "resnet50-train":
-            base = replace(base, channels_last=settings.channels_last)
-        if suite == "sd15-infer":
-            base = replace(base, model=settings.model)
+                            steps=settings.steps, seconds=settings.seconds,
+                            precision=settings.precision, batch_size=batch,
+                            compile=settings.compile, model=settings.model,
+                            channels_last=settings.channels_last and suite == "resnet50-train",
+                            ).for_suite()  # only the options this suite takes
         if settings.gpus is not None and suite in PARALLEL_SUITES:
             if settings.gpus != "1":  # one GPU first, through the same launcher: the scaling
                 out.append(replace(base, gpus="1"))

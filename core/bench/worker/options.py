@@ -17,9 +17,10 @@ import argparse
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields, replace
 from typing import Any
 
+from core.bench.worker.errors import Translate, english
 from core.bench.worker.protocol import PRECISIONS, SIZES, SUITES
 
 
@@ -35,6 +36,7 @@ class OptionInfo:
     above: float | None = None  # values must be greater than this
     maximum: float | None = None
     flag: bool = False  # a switch: --name / --no-name
+    suites: tuple[str, ...] | None = None  # the suites that take it (None: every suite)
 
 
 def _option(default: Any, help: str, **info: Any) -> Any:
@@ -48,6 +50,10 @@ _COUNT_MAX = 2**31 - 1
 _SEED_MAX = 2**64 - 1
 # A measured phase longer than a week is a typo.
 _SECONDS_MAX = 7 * 24 * 3600.0
+# The suites that take an option (OptionInfo.suites): what each suite's code reads.
+_MODELS = ("resnet50-train", "sd15-infer", "llm-train")  # a model, a batch, a precision
+PARALLEL_SUITES = ("resnet50-train", "llm-train")
+"""The suites with a data-parallel mode (``--gpus``)."""
 
 
 @dataclass(frozen=True)
@@ -61,8 +67,9 @@ class BenchOptions:
                         cli_help="tiny = small shapes for a quick smoke run", choices=SIZES)
     precision: str | None = _option(
         None, "default: amp-fp16 (resnet50, sd15), amp-bf16 (llm) on a GPU; fp32 on cpu; gemm "
-              "and bandwidth ignore it", cli_help="", choices=PRECISIONS)
-    batch_size: int | None = _option(None, "", metavar="N", minimum=1, maximum=_COUNT_MAX)
+              "and bandwidth do not take it", cli_help="", choices=PRECISIONS, suites=_MODELS)
+    batch_size: int | None = _option(None, "", metavar="N", minimum=1, maximum=_COUNT_MAX,
+                                     suites=_MODELS)
     warmup_steps: int | None = _option(
         None, "fixed warm-up instead of 'until step times settle'",
         cli_help="a fixed warm-up instead of 'until step times settle'", metavar="N", minimum=0,
@@ -72,27 +79,33 @@ class BenchOptions:
     seconds: float | None = _option(None, "measure for T seconds (default 10)",
                                     cli_help="measure for T seconds", metavar="T", above=0.0,
                                     maximum=_SECONDS_MAX)
-    compile: bool = _option(False, "torch.compile the model", flag=True)
-    channels_last: bool = _option(False, "channels_last memory format", flag=True)
+    compile: bool = _option(False, "torch.compile the model", flag=True, suites=_MODELS)
+    channels_last: bool = _option(False, "channels_last memory format", flag=True,
+                                  suites=("resnet50-train", "sd15-infer"))
     model: str | None = _option(None, "sd15-infer: local diffusers folder or .safetensors file",
                                 cli_help="sd15-infer: local diffusers folder or .safetensors "
-                                         "file (real weights)", metavar="PATH")
+                                         "file (real weights)", metavar="PATH",
+                                suites=("sd15-infer",))
     preset: str | None = _option(None, "llm-train: auto (default), 0.5b, 1b, 3b, 7b",
                                  cli_help="llm-train model size (default auto: the largest "
                                           "that fits)",
-                                 choices=("auto", "0.5b", "1b", "3b", "7b"))
+                                 choices=("auto", "0.5b", "1b", "3b", "7b"),
+                                 suites=("llm-train",))
     seq_len: int | None = _option(None, "llm-train: tokens per sequence (default 1024)",
                                   cli_help="llm-train sequence length", metavar="N", minimum=1,
-                                  maximum=_COUNT_MAX)
+                                  maximum=_COUNT_MAX, suites=("llm-train",))
     inference_steps: int | None = _option(None, "sd15-infer: denoising steps (default 20)",
                                           cli_help="sd15-infer denoising steps (default 20)",
-                                          metavar="N", minimum=1, maximum=_COUNT_MAX)
-    seed: int | None = _option(None, "", minimum=0, maximum=_SEED_MAX)
+                                          metavar="N", minimum=1, maximum=_COUNT_MAX,
+                                          suites=("sd15-infer",))
+    seed: int | None = _option(None, "", minimum=0, maximum=_SEED_MAX,
+                               suites=(*_MODELS, "gemm"))
     gpus: str | None = _option(
         None, "data-parallel on N GPUs or all (one rank each, started by "
               "torch.distributed.run; resnet50-train and llm-train)",
         cli_help="data-parallel on N GPUs, or all: one process per GPU (torch.distributed, "
-                 "DistributedDataParallel); resnet50-train and llm-train", metavar="N|all")
+                 "DistributedDataParallel); resnet50-train and llm-train", metavar="N|all",
+        suites=PARALLEL_SUITES)
 
     # -- turning the one definition into what each side needs ---------------------------------
     def to_argv(self) -> list[str]:
@@ -113,17 +126,20 @@ class BenchOptions:
         names = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in values.items() if k in names})
 
-    def problems(self) -> list[str]:
-        """What is wrong with these options, in words (empty when a run may start)."""
+    def problems(self, t: Translate = english) -> list[str]:
+        """What is wrong with these options, in words (empty when a run may start); ``t``:
+        ``core.i18n.t`` for the user's language (the worker keeps English)."""
         out: list[str] = []
         for spec in fields(self):
             value = getattr(self, spec.name)
+            if not self.given(spec.name):
+                continue
+            if not takes(self.suite, spec.name):
+                out.append(_not_taken(self.suite, spec.name, t))
+                continue
             message = _problem(spec.name, value)
             if message:
                 out.append(message)
-        if self.gpus is not None and self.suite not in PARALLEL_SUITES:
-            out.append(f"--gpus: only {' and '.join(PARALLEL_SUITES)} have a data-parallel "
-                       "mode")
         if self.gpus == "all" and self.device == "cpu":
             out.append("--gpus all counts GPUs: with --device cpu give a number of ranks")
         return out
@@ -131,6 +147,37 @@ class BenchOptions:
     def settings(self) -> dict[str, Any]:
         """The options as a report's settings hold them."""
         return {f.name: getattr(self, f.name) for f in fields(BenchOptions)}
+
+    def given(self, name: str) -> bool:
+        """Whether option ``name`` was given (a switch turned on, a value not left to the
+        suite)."""
+        value = getattr(self, name)
+        return bool(value) if _info(name).flag else value is not None
+
+    def for_suite(self) -> BenchOptions:
+        """These options without those the suite does not take (a front end's form holds
+        every suite's settings; each suite gets its own)."""
+        dropped: dict[str, Any] = {f.name: f.default for f in fields(self)
+                                   if not takes(self.suite, f.name) and self.given(f.name)}
+        return replace(self, **dropped)
+
+
+def takes(suite: str, name: str) -> bool:
+    """Whether ``suite`` takes option ``name`` (a field of :class:`BenchOptions`)."""
+    allowed = _info(name).suites
+    return allowed is None or suite in allowed
+
+
+def _not_taken(suite: str, name: str, t: Translate) -> str:
+    """The refusal of an option the suite does not take, in words."""
+    allowed = _info(name).suites or ()
+    if name == "gpus":
+        return t("bench.option.gpus-not-for-suite",
+                 "--gpus: only {suites} have a data-parallel mode",
+                 suites=" and ".join(allowed))
+    return t("bench.option.not-for-suite",
+             "{option}: {suite} does not take it; it is for {suites}", option=flag_of(name),
+             suite=suite, suites=", ".join(allowed))
 
 
 def flag_of(name: str) -> str:
@@ -144,8 +191,6 @@ def _info(name: str) -> OptionInfo:
 
 _DEVICE = re.compile(r"cpu|cuda(:[0-9]{1,3})?")
 _GPUS = re.compile(r"all|[1-9]|[1-5][0-9]|6[0-4]")
-PARALLEL_SUITES = ("resnet50-train", "llm-train")
-"""The suites with a data-parallel mode (``--gpus``)."""
 
 
 def _problem(name: str, value: Any) -> str | None:
