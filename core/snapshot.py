@@ -23,6 +23,7 @@ from core.system import (
     DEFAULT_TIMEOUT,
     MAX_READ,
     CommandResult,
+    Damage,
     DeviceAccess,
     LiveSystem,
     System,
@@ -183,6 +184,9 @@ class RecordingSystem:
 
     def device_nodes(self, folder: str) -> list[str]:
         return self.live.device_nodes(folder)
+
+    def damaged(self) -> list[Damage]:
+        return self.live.damaged()
 
     def disk_free(self, path: str) -> int | None:
         free = self.live.disk_free(path)

@@ -63,6 +63,9 @@ class UserInfo:
     """The groups of this login session (what device access depends on)."""
     configured_groups: tuple[str, ...] | None = None
     """The groups /etc/group gives the user now (a change shows here before the next login)."""
+    known: bool = True
+    """False when a replayed machine's record of the user is missing or damaged: then nothing
+    about the user's groups may be concluded."""
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,9 @@ class DeviceAccess:
     group: str | None = None
     readable: bool = False
     writable: bool = False
+    known: bool = True
+    """False when a replayed machine's record of its device nodes is missing or damaged: then
+    ``exists`` says nothing (no "/dev/kfd does not exist" from a file that could not be read)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -130,6 +136,19 @@ class System(Protocol):
 
     def disk_free(self, path: str) -> int | None:
         """Free bytes on the file system holding ``path`` (or its nearest existing parent)."""
+
+    def damaged(self) -> list[Damage]:
+        """The records a replayed machine could not read so far (none on a live machine)."""
+
+
+@dataclass(frozen=True)
+class Damage:
+    """A file of a snapshot folder that is there but could not be used."""
+
+    path: str
+    """Relative to the snapshot folder: ``user.json``, ``files/etc``."""
+    reason: str
+    """``unreadable`` (no permission, not a regular file), ``not-json`` or ``not-an-object``."""
 
 
 def command_name(argv: Sequence[str]) -> str:
@@ -283,6 +302,9 @@ class LiveSystem:
         except OSError:
             return None
 
+    def damaged(self) -> list[Damage]:
+        return []
+
 
 def _group_name(gid: int) -> str:
     try:
@@ -305,6 +327,7 @@ class SnapshotSystem:
 
     root: Path
     _env: dict[str, str] | None = field(default=None, init=False, repr=False)
+    _damage: dict[str, Damage] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.root = Path(self.root)
@@ -329,7 +352,10 @@ class SnapshotSystem:
                     done.pop()
                 continue
             candidate = self.files.joinpath(*done, part)
-            if candidate.is_symlink():
+            link = self._is_link(candidate)
+            if link is None:
+                return UNRESOLVABLE  # behind a folder that cannot be entered: nothing is read
+            if link:
                 hops += 1
                 if hops > MAX_LINK_HOPS:
                     return UNRESOLVABLE  # a loop or a chain too long: nothing is read
@@ -340,6 +366,55 @@ class SnapshotSystem:
                 continue
             done.append(part)
         return "/" + "/".join(done)
+
+    def _is_link(self, candidate: Path) -> bool | None:
+        """Whether ``candidate`` is a symbolic link; None behind a folder that cannot be entered
+        (noted as damage)."""
+        try:
+            return candidate.is_symlink()
+        except PermissionError:
+            self._note(candidate.parent, "unreadable")
+            return None
+        except (OSError, ValueError):
+            return False
+
+    def _note(self, host: Path, reason: str) -> None:
+        """Remember that ``host`` (a path in the folder) is there but could not be used."""
+        try:
+            where = str(host.relative_to(self.root))
+        except ValueError:
+            where = str(host)
+        self._damage.setdefault(where, Damage(where, reason))
+
+    def _read(self, host: Path, limit: int) -> bytes | None:
+        """A regular file of the folder; one that is there but cannot be read is noted."""
+        data = _read_regular(host, limit)
+        if data is None and _unreadable(host):
+            self._note(host, "unreadable")
+        return data
+
+    def _record(self, name: str) -> tuple[bool, dict[str, Any] | None]:
+        """The JSON object ``DIR/name`` holds: (False, None) when the file is absent, (True,
+        None) when it is there but damaged (noted), (True, object) when it is good."""
+        host = self.root / name
+        if not os.path.lexists(host):
+            return False, None
+        text = self._read(host, 1 << 20)
+        if text is None:
+            self._note(host, "unreadable")
+            return True, None
+        try:
+            data = json.loads(text.decode("utf-8", errors="replace"))
+        except (ValueError, RecursionError):  # RecursionError: nested too deeply
+            self._note(host, "not-json")
+            return True, None
+        if not isinstance(data, dict):
+            self._note(host, "not-an-object")
+            return True, None
+        return True, data
+
+    def damaged(self) -> list[Damage]:
+        return sorted(self._damage.values(), key=lambda each: each.path)
 
     def _open_inside(self, host: Path) -> Path | None:
         """``host`` if it is a regular file or folder really inside the snapshot, else None."""
@@ -355,7 +430,7 @@ class SnapshotSystem:
     # -- files -------------------------------------------------------------------------------
     def read_bytes(self, path: str, limit: int = MAX_READ) -> bytes | None:
         host = self._host(path)
-        return _read_regular(host, limit) if host is not None else None
+        return self._read(host, limit) if host is not None else None
 
     def read_text(self, path: str, limit: int = MAX_READ) -> str | None:
         data = self.read_bytes(path, limit)
@@ -367,6 +442,9 @@ class SnapshotSystem:
             return None
         try:
             return sorted(os.listdir(host))
+        except PermissionError:
+            self._note(host, "unreadable")
+            return None
         except (OSError, ValueError):
             return None
 
@@ -398,7 +476,7 @@ class SnapshotSystem:
         stem = self.root / "commands" / command_name(args)
         text_path = stem.with_name(stem.name + ".txt")
         rc_path = stem.with_name(stem.name + ".rc")
-        data = _read_regular(text_path, MAX_READ)
+        data = self._read(text_path, MAX_READ)
         if data is None:
             return CommandResult(args, found=False)
         output = data.decode("utf-8", errors="replace")
@@ -416,17 +494,18 @@ class SnapshotSystem:
     # -- the rest ----------------------------------------------------------------------------
     def env(self) -> Mapping[str, str]:
         if self._env is None:
-            data = _load_json(self.root / "env.json")
+            data = self._record("env.json")[1]
             self._env = (
                 {str(k): str(v) for k, v in data.items() if v is not None}
-                if isinstance(data, dict)
+                if data is not None
                 else {}
             )
         return self._env
 
     def user(self) -> UserInfo:
-        data = _load_json(self.root / "user.json")
-        if not isinstance(data, dict):
+        data = self._record("user.json")[1]
+        known = data is not None
+        if data is None:
             data = {}
         name = str(data.get("name") or "user")
         uid = data.get("uid")
@@ -441,14 +520,18 @@ class SnapshotSystem:
             configured_groups=tuple(str(g) for g in configured)
             if isinstance(configured, list)
             else None,
+            known=known,
         )
 
-    def _devices(self) -> dict[str, Any]:
-        data = _load_json(self.root / "devices.json")
-        return data if isinstance(data, dict) else {}
+    def _devices(self) -> dict[str, Any] | None:
+        """What devices.json records; None when it is missing or damaged."""
+        return self._record("devices.json")[1]
 
     def device(self, path: str) -> DeviceAccess:
-        entry = self._devices().get(path)
+        devices = self._devices()
+        if devices is None:
+            return DeviceAccess(path, exists=False, known=False)
+        entry = devices.get(path)
         if not isinstance(entry, dict) or not entry.get("exists", True):
             return DeviceAccess(path, exists=False)
         mode = entry.get("mode")
@@ -465,19 +548,19 @@ class SnapshotSystem:
     def device_nodes(self, folder: str) -> list[str]:
         prefix = folder.rstrip("/") + "/"
         return sorted(
-            p for p in self._devices() if p.startswith(prefix) and "/" not in p[len(prefix) :]
+            p for p in self._devices() or {}
+            if p.startswith(prefix) and "/" not in p[len(prefix) :]
         )
 
     def answer(self, name: str, ask: Callable[[System], dict[str, Any]]) -> dict[str, Any] | None:
         if not re.fullmatch(r"[a-z][a-z0-9_-]*", name):
             return None
-        data = _load_json(self.root / f"{name}.json")
-        return data if isinstance(data, dict) else None
+        return self._record(f"{name}.json")[1]
 
     def disk_free(self, path: str) -> int | None:
         """From the optional ``disk.json`` ({"/home/ana": bytes, ...}); None when not recorded."""
-        data = _load_json(self.root / "disk.json")
-        value = data.get(path) if isinstance(data, dict) else None
+        data = self._record("disk.json")[1]
+        value = data.get(path) if data is not None else None
         return value if isinstance(value, int) else None
 
 
@@ -502,19 +585,21 @@ def _read_regular(path: Path, limit: int) -> bytes | None:
         os.close(fd)
 
 
+def _unreadable(path: Path) -> bool:
+    """Whether ``path`` is there (not a dangling name) but cannot be opened for reading."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except PermissionError:
+        return True
+    except (OSError, ValueError):
+        return False
+    os.close(fd)
+    return False
+
+
 def _read_small(path: Path) -> str | None:
     data = _read_regular(path, 1 << 20)
     return None if data is None else data.decode("utf-8", errors="replace")
-
-
-def _load_json(path: Path) -> Any:
-    text = _read_small(path)
-    if text is None:
-        return None
-    try:
-        return json.loads(text)
-    except (ValueError, RecursionError):  # RecursionError: nested too deeply
-        return None
 
 
 def open_system(root: str | os.PathLike[str] | None) -> System:

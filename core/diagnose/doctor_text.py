@@ -65,6 +65,8 @@ def _probe_problem(problem: str) -> str:
         "timeout": t("doctor.text.probe.timeout", "importing torch did not finish"),
         "crashed": t("doctor.text.probe.crashed", "importing torch crashed"),
         "failed": t("doctor.text.probe.failed", "no answer from that Python"),
+        "record-damaged": t("doctor.text.probe.record-damaged", "its record ({file}) could not "
+                            "be read", file="torch.json"),
     }
     return words.get(problem, problem)
 

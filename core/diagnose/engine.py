@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from core.diagnose import rules_gpu, rules_links, rules_system
+from core.diagnose import rules_gpu, rules_links, rules_record, rules_system
 from core.diagnose.context import Context
 from core.diagnose.finding import Finding
 from core.diagnose.rules_torch import torch_rules
@@ -13,6 +13,7 @@ Rule = Callable[[Context], list[Finding]]
 
 # Order matters only for reading: the most basic problems first.
 RULES: tuple[Rule, ...] = (
+    rules_record.snapshot_damaged,
     rules_system.wsl1,
     rules_gpu.no_gpu,
     rules_gpu.no_amd_gpu,

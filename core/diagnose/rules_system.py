@@ -59,6 +59,8 @@ def kfd(ctx: Context) -> list[Finding]:
         return []
     if facts.platform.wsl == 2:
         return _wsl_runtime(ctx)
+    if not facts.permissions.kfd.known:
+        return []  # a replay whose devices.json could not be read: unknown, not missing
     if facts.permissions.kfd.exists:
         return [Finding("kfd-ok", "ok", t("doctor.kfd-ok.title",
                                           "/dev/kfd is present (the amdgpu driver is loaded)"))]
@@ -186,6 +188,8 @@ def access(ctx: Context) -> list[Finding]:
         # admins' container rules set it): any account opens them, over ssh, from services and
         # from containers given the devices, so the render and video groups add nothing here.
         return findings
+    if not perms.user.known:
+        return findings  # a replay whose user.json could not be read: the groups are unknown
     configured = perms.user.configured_groups or ()
     if missing and not in_owner_group and all(g in configured for g in missing):
         findings.append(

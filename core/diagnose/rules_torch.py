@@ -21,6 +21,8 @@ def torch_rules(ctx: Context, findings_so_far: list[Finding]) -> list[Finding]:
     torch = facts.torch
     where = t("doctor.torch.in-python", " in {python}", python=torch.python) \
         if torch and torch.python else ""
+    if torch is not None and torch.problem == "record-damaged":
+        return []  # the snapshot-damaged finding says so; nothing is concluded from it
     if torch is not None and torch.problem:
         return [_probe_problem(torch)]  # said whatever the GPU: the user asked about this Python
     if torch is None or not torch.installed:

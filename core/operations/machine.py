@@ -3,6 +3,7 @@ report. Each works on the live machine or on a replayed snapshot folder (``root`
 
 from __future__ import annotations
 
+import os
 import shlex
 import time
 from dataclasses import dataclass, replace
@@ -24,10 +25,21 @@ from core.termstyle import Style
 
 
 def open_machine(root: str | Path | None) -> System:
-    """The live machine, or the snapshot folder ``root``; a missing folder is an error."""
-    if root is not None and not Path(root).is_dir():
+    """The live machine, or the snapshot folder ``root``; a folder that is not there, or that
+    cannot be read, is an input error (exit status 2)."""
+    if root is None:
+        return open_system(root)
+    try:
+        is_folder = Path(root).is_dir()
+        if is_folder:
+            os.listdir(root)
+    except OSError as exc:
+        raise OperationError(t("ops.machine.snapshot-folder-unreadable", "cannot read the "
+                               "snapshot folder {path}: {error}", path=root,
+                               error=exc.strerror or exc), status=2) from exc
+    if not is_folder:
         raise OperationError(t("ops.machine.no-snapshot-folder", "no snapshot folder at {path}",
-                               path=root))
+                               path=root), status=2)
     return open_system(root)
 
 
@@ -113,18 +125,24 @@ def take_snapshot(out: str | Path, *, python: str | None = None,
                   probe_torch: bool = True) -> Snapshot:
     """Record what the doctor reads from this machine, anonymised, into the new folder ``out``."""
     folder = Path(out)
+    try:
+        _check_new_folder(folder)
+        start = time.perf_counter()
+        write_snapshot(folder, run_doctor, python=python, probe_torch=probe_torch)
+    except OSError as exc:  # a folder on the way that cannot be entered, a full disk
+        where = exc.filename or folder
+        raise OperationError(t("ops.machine.snapshot-not-written", "the snapshot cannot be "
+                               "written to {path}: {error}; choose a folder you can write to",
+                               path=where, error=exc.strerror or exc), status=2) from exc
+    return Snapshot(folder, time.perf_counter() - start, python)
+
+
+def _check_new_folder(folder: Path) -> None:
+    """``folder`` may receive a snapshot: not there yet, or an empty folder (OSError where it
+    cannot be looked at)."""
     if folder.exists() and not folder.is_dir():
         raise OperationError(t("ops.machine.snapshot-is-file", "{path} is a file; choose a new "
                                "folder", path=folder), status=2)
     if folder.exists() and any(folder.iterdir()):
         raise OperationError(t("ops.machine.snapshot-not-empty", "{path} is not empty; choose a "
                                "new folder", path=folder), status=2)
-    start = time.perf_counter()
-    try:
-        write_snapshot(folder, run_doctor, python=python, probe_torch=probe_torch)
-    except OSError as exc:
-        where = exc.filename or folder
-        raise OperationError(t("ops.machine.snapshot-not-written", "the snapshot cannot be "
-                               "written to {path}: {error}; choose a folder you can write to",
-                               path=where, error=exc.strerror or exc), status=2) from exc
-    return Snapshot(folder, time.perf_counter() - start, python)

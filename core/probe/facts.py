@@ -15,7 +15,7 @@ from core.probe.platform import PlatformFacts, probe_platform
 from core.probe.rocm import RocmFacts, probe_rocm
 from core.probe.torch import DEFAULT_TIMEOUT, TorchFacts, torch_answer, torch_facts_from_json
 from core.probe.wsl import WindowsFacts, probe_windows
-from core.system import System
+from core.system import Damage, System
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,9 @@ class Facts:
     disk_free: dict[str, int] = field(default_factory=dict)
     """Free bytes where a set-up writes (home, /opt), where known."""
     timings: dict[str, float] = field(default_factory=dict)
+    damaged: tuple[Damage, ...] = ()
+    """A replayed machine's records that are there but could not be read: what they hold is
+    unknown, never taken as absent."""
 
 
 def gather(
@@ -66,6 +69,8 @@ def gather(
     if probe_torch:
         start = time.perf_counter()
         torch = torch_facts_from_json(torch_answer(system, python, torch_timeout))
+        if any(each.path == "torch.json" for each in system.damaged()):
+            torch = unreadable_torch_record()
         timings["torch_s"] = time.perf_counter() - start
         gpus = name_from_torch(gpus, torch)
     return Facts(
@@ -80,6 +85,7 @@ def gather(
         torch_probed=probe_torch,
         disk_free=disk_free,
         timings=timings,
+        damaged=tuple(system.damaged()),
     )
 
 
@@ -99,6 +105,14 @@ def name_from_torch(gpus: GpuFacts, torch: TorchFacts | None) -> GpuFacts:
             gpu = replace(gpu, name=name) if gpu.name_is_placeholder else gpu
         renamed.append(gpu)
     return replace(gpus, gpus=tuple(renamed))
+
+
+def unreadable_torch_record() -> TorchFacts:
+    """A replay whose torch.json is there but damaged: PyTorch's answer is unknown (not "not
+    installed")."""
+    return TorchFacts(python=None, version=None, hip=None, cuda=None, available=False,
+                      device_count=0, devices=(), arch_list=(), error=None,
+                      problem="record-damaged")
 
 
 def _disk_free(system: System, home: str) -> dict[str, int]:

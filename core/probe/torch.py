@@ -70,7 +70,8 @@ class TorchFacts:
     """Why there is no answer about PyTorch at all (not "PyTorch is not installed"):
     ``python-missing`` (no program at that path), ``not-a-python`` (it ran, or could not be
     started, but is no Python that runs the probe), ``timeout`` (importing torch did not finish
-    in time), ``crashed`` (the Python died, e.g. on a signal), ``failed`` (no answer otherwise).
+    in time), ``crashed`` (the Python died, e.g. on a signal), ``failed`` (no answer otherwise),
+    ``record-damaged`` (a replayed machine's torch.json is there but cannot be read).
     None when PyTorch answered, or is simply not installed."""
     timeout_s: float | None = None
 
