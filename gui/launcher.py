@@ -78,8 +78,6 @@ def run_gui(args: argparse.Namespace, quiet_fallback: bool = False) -> int:
         print("rocmate: no desktop here (no DISPLAY or WAYLAND_DISPLAY) to open the app on; "
               "run `rocmate doctor` in the terminal", file=sys.stderr)
         return 2
-    if not args.screenshot_dir and not _display_answers(quiet_fallback):
-        return -1 if quiet_fallback else 2
     from core.knowledge.desktop import missing_advice
     from gui.host_libraries import missing
 
@@ -89,6 +87,8 @@ def run_gui(args: argparse.Namespace, quiet_fallback: bool = False) -> int:
             return -1
         print(missing_advice(lacking), file=sys.stderr)
         return 2
+    if not args.screenshot_dir and not _display_answers(quiet_fallback):  # Qt would abort too
+        return -1 if quiet_fallback else 2
     try:
         from gui.app import run
         from gui.session import Session

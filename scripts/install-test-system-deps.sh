@@ -11,8 +11,10 @@
 #   fuse, libfuse2          start the AppImage mounted, as a desktop does (tests/packaging/)
 #   desktop-file-utils,     desktop-file-validate and appstreamcli validate the AppDir's
 #   appstream               desktop file and metainfo
-#   xvfb                    a real X server for the launcher's display check (tests/gui/
-#                           test_display.py: a live display answers, a dead one does not)
+#   xvfb, libxcb-*, ...     a real X server and the X11 libraries Qt's xcb platform needs
+#                           (resources/data/desktop.toml), for the launcher's display check
+#                           (tests/gui/test_display.py: a live display answers, a dead one
+#                           does not, and neither aborts)
 #   squashfs-tools,         make appimage's mksquashfs and readelf (scripts/
 #   binutils                install-build-system-deps.sh installs them for the build too)
 # Idempotent: installs only what is missing and says what it did. Root only (elsewhere it says
@@ -22,7 +24,8 @@ set -eu
 
 PACKAGES="mmdebstrap gnupg dpkg-dev apt-utils debian-archive-keyring chromium fonts-dejavu-core"
 PACKAGES="$PACKAGES fonts-wqy-microhei"
-PACKAGES="$PACKAGES fish tcsh xvfb"
+PACKAGES="$PACKAGES fish tcsh xvfb libx11-xcb1 libxcb-cursor0 libxcb-icccm4 libxcb-image0"
+PACKAGES="$PACKAGES libxcb-keysyms1 libxcb-render-util0 libxcb-shape0 libxkbcommon-x11-0"
 PACKAGES="$PACKAGES fuse libfuse2 desktop-file-utils appstream squashfs-tools binutils"
 NAME=install-test-system-deps
 
