@@ -7,13 +7,17 @@ PySide6 and starts as quickly as before.
 
 from __future__ import annotations
 
-import argparse
-import os
-import sys
-from typing import NoReturn
+import _signal
 
-from core.cli import end
-from core.cli import main as cli_main
+_signal.signal(_signal.SIGINT, _signal.SIG_DFL)  # Ctrl-C while loading: a quiet end (core.cli)
+
+import argparse  # noqa: E402 (after the line above: the imports are the window it closes)
+import os  # noqa: E402
+import sys  # noqa: E402
+from typing import NoReturn  # noqa: E402
+
+from core.cli import end, quiet_start_over  # noqa: E402
+from core.cli import main as cli_main  # noqa: E402
 
 
 def gui_parser() -> argparse.ArgumentParser:
@@ -38,6 +42,7 @@ def _speak(words: list[str]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    quiet_start_over()
     words = list(sys.argv[1:] if argv is None else argv)
     if words[:1] == ["gui"]:
         _speak(words[1:])

@@ -6,14 +6,21 @@ what its operation returns. Without a sub-command rocmate runs the doctor in the
 
 from __future__ import annotations
 
-import argparse
-import difflib
-import gc
-import importlib
-import sys
-from typing import NoReturn
+import _signal  # the C module: `signal` itself takes milliseconds to import (enum)
 
-from core import __version__
+# Ctrl-C while Python still loads rocmate (the first tens of milliseconds): end quietly, as a
+# program that has not started yet, instead of a KeyboardInterrupt traceback from the import
+# machinery. main() takes Ctrl-C back as soon as it can answer it in words (quiet_start_over).
+_signal.signal(_signal.SIGINT, _signal.SIG_DFL)
+
+import argparse  # noqa: E402 (after the line above: the imports are the window it closes)
+import difflib  # noqa: E402
+import gc  # noqa: E402
+import importlib  # noqa: E402
+import sys  # noqa: E402
+from typing import NoReturn  # noqa: E402
+
+from core import __version__  # noqa: E402
 
 # the words rocmate speaks (core.i18n.LANGUAGES; that module is imported once a command runs,
 # so that Ctrl-C while Python still starts rocmate finds main() ready to catch it)
@@ -72,7 +79,15 @@ def take_lang(words: list[str]) -> tuple[list[str], str | None]:
     return rest, lang
 
 
+def quiet_start_over() -> None:
+    """From here on Ctrl-C is a KeyboardInterrupt that the commands answer ("interrupted", 130)
+    instead of the silent end it is while rocmate loads (the top of this module)."""
+    if _signal.getsignal(_signal.SIGINT) == _signal.SIG_DFL:
+        _signal.signal(_signal.SIGINT, _signal.default_int_handler)
+
+
 def main(argv: list[str] | None = None) -> int:
+    quiet_start_over()
     words = list(sys.argv[1:] if argv is None else argv)
     try:
         words, lang = take_lang(words)

@@ -147,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
             status = _COMMANDS[command](args, access)
     except ops.REPORT_ERRORS as exc:
         _say(str(exc))
-        status = 1
+        status = 2 if ops.input_error(exc) else 1
     except OSError as exc:
         _say(f"{exc.strerror or exc}{f': {exc.filename}' if exc.filename else ''}")
         status = 1
@@ -258,7 +258,7 @@ def _import(args: argparse.Namespace, access: ops.HistoryAccess) -> int:
         else:
             _out(t("cli.report.already-imported", "{name} is already in the history as {ids}",
                    name=done.name, ids=where))
-    return 1 if failed else 0
+    return 2 if failed else 0  # a file or an id the user gave that cannot be used
 
 
 def _delete(args: argparse.Namespace, access: ops.HistoryAccess) -> int:
@@ -269,7 +269,7 @@ def _delete(args: argparse.Namespace, access: ops.HistoryAccess) -> int:
         except ops.ReportRefError as exc:
             _say(str(exc))
             failed += 1
-    return 1 if failed else 0
+    return 2 if failed else 0  # a file or an id the user gave that cannot be used
 
 
 def _render(args: argparse.Namespace, access: ops.HistoryAccess) -> int:

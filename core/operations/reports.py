@@ -27,6 +27,7 @@ from core.report.references import ReferencesError, cards_like_mine
 from core.report.text import comparison_text, history_text, references_text, report_text
 from core.report.writers import (
     ExportError,
+    UnwritableError,
     format_for,
     load_scrubbed_report,
     read_scrubbed_report,
@@ -40,6 +41,15 @@ class ReportRefError(ValueError):
 
 
 REPORT_ERRORS = (ReportRefError, ReportError, ReferencesError, HistoryError, ExportError)
+INPUT_ERRORS = (ReportRefError, ReportError, ExportError)
+
+
+def input_error(exc: Exception) -> bool:
+    """Whether a report error is the user's input (no such run, a file that is no report, a
+    format that cannot be told): commands exit 2 for those, as for a usage error, and 1 for the
+    others (a history that is locked or damaged, a file that cannot be written, broken
+    references)."""
+    return isinstance(exc, INPUT_ERRORS) and not isinstance(exc, UnwritableError)
 """Everything a report operation raises for the user (plus OSError for files)."""
 
 _RUN_ID = re.compile(r"#?(\d+)")
@@ -145,6 +155,8 @@ def load_report(ref: str, access: HistoryAccess) -> LoadedReport:
             raise ReportRefError(t("ops.reports.history-empty", "no run #{id}: the history is "
                                    "empty ({path})", id=entry_id, path=access.path))
         try:
+            if entry_id > _LARGEST_ID:  # no SQLite row id is that large
+                raise KeyError(entry_id)
             entry = history.entry(entry_id)
             report = history.run_report(entry_id)
         except KeyError:
@@ -245,6 +257,10 @@ class Imported:
 def import_report(file: str | Path, access: HistoryAccess) -> Imported:
     """Add someone else's report file to the history, for comparison."""
     report, source = read_scrubbed_report(file, Identity.current())
+    if not report.runs:  # nothing to compare: say so rather than store an empty entry
+        raise ReportError(t("ops.reports.import-no-runs", "{name}: the report holds no "
+                            "benchmark runs, so there is nothing to import",
+                            name=Path(file).name))
     history = access.history(create=True)
     assert history is not None
     ids, new = history.import_report(report, origin=Path(file).name, source=source)
@@ -259,6 +275,9 @@ def delete_run(ref: str, access: HistoryAccess) -> int:
         raise ReportRefError(t("ops.reports.not-a-run-id", "{ref} is not a run id (see "
                                "{command})", ref=repr(ref), command="rocmate report list"))
     entry_id = int(m.group(1))
+    if entry_id > _LARGEST_ID:  # no SQLite row id is that large
+        raise ReportRefError(t("ops.reports.no-such-run", "no run #{id} in the history",
+                               id=entry_id))
     history = access.history(write=True)
     try:
         if history is None:
@@ -268,6 +287,9 @@ def delete_run(ref: str, access: HistoryAccess) -> int:
         raise ReportRefError(t("ops.reports.no-such-run", "no run #{id} in the history",
                                id=entry_id)) from None
     return entry_id
+
+
+_LARGEST_ID = 2**63 - 1  # SQLite's largest INTEGER
 
 
 def summary(report: Report) -> str:

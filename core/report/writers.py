@@ -42,6 +42,10 @@ class ExportError(ValueError):
     """The output format cannot be told, or the file cannot be written."""
 
 
+class UnwritableError(ExportError):
+    """The file cannot be written (a full disk, a read-only folder): not the user's input."""
+
+
 def format_for(path: str | Path | None, explicit: str | None = None) -> str:
     """``explicit`` when given, else from the file's suffix."""
     if explicit:
@@ -170,6 +174,6 @@ def write_text(text: str, path: str | Path) -> Path:
             Path(tmp).unlink(missing_ok=True)
             raise
     except OSError as exc:
-        raise ExportError(t("report.format.file.unwritable", "cannot write {path}: {error}",
+        raise UnwritableError(t("report.format.file.unwritable", "cannot write {path}: {error}",
                             path=path, error=exc.strerror or exc)) from None
     return p

@@ -333,7 +333,7 @@ def test_a_report_from_a_future_version(ledger: Ledger, xdg: Path, tmp_path: Pat
     for command in (["import", str(future)], ["show", str(future)],
                     ["compare", "1", str(future)]):
         code, out, err = report_cli(capsys, *command)
-        assert code == 1 and not out, (command, out)
+        assert code == 2 and not out, (command, out)  # the file given cannot be used
         readable(err)
         assert "newer rocmate" in err and "update rocmate" in err, err
     check_kept(ledger, kind, history, before)

@@ -123,7 +123,7 @@ def test_import_delete_and_reimport(filled: str, capsys: pytest.CaptureFixture[s
     code, out, _ = _run(capsys, "--db", filled, "delete", "2", "#3")
     assert code == 0 and out.splitlines() == ["deleted #2", "deleted #3"]
     code, _, err = _run(capsys, "--db", filled, "delete", "2")
-    assert code == 1 and err == "rocmate report: no run #2 in the history\n"
+    assert code == 2 and err == "rocmate report: no run #2 in the history\n"
     code, out, _ = _run(capsys, "--db", filled, "import", str(H200))
     assert code == 0 and "imported" in out and "#4" in out
 
@@ -158,11 +158,11 @@ def test_errors_are_one_line(db: str, tmp_path: Path, capsys: pytest.CaptureFixt
     ]
     for args, message in cases:
         code, _, err = _run(capsys, "--db", db, *args)
-        assert code == 1, args
+        assert code == 2, args
         assert err.count("\n") == 1 and err.startswith("rocmate report: ") and message in err, err
     code, _, _ = _run(capsys, "--db", db, "import", str(CPU))
     code, _, err = _run(capsys, "--db", db, "show", "9")
-    assert code == 1
+    assert code == 2  # the user's input: exit 2, as a usage error
     assert err == "rocmate report: no run #9 in the history (see rocmate report list)\n"
 
 
@@ -201,7 +201,7 @@ def test_a_file_that_is_no_history_is_left_alone(tmp_path: Path,
             code, out, err = _run(capsys, "--db", str(path), *command)
             if path is empty:  # no tables yet: an empty history, read as such
                 expected = {"list": (0, "no runs in the history yet"), "--json": (0, "[]"),
-                            "show": (1, "")}[command[-1] if command[-1] != "1" else "show"]
+                            "show": (2, "")}[command[-1] if command[-1] != "1" else "show"]
                 assert (code, out.strip()) == expected, (command, err)
                 assert code == 0 or "no run #1 in the history" in err
             else:
@@ -249,7 +249,7 @@ def test_no_traceback_from_a_real_process(tmp_path: Path) -> None:
     for args in (["show", "12"], ["import", str(bad)], ["compare", str(bad), "1"]):
         proc = subprocess.run([sys.executable, "-m", "core.cli", "report", *args], cwd=ROOT,
                               env=env, capture_output=True, text=True, timeout=60)
-        assert proc.returncode == 1, proc
+        assert proc.returncode == 2, proc  # the input cannot be used
         assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
         assert proc.stdout == ""
     assert not (tmp_path / "xdg" / "rocmate" / "history.sqlite").exists()  # reading made nothing
@@ -290,3 +290,29 @@ def test_cold_start_is_the_first_step_against_the_median_measured_step() -> None
     h200.steps = []
     start = cold_start(h200)
     assert start is not None and start.steady_step_s is None and start.ratio is None
+
+
+def test_a_report_without_runs_is_refused_in_one_line(
+        db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 30/6: ``"runs": []`` or no ``runs`` at all was an IndexError traceback."""
+    data = json.loads(CPU.read_text())
+    empty, missing = tmp_path / "empty.json", tmp_path / "missing.json"
+    empty.write_text(json.dumps({**data, "runs": []}))
+    missing.write_text(json.dumps({k: v for k, v in data.items() if k != "runs"}))
+    for path in (empty, missing):
+        code, out, err = _run(capsys, "--db", db, "import", str(path))
+        assert code == 2 and out == "", err
+        assert err == f"rocmate report: {path.name}: the report holds no benchmark runs, so " \
+                      "there is nothing to import\n"
+    code, out, _ = _run(capsys, "--db", db, "list")
+    assert code == 0 and "no runs in the history yet" in out  # nothing was stored
+
+
+def test_a_run_id_beyond_any_row_is_no_such_run(filled: str,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 30/11: ``report delete 99999999999999999999`` was an OverflowError."""
+    huge = "99999999999999999999"
+    for command in (["delete", huge], ["show", huge], ["delete", f"#{huge}"]):
+        code, _, err = _run(capsys, "--db", filled, *command)
+        assert code == 2 and err.startswith(f"rocmate report: no run #{huge} in the history")
+        assert "Overflow" not in err

@@ -196,7 +196,7 @@ def test_hostile_json_is_refused_saying_where(text: str, message: str, tmp_path:
     for args in (["import", str(path)], ["show", str(path)], ["render", str(path)],
                  ["compare", str(GEMM), str(path)]):
         code, out, err = _cli(capsys, "--db", db, *args)
-        assert code == 1 and out == "", args
+        assert code == 2 and out == "", args
         _one_line(err)
     assert not Path(db).exists()  # nothing was stored
 
@@ -206,7 +206,7 @@ def test_a_created_time_at_the_edge_of_the_range_is_refused_not_stored(
     db = str(tmp_path / "h.sqlite")
     path = _file(tmp_path, _text(_set("created", "0001-01-01T00:00:00+05:00")))
     code, _, err = _cli(capsys, "--db", db, "import", str(GEMM), str(path))
-    assert code == 1 and "is not an ISO 8601 time" in err
+    assert code == 2 and "is not an ISO 8601 time" in err
     code, out, err = _cli(capsys, "--db", db, "list")  # the history still lists
     assert code == 0 and err == "" and "gemm" in out
 
@@ -345,7 +345,7 @@ def test_too_many_steps_or_samples_are_refused(key: str, limit: str, what: str, 
             else {"t": 0.0})
     path = _file(tmp_path, _text(_set(f"runs.0.{key}", [item] * 11)))
     code, _, err = _cli(capsys, "import", "--db", str(tmp_path / "h.sqlite"), str(path))
-    assert code == 1
+    assert code == 2
     _one_line(err)
     assert f"report.runs[0].{key}: 11 {what}, more than the 10 a report may hold" in err
     _file(tmp_path, _text(_set(f"runs.0.{key}", [item] * 10)), "ok.json")
@@ -417,7 +417,7 @@ def test_escape_sequences_in_an_error_message_are_shown_not_sent(
     path = _file(tmp_path, _text(change), name=f"x{EVIL[:10]}.json")
     for args in (["show", str(path)], ["import", "--db", str(tmp_path / "h"), str(path)]):
         code, out, err = _cli(capsys, *args)
-        assert code == 1 and out == ""
+        assert code == 2 and out == ""
         _one_line(err)
         _clean(err)
         assert "\\u001b]0;pwned" in err and "expected a number" in err
@@ -567,7 +567,7 @@ def test_a_duplicate_key_is_refused_naming_it(tmp_path: Path,
     text = _text().replace('"device": {', '"device": {"name": "Radeon", "name": "H200", ', 1)
     path = _file(tmp_path, text)
     code, _, err = _cli(capsys, "import", "--db", str(tmp_path / "h"), str(path))
-    assert code == 1
+    assert code == 2
     _one_line(err)
     assert re.search(r"the key 'name' appears twice in one object", err)
 
