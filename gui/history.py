@@ -62,6 +62,7 @@ from core.operations.reports import (
 )
 from core.report import formatting as fmt
 from core.report.history import HistoryEntry
+from core.report.interruption import interrupted_words
 from gui.bridge import Bridge
 from gui.compare import CompareView
 from gui.widgets.message import MessageLine
@@ -145,8 +146,12 @@ def cell_texts(entry: HistoryEntry, when: str, result: str) -> tuple[str, ...]:
     else:
         origin = QCoreApplication.translate("HistoryModel", "this computer")
     device = entry.device or QCoreApplication.translate("HistoryModel", "device unknown")
+    # a result made of the steps of a run cut short: "interrupted after N of M steps" (core's
+    # words, as the terminal's list says it)
+    status = (interrupted_words(*entry.interrupted) if entry.interrupted is not None
+              else status_word(entry.status))
     return tuple(fmt.safe(t) for t in (
-        f"#{entry.id}", fmt.suite_title(entry.suite), status_word(entry.status), device, result,
+        f"#{entry.id}", fmt.suite_title(entry.suite), status, device, result,
         when.removesuffix(" UTC"),  # the header says UTC
         origin))
 
@@ -209,6 +214,8 @@ def status_tip(entry: HistoryEntry) -> str:
     """``failed: oom`` (the table's cell says ``failed``; a cancelled run's kind says nothing
     more than its status)."""
     word = status_word(entry.status)
+    if entry.interrupted is not None:
+        return f"{word}: {interrupted_words(*entry.interrupted)}"
     if entry.status == "error" and entry.error_kind:
         return f"{word}: {entry.error_kind}"
     return word

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import IO, Any
 
+from core.bench.partial import interrupted_result
 from core.bench.runner import RunOutcome
 from core.bench.telemetry import sysfs_ids
 from core.bench.worker.entry import UsageError, build_parser
@@ -238,6 +239,7 @@ def rebuild(run: list[dict[str, Any]], path: Path, system: System | None = None)
     if out.hello is not None:
         out.device_ids = sysfs_ids(system, _text(out.hello.get("pci_bus_id")))
     _decide(out, path)
+    _partial(out)
     return out
 
 
@@ -282,6 +284,11 @@ def _decide(out: RunOutcome, path: Path) -> None:
         return
     out.status = "interrupted"
     out.error = stopped_error(len(out.steps), path)
+
+
+def _partial(out: RunOutcome) -> None:
+    """The result of the measured steps of a run cut short (core.bench.partial)."""
+    out.partial = interrupted_result(out)
 
 
 def stopped_error(steps: int, path: Path, t: Translate = english) -> dict[str, Any]:

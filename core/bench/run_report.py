@@ -27,6 +27,7 @@ from core.report.model import (
     Energy,
     ErrorInfo,
     Figure,
+    Interruption,
     Machine,
     Measure,
     Report,
@@ -135,6 +136,11 @@ def suite_run(out: RunOutcome, kb: Knowledge | None = None, home: str | None = N
             run.reference = reference(out.suite, run.settings, run.result.figures,
                                       ids.pci_id if ids else None, ids.revision if ids else None,
                                       run.device.name, kb)
+    elif out.partial is not None:  # cut short: the result of the steps it measured
+        run.result = _result(out.partial)
+        cut = out.partial.get("interrupted") or {}
+        run.result.interrupted = Interruption(measured_steps=int(cut.get("measured_steps", 0)),
+                                              planned_steps=cut.get("planned_steps"))
     if out.error is not None:
         e = out.error
         run.error = ErrorInfo(kind=str(e.get("kind", "other")),

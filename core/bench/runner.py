@@ -23,7 +23,9 @@
   stacks (SIGUSR1); a ``rank-log`` line in the run file keeps the ranks' pulses and the
   collective library's words.
 * :meth:`BenchRunner.cancel` sends SIGINT (the worker reports ``interrupted``), then SIGKILL.
-* However the worker ends, the outcome has exactly one of ``result`` or ``error``.
+* However the worker ends, the outcome has exactly one of ``result`` or ``error``; a run cut
+  short with enough measured steps also has ``partial``, the result of those steps
+  (core.bench.partial).
 * The errors' fields are English, as the run file and the report keep them; the advice texts
   the runner writes itself are the functions ``*_advice`` below, which take a translator
   (``core.i18n.t``) where a host shows them in the user's language.
@@ -51,6 +53,7 @@ from typing import IO, Any
 import core.bench
 from core.bench import ranks as rankwatch
 from core.bench.failures import failure_patterns, hand_to_worker
+from core.bench.partial import interrupted_result
 from core.bench.telemetry import DeviceIds, Sampler, open_sampler, sysfs_ids
 from core.bench.worker import errors
 from core.bench.worker.errors import PATTERNS_FILE, Translate, english
@@ -92,6 +95,9 @@ class RunOutcome:
     returncode: int | None = None
     stderr_tail: str = ""
     run_file: str | None = None
+    partial: dict[str, Any] | None = None
+    """A run cut short (Ctrl-C, Cancel, a killed worker): the ``result`` its measured steps
+    make, marked ``interrupted`` (core.bench.partial); beside its error, never instead."""
 
 
 def run_file_advice(t: Translate = english) -> str:
@@ -643,6 +649,7 @@ class BenchRunner:
             self._record({**out.error, "rx_t": self._now()})
         cancelled = self._cancelled or out.error.get("kind") == "interrupted"
         out.status = "cancelled" if cancelled else "error"
+        out.partial = interrupted_result(out)
 
     def _stall_error(self, out: RunOutcome) -> dict[str, Any] | None:
         """A data-parallel run that hung, or whose collective timed out inside the ranks: the

@@ -54,7 +54,7 @@ from core.report.privacy import Identity, learned, scrub_report, scrub_text
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 
 def _redigest(db: sqlite3.Connection) -> None:
@@ -66,6 +66,17 @@ def _redigest(db: sqlite3.Connection) -> None:
     for text, ids in texts.items():
         digest = _text_digest(text)
         db.executemany("UPDATE runs SET digest = ? WHERE id = ?", [(digest, i) for i in ids])
+
+
+def _interruption_columns(db: sqlite3.Connection) -> None:
+    """Schema 4: a result made of the measured steps of a run cut short says how many of how
+    many (core.report.model.Interruption) in ``measured_steps`` and ``planned_steps``; NULL
+    for a run that ended. A column already there (a file set back to an older version) is
+    kept."""
+    have = {row[1] for row in db.execute("PRAGMA table_info(runs)").fetchall()}
+    for column in ("measured_steps", "planned_steps"):
+        if column not in have:
+            db.execute(f"ALTER TABLE runs ADD COLUMN {column} INTEGER")
 
 
 _MIGRATIONS: dict[int, tuple[str | Callable[[sqlite3.Connection], None], ...]] = {
@@ -94,10 +105,11 @@ _MIGRATIONS: dict[int, tuple[str | Callable[[sqlite3.Connection], None], ...]] =
         "CREATE INDEX runs_digest ON runs (digest)",
     ),
     3: (_redigest,),
+    4: (_interruption_columns,),
 }
 
 _COLUMNS = ("id, created, suite, status, device, headline, value, unit, error_kind, imported, "
-            "origin, run_index, added")
+            "origin, run_index, added, measured_steps, planned_steps")
 
 _Rows = list[tuple[Any, ...]]  # (a History method is called list)
 
@@ -124,6 +136,9 @@ class HistoryEntry:
     origin: str | None = None
     run_index: int = 0
     added: str | None = None
+    interrupted: tuple[int, int | None] | None = None
+    """A result made of the steps of a run cut short: (measured steps, planned steps or
+    None); None for a run that ended."""
 
 
 def default_path(env: Mapping[str, str]) -> Path:
@@ -375,13 +390,14 @@ class History:
             for row in rows:
                 db.execute(
                     "INSERT INTO runs (id, created, suite, status, device, headline, value, unit, "
-                    "error_kind, run_index, report_json, imported, origin, added, digest) "
-                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    "error_kind, run_index, report_json, imported, origin, added, digest, "
+                    "measured_steps, planned_steps) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (row["id"], row["created"], row["suite"], row["status"], row.get("device"),
                      row.get("headline"), row.get("value"), row.get("unit"),
                      row.get("error_kind"), row.get("run_index", 0), row["report_json"],
                      int(row.get("imported") or 0), row.get("origin"), row.get("added"),
-                     _text_digest(row["report_json"])))
+                     _text_digest(row["report_json"]), row.get("measured_steps"),
+                     row.get("planned_steps")))
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -472,10 +488,10 @@ class History:
         for i, run in enumerate(report.runs):
             cur = self._db.execute(
                 "INSERT INTO runs (created, suite, status, device, headline, value, unit, "
-                "error_kind, run_index, report_json, imported, origin, added, digest) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "error_kind, run_index, report_json, imported, origin, added, digest, "
+                "measured_steps, planned_steps) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (report.created, run.suite, run.status, *_summary(run), i, prepared.text,
-                 int(imported), prepared.origin, added, prepared.digest),
+                 int(imported), prepared.origin, added, prepared.digest, *_interruption(run)),
             )
             ids.append(int(cur.lastrowid or 0))
         return ids
@@ -645,7 +661,7 @@ def _text_digest(text: str) -> str | None:
 def _entry(row: tuple[Any, ...]) -> HistoryEntry:
     """A row as typed values, whatever the file holds (SQLite keeps any type in any column)."""
     (id_, created, suite, status, device, headline, value, unit, error_kind, imported, origin,
-     run_index, added) = row
+     run_index, added, measured, planned) = row
 
     def text(v: Any) -> str | None:
         return None if v is None else str(v)
@@ -654,13 +670,23 @@ def _entry(row: tuple[Any, ...]) -> HistoryEntry:
     return HistoryEntry(int(id_), str(created), str(suite), str(status), text(device),
                         text(headline), None if number is None else float(number), text(unit),
                         text(error_kind), bool(imported), text(origin),
-                        run_index if isinstance(run_index, int) else 0, text(added))
+                        run_index if isinstance(run_index, int) else 0, text(added),
+                        (measured, planned if isinstance(planned, int) else None)
+                        if isinstance(measured, int) else None)
+
+
+def _interruption(run: SuiteRun) -> tuple[int | None, int | None]:
+    """The measured and planned steps of a result made of a run cut short; (None, None) for
+    any other run."""
+    cut = run.result.interrupted if run.result is not None else None
+    return (cut.measured_steps, cut.planned_steps) if cut is not None else (None, None)
 
 
 def _summary(run: SuiteRun) -> tuple[str | None, str | None, float | None, str | None,
                                       str | None]:
     device = run.device.name if run.device else None
+    kind = run.error.kind if run.error else None  # a run cut short has a result and its error
     if run.result is not None:
         fig = run.result.headline_figure
-        return device, run.result.headline, fig.median, fig.unit, None
-    return device, None, None, None, run.error.kind if run.error else None
+        return device, run.result.headline, fig.median, fig.unit, kind
+    return device, None, None, None, kind

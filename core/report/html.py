@@ -19,6 +19,7 @@ from core.report import charts
 from core.report import formatting as fmt
 from core.report.charts import Band, Chart, Rule, Series
 from core.report.compare import Comparison, Difference
+from core.report.interruption import interruption_text
 from core.report.model import (
     PEAK_SUFFIX,
     SCHEMA,
@@ -252,6 +253,9 @@ def _run_section(run: SuiteRun, i: int, multi: bool) -> str:
              _chips(run)]
     if run.error is not None:
         parts.append(_error_box(run))
+    cut = interruption_text(run)
+    if cut:
+        parts.append(f'<p class="warnline interrupted">{e(cut)}</p>')
     if run.result is not None:
         parts.append(_kpis(run))
         parts += [f'<p class="warnline caution" data-caution="{e(c.kind)}">{e(c.text)}</p>'

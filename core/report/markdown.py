@@ -19,6 +19,7 @@ from core.i18n import local, t
 from core.report import formatting as fmt
 from core.report.compare import Comparison, Difference
 from core.report.html import page_title
+from core.report.interruption import interruption_text
 from core.report.model import Report, SuiteRun
 from core.report.references import KIND_TITLES, CardsLikeMine, conditions_text
 from core.report.scaling import scaling_lines
@@ -105,6 +106,9 @@ def _summary(run: SuiteRun, multi: bool) -> str:
         err = run.error
         out.append(f"**{md(fmt.status_text(run))}** — {md(err.message)}")
         out.append(f"> **{t('report.md.what-to-do', 'What to do:')}** {md(err.advice)}")
+    cut = interruption_text(run)
+    if cut:
+        out.append(f"**{md(cut)}**")
     if run.result is not None:
         r = run.result
         rows = []

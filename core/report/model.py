@@ -90,6 +90,15 @@ class Measure:
 
 
 @dataclass
+class Interruption:
+    """A result made of the measured steps of a run cut short (added in 1.x; absent from a
+    run that ended): its run's status says how it ended, its error why."""
+
+    measured_steps: int  # the measured steps of the part the headline describes
+    planned_steps: int | None = None  # --steps; None when the phase was timed (--seconds)
+
+
+@dataclass
 class SuiteResult:
     headline: str  # key into figures
     figures: dict[str, Figure]
@@ -98,6 +107,7 @@ class SuiteResult:
     peak_memory_bytes: int | None = None
     peak_memory_reserved_bytes: int | None = None
     details: dict[str, Any] = field(default_factory=dict)
+    interrupted: Interruption | None = None  # written only when set: older reports unchanged
 
     @property
     def headline_figure(self) -> Figure:
@@ -236,6 +246,9 @@ def to_dict(report: Report) -> dict[str, Any]:
     d.pop("scrubbed_for", None)  # privacy's own note, not the report's
     if d["software"].get("driver") is None:  # an optional 1.x addition: absent, not null
         d["software"].pop("driver", None)
+    for run in d["runs"]:  # the same for a result's interruption
+        if run.get("result") is not None and run["result"].get("interrupted") is None:
+            run["result"].pop("interrupted", None)
     return {"schema": d.pop("schema"), **d}
 
 
@@ -442,6 +455,9 @@ def _result(r: _R) -> SuiteResult:
         peak_memory_bytes=r.ointeger("peak_memory_bytes"),
         peak_memory_reserved_bytes=r.ointeger("peak_memory_reserved_bytes"),
         details=r.mapping("details"),
+        interrupted=r.osub("interrupted", lambda i: Interruption(
+            measured_steps=i.integer("measured_steps"),
+            planned_steps=i.ointeger("planned_steps"))),
     )
     if res.headline not in figures:
         raise ReportError(f"{r.path}.headline: {res.headline!r} is not one of the figures")

@@ -20,6 +20,10 @@ STEADY_CV = 0.05  # the harness's settle criterion (core.bench.worker.stats.Sett
 CPU_BOUND_BUSY_PCT = 70.0
 CLOCK_DROP = 0.10  # the GPU clock's lowest sample this far under its highest
 MIN_SAMPLES = 3  # fewer telemetry samples in the measured phase say nothing
+MIN_RESULT_STEPS = 6
+"""The fewest measured steps the result of a run cut short is made of (core.bench.partial):
+the harness's settle window (core.bench.worker.stats.SettleRule.window), the fewest steps it
+judges step times by. A run stopped before has no result, only its steps."""
 BATCHED_SUITES = ("resnet50-train", "sd15-infer", "llm-train")  # those a batch size changes
 
 

@@ -13,6 +13,7 @@ from core.i18n import t
 from core.report import formatting as fmt
 from core.report.compare import Comparison
 from core.report.history import HistoryEntry
+from core.report.interruption import interrupted_words, interruption_text
 from core.report.model import Report, SuiteRun
 from core.report.references import KIND_TITLES, CardsLikeMine, conditions_text
 from core.report.scaling import scaling_lines
@@ -106,6 +107,9 @@ def run_text(run: SuiteRun) -> list[str]:
         title = t("report.label.suite-on-device", "{suite} on {device}", suite=run.suite,
                   device=fmt.device_label(run))
     out = [f"{title}  [{status_word(run.status)}]"]
+    cut = interruption_text(run)
+    if cut:
+        out.append("  " + cut)
     if run.result is None:
         if run.error and run.status == "interrupted":
             out.append("  " + t("report.text.interrupted", "interrupted: {message}",
@@ -236,7 +240,9 @@ def history_text(entries: Sequence[HistoryEntry]) -> str:
         t("report.text.history.result", "result"), t("report.text.history.status", "status"))]
     for e in entries:
         result = f"{fmt.num(e.value)} {e.unit}" if e.value is not None else "-"
-        if e.status == "ok" or e.status == e.error_kind:
+        if e.interrupted is not None:  # a result made of the steps of a run cut short
+            status = interrupted_words(*e.interrupted)
+        elif e.status == "ok" or e.status == e.error_kind:
             status = status_word(e.status)  # "interrupted: interrupted" says it twice
         else:
             status = f"{status_word(e.status)}: {e.error_kind or '?'}"

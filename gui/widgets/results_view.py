@@ -38,6 +38,7 @@ from core.operations.reports import (
     render_report,
 )
 from core.report import formatting as fmt
+from core.report.interruption import interruption_text
 from core.report.model import PEAK_SUFFIX, Reference, Report, SuiteResult, SuiteRun
 from core.report.references import CardsLikeMine, cards_like_mine, conditions_text, kind_title
 from core.report.scaling import scaling_lines
@@ -206,7 +207,10 @@ class RunCard(QFrame):
         self.more_references: QPushButton | None = None
         # any status but ok (error, cancelled, or one a later rocmate adds) says what happened
         failed = run.status != "ok" or run.result is None
-        icon = (QStyle.StandardPixmap.SP_MessageBoxCritical if failed
+        self.interrupted: QLabel | None = None
+        cut = interruption_text(run)  # a run cut short: its result is of the steps before
+        icon = (QStyle.StandardPixmap.SP_MessageBoxWarning if cut and run.result is not None
+                else QStyle.StandardPixmap.SP_MessageBoxCritical if failed
                 else QStyle.StandardPixmap.SP_DialogApplyButton)
         title = self.tr("%1 — %2").replace("%1", fmt.suite_title(run.suite)).replace(
             "%2", status_word(run.status))
@@ -217,6 +221,10 @@ class RunCard(QFrame):
         self.device = text_label(" · ".join([fmt.device_label(run), ", ".join(flags)])
                                  if flags else fmt.device_label(run))
         self.column.addWidget(self.device)
+        if cut:  # core's words, in the app's language (as the cautions)
+            line, self.interrupted = icon_line(self, QStyle.StandardPixmap.SP_MessageBoxWarning,
+                                               cut, bold=True, name="interrupted")
+            self.column.addWidget(line)
         if failed:
             self._failure(run)
         if run.result is not None:

@@ -24,6 +24,7 @@ from core.bench.runner import BenchRunner, RunOutcome
 from core.cli import main as cli_main
 from core.operations.benchmark import recover_interrupted
 from core.report.history import History
+from core.report.steadiness import MIN_RESULT_STEPS
 from core.report.writers import render
 from tests.bench.helpers import PYTHON, run_worker, tiny
 
@@ -100,7 +101,15 @@ def test_a_run_whose_rocmate_was_killed_is_added_once_as_interrupted(tmp_path: P
         report = h.run_report(ids[0])
     assert (entry.status, entry.error_kind, entry.suite) == ("interrupted", "interrupted", "gemm")
     run = report.runs[0]
-    assert run.status == "interrupted" and run.result is None and run.error is not None
+    assert run.status == "interrupted" and run.error is not None
+    # the measured steps (5 or more) make a result, marked interrupted (issue 30, item 1)
+    measured = [e for e in steps if e["phase"] == "measure" and e.get("part") == "bf16"]
+    if len(measured) >= MIN_RESULT_STEPS:
+        assert run.result is not None and run.result.interrupted is not None
+        assert run.result.interrupted.measured_steps == len(measured)
+        assert entry.interrupted == (len(measured), 1000000)
+    else:
+        assert run.result is None and entry.interrupted is None
     assert run.error.message == STOPPED.format(f"{len(steps):,}")
     assert run.error.advice.endswith(f"its run file, {run_file.name}.")
     assert [s.t for s in run.steps] == [e["rx_t"] for e in steps]

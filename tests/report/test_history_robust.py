@@ -64,7 +64,7 @@ def test_migrates_a_version_1_database(tmp_path: Path) -> None:
         h.insert(load(H200))
         assert h.count() == 2
     db = sqlite3.connect(path)
-    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
     db.close()
 
 

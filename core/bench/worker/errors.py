@@ -179,7 +179,8 @@ def advice_for(kind: str, ctx: Context, *, package: str | None = None, text: str
                  command=command)
     if kind == "interrupted":
         return t("bench.advice.interrupted",
-                 "The run was stopped before it finished; nothing after the stop was measured.")
+                 "The run was stopped before it finished: its result, where it has one, is "
+                 "made of the steps measured until then. Run it again for a full result.")
     if text and classify_text(text, patterns) == "gpu-fault":
         return t("bench.advice.gpu-fault",
                  "The GPU faulted. A common cause is HSA_OVERRIDE_GFX_VERSION set to a value that "

@@ -17,7 +17,9 @@ from core.bench.worker.device import Device
 from core.bench.worker.options import BenchOptions
 from core.bench.worker.parallel import Ranks
 from core.bench.worker.protocol import Emitter
-from core.bench.worker.stats import SettleRule, summarize
+from core.bench.worker.stats import PerStep, SettleRule, figure, step_figures, summarize
+
+__all__ = ["Harness", "Options", "PartResult", "PerStep", "Workload", "figure"]
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,16 @@ class Workload:
     first_step: str | None = None
     """What the first step does beyond a step, in words ("compiling the model
     (torch.compile)"): sent as the warm-up phase's ``what``."""
+    figures: dict[str, PerStep] = field(default_factory=dict)
+    """The figures made of each measured step (default: ``throughput`` in ``unit``), sent on
+    the measure phase: a run cut short gets its result from its steps the same way
+    (core.bench.partial)."""
+    headline: str | None = None
+    """The figure to quote (default: the first of ``figures``)."""
+
+    def specs(self, world: int = 1) -> dict[str, PerStep]:
+        """The per-step figures, ``throughput`` of every rank's items when none is named."""
+        return self.figures or {"throughput": PerStep(self.unit, float(self.items * world))}
 
 
 @dataclass
@@ -85,20 +97,21 @@ class PartResult:
     measure: dict[str, Any]
     rank_times: list[list[float]] = field(default_factory=list)
 
+    specs: dict[str, PerStep] = field(default_factory=dict)
+
     def throughputs(self) -> list[float]:
         return [self.items / t for t in self.times if t > 0]
+
+    def figures(self) -> dict[str, dict[str, Any]]:
+        """The workload's per-step figures of the measured steps (:func:`step_figures`, which
+        the parent uses for a run cut short)."""
+        return step_figures(self.specs, self.times, self.series)
 
     def per_gpu_throughputs(self) -> list[float]:
         """Each rank's own items per second, every rank's steps together."""
         world = len(self.rank_times) or 1
         per_rank = self.items / world
         return [per_rank / t for times in self.rank_times for t in times if t > 0]
-
-
-def figure(values: list[float], unit: str, *, higher_is_better: bool = True) -> dict[str, Any]:
-    """A result figure: the summary of a per-step series, with its unit."""
-    s = summarize(values)
-    return {"unit": unit, "higher_is_better": higher_is_better, **s.as_dict()}
 
 
 class Harness:
@@ -268,7 +281,9 @@ class Harness:
     def run(self, w: Workload) -> PartResult:
         """Warm up, then measure one workload."""
         warm = self.warmup(w)
-        self._phase("measure", w, warmup=warm)
+        specs = w.specs(self.world)
+        self._phase("measure", w, warmup=warm, headline=w.headline or next(iter(specs)),
+                    figures={name: spec.to_json() for name, spec in specs.items()})
         times, series, wall = self.measure(w)
         if not times:
             raise ValueError("the measured phase needs at least one step (--steps >= 1)")
@@ -280,4 +295,5 @@ class Harness:
             warmup=warm,
             measure={"steps": len(times), "seconds": wall, "items": items * len(times)},
             rank_times=self.rank_times if self.ranks else [],
+            specs=specs,
         )

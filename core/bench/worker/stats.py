@@ -73,6 +73,62 @@ def summarize(values: Sequence[float]) -> Summary:
     )
 
 
+def figure(values: Sequence[float], unit: str, *, higher_is_better: bool = True) -> dict[str, Any]:
+    """A result figure: the summary of a per-step series, with its unit."""
+    return {"unit": unit, "higher_is_better": higher_is_better, **summarize(values).as_dict()}
+
+
+@dataclass(frozen=True)
+class PerStep:
+    """How a figure is made from each measured step, so that the worker (a run that ended) and
+    the parent (a run cut short: core.bench.partial) make it the same way. ``kind``: ``rate``,
+    ``amount`` per second of the step (images/s, TFLOP/s); ``time``, the step's seconds per
+    ``amount`` (s/image, s/step); ``series``, the figure the step reports itself (``name``)."""
+
+    unit: str
+    amount: float = 1.0
+    kind: str = "rate"
+    name: str | None = None
+    higher_is_better: bool = True
+
+    def values(self, times: Sequence[float], series: dict[str, list[float]]) -> list[float]:
+        """The per-step values of this figure."""
+        if self.kind == "series":
+            return list(series.get(self.name or "", []))
+        if self.kind == "time":
+            return [t / self.amount for t in times]
+        return [self.amount / t for t in times if t > 0]
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Any) -> PerStep | None:
+        """A spec as a ``phase`` event carries it; None for anything else."""
+        if not isinstance(data, dict):
+            return None
+        try:
+            spec = cls(**{k: v for k, v in data.items() if k in cls.__dataclass_fields__})
+        except TypeError:
+            return None
+        ok = (isinstance(spec.unit, str) and spec.kind in ("rate", "time", "series")
+              and isinstance(spec.amount, (int, float)) and not isinstance(spec.amount, bool)
+              and math.isfinite(spec.amount) and spec.amount > 0)
+        return spec if ok else None
+
+
+def step_figures(specs: dict[str, PerStep], times: Sequence[float],
+                 series: dict[str, list[float]]) -> dict[str, dict[str, Any]]:
+    """The figures ``specs`` make of measured steps (their ``times`` and the figures they
+    reported, ``series``); a figure without a value is left out."""
+    out: dict[str, dict[str, Any]] = {}
+    for name, spec in specs.items():
+        values = spec.values(times, series)
+        if values:
+            out[name] = figure(values, spec.unit, higher_is_better=spec.higher_is_better)
+    return out
+
+
 def best_window(values: Sequence[float], window: int = 5) -> tuple[int, int]:
     """Where the ``window`` consecutive values with the highest median lie, as ``(start,
     stop)`` for ``values[start:stop]`` (the first such run when several tie): a robust "best

@@ -9,7 +9,7 @@ from typing import Any
 
 import torch
 
-from core.bench.worker.harness import Harness, Options, Workload, figure
+from core.bench.worker.harness import Harness, Options, PerStep, Workload
 from core.bench.worker.suites.gemm import burst_size
 
 MIB = 1 << 20
@@ -34,9 +34,10 @@ def run(h: Harness, opts: Options) -> dict[str, Any]:
 
         w = Workload(step=step, items=reps, unit="copies/s", part=name, min_warmup_steps=3,
                      max_warmup_steps=10 if opts.tiny else 40, min_steps=10,
-                     default_seconds=1.0 if opts.tiny else 2.0)
+                     default_seconds=1.0 if opts.tiny else 2.0,
+                     figures={f"{name}_gbs": PerStep("GB/s", moved * reps / 1e9)})
         part = h.run(w)
-        figures[f"{name}_gbs"] = figure([moved * reps / t / 1e9 for t in part.times], "GB/s")
+        figures.update(part.figures())
         parts[name] = {"buffer_bytes": dst.numel() * dst.element_size(), "copies_per_step": reps,
                        "bytes_counted_per_copy": moved, "warmup": part.warmup,
                        "measure": part.measure}

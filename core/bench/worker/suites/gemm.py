@@ -29,7 +29,7 @@ import torch
 
 from core.bench.worker.device import math_settings
 from core.bench.worker.flops import matmul_flops
-from core.bench.worker.harness import Harness, Options, Workload, figure
+from core.bench.worker.harness import Harness, Options, PerStep, Workload, figure
 from core.bench.worker.stats import best_window
 
 DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
@@ -128,11 +128,12 @@ def run(h: Harness, opts: Options) -> dict[str, Any]:
 
         w = Workload(step=step, items=reps, unit="matmul/s", part=name, min_warmup_steps=3,
                      max_warmup_steps=10 if opts.tiny else 40, min_steps=10,
-                     default_seconds=1.0 if opts.tiny else 2.0)
+                     default_seconds=1.0 if opts.tiny else 2.0,
+                     figures={f"tflops_{name}": PerStep("TFLOP/s", flops / 1e12)})
         part = h.run(w)
         rates = [flops / t / 1e12 for t in part.times]
         start, stop = best_window(rates, PEAK_WINDOW)
-        figures[f"tflops_{name}"] = figure(rates, "TFLOP/s")
+        figures.update(part.figures())  # the sustained rate, as a run cut short makes it
         figures[f"tflops_{name}_peak"] = figure(rates[start:stop], "TFLOP/s")
         parts[name] = {"n": n, "products_per_step": reps, "warmup": part.warmup,
                        "measure": part.measure, "peak_steps": [start, stop - 1]}

@@ -14,7 +14,7 @@ import torch
 from transformers import LlamaConfig, LlamaForCausalLM
 
 from core.bench.worker.flops import count_flops
-from core.bench.worker.harness import Harness, Options, Workload, figure
+from core.bench.worker.harness import Harness, Options, PerStep, Workload
 
 # name -> (hidden, intermediate, layers, heads, kv heads, vocab); shapes of known models.
 PRESETS: dict[str, tuple[int, int, int, int, int, int]] = {
@@ -116,17 +116,16 @@ def run(h: Harness, opts: Options) -> dict[str, Any]:
     flops_seq = count_flops(fwd_bwd_meta)
     flops_step = flops_seq * bs if flops_seq else None
     tokens = bs * seq_len
+    per_step = {"throughput": PerStep("tokens/s", tokens * h.world),
+                "step_time": PerStep("s", kind="time", higher_is_better=False)}
+    if flops_step:
+        per_step["tflops"] = PerStep("TFLOP/s", flops_step * h.world / 1e12)
     w = Workload(step=step, items=tokens, unit="tokens/s",
                  max_warmup_steps=10 if opts.tiny else 30, min_steps=10,
-                 first_step="compiling the model (torch.compile)" if opts.compile else None)
+                 first_step="compiling the model (torch.compile)" if opts.compile else None,
+                 figures=per_step)
     part = h.run(w)
-    figures = {
-        "throughput": figure(part.throughputs(), "tokens/s"),
-        "step_time": figure(part.times, "s", higher_is_better=False),
-    }
-    if flops_step:
-        figures["tflops"] = figure([flops_step * h.world / t / 1e12 for t in part.times],
-                                   "TFLOP/s")
+    figures = part.figures()
     parallel_figures, parallel_details = h.parallel_part(part, "tokens/s")
     figures.update(parallel_figures)
     return {

@@ -12,7 +12,7 @@ from torch import nn
 
 from core.bench.worker.device import math_settings
 from core.bench.worker.flops import count_flops
-from core.bench.worker.harness import Harness, Options, Workload, figure
+from core.bench.worker.harness import Harness, Options, PerStep, Workload
 
 
 def build_model(tiny: bool) -> tuple[nn.Module, int, int]:
@@ -68,16 +68,15 @@ def run(h: Harness, opts: Options) -> dict[str, Any]:
 
     h.setup("counting the model's FLOPs")
     flops_img = _flops_per_image(opts.tiny, res)
-    w = Workload(step=step, items=bs, unit="images/s", max_warmup_steps=12 if opts.tiny else 60,
-                 first_step="compiling the model (torch.compile)" if opts.compile else None)
-    part = h.run(w)
-    figures = {
-        "throughput": figure(part.throughputs(), "images/s"),
-        "step_time": figure(part.times, "s", higher_is_better=False),
-    }
+    per_step = {"throughput": PerStep("images/s", bs * h.world),
+                "step_time": PerStep("s", kind="time", higher_is_better=False)}
     if flops_img:
-        figures["tflops"] = figure([flops_img * bs * h.world / t / 1e12 for t in part.times],
-                                   "TFLOP/s")
+        per_step["tflops"] = PerStep("TFLOP/s", flops_img * bs * h.world / 1e12)
+    w = Workload(step=step, items=bs, unit="images/s", max_warmup_steps=12 if opts.tiny else 60,
+                 first_step="compiling the model (torch.compile)" if opts.compile else None,
+                 figures=per_step)
+    part = h.run(w)
+    figures = part.figures()
     parallel_figures, parallel_details = h.parallel_part(part, "images/s")
     figures.update(parallel_figures)
     return {

@@ -38,7 +38,7 @@ from diffusers import (
 from transformers import CLIPTextConfig, CLIPTextModel, CLIPTokenizer
 
 from core.bench.worker.flops import count_flops
-from core.bench.worker.harness import Harness, Options, Workload, figure
+from core.bench.worker.harness import Harness, Options, PerStep, Workload, figure
 
 PROMPT = "a photograph of an astronaut riding a horse on mars"
 GUIDANCE = 7.5
@@ -333,20 +333,19 @@ def run(h: Harness, opts: Options) -> dict[str, Any]:
     step = image_step(pipe, timer, prompt, c.resolution, steps, h.device.sync)
     w = Workload(step=step, items=bs, unit="images/s", min_warmup_steps=2,
                  max_warmup_steps=8 if opts.tiny else 15, min_steps=5,
-                 first_step="compiling the model (torch.compile)" if opts.compile else None)
+                 first_step="compiling the model (torch.compile)" if opts.compile else None,
+                 figures={
+                     "seconds_per_image": PerStep("s/image", bs, kind="time",
+                                                  higher_is_better=False),
+                     "throughput": PerStep("images/s", bs),
+                     "unet_it_s": PerStep("it/s", kind="series", name="unet_it_s"),
+                     **{name: PerStep("s", kind="series", name=name, higher_is_better=False)
+                        for name in ("text_encoder_s", "unet_loop_s", "vae_decode_s")}})
     try:
         part = h.run(w)
     finally:
         timer.close()
-    figures = {
-        "seconds_per_image": figure([t / bs for t in part.times], "s/image",
-                                    higher_is_better=False),
-        "throughput": figure(part.throughputs(), "images/s"),
-        "unet_it_s": figure(part.series["unet_it_s"], "it/s"),
-        "text_encoder_s": figure(part.series["text_encoder_s"], "s", higher_is_better=False),
-        "unet_loop_s": figure(part.series["unet_loop_s"], "s", higher_is_better=False),
-        "vae_decode_s": figure(part.series["vae_decode_s"], "s", higher_is_better=False),
-    }
+    figures = part.figures()
     if unet_flops:
         figures["unet_tflops"] = figure(
             [steps * unet_flops / s / 1e12 for s in part.series["unet_loop_s"]], "TFLOP/s")
