@@ -141,6 +141,7 @@ def suite_run(out: RunOutcome, kb: Knowledge | None = None, home: str | None = N
         cut = out.partial.get("interrupted") or {}
         run.result.interrupted = Interruption(measured_steps=int(cut.get("measured_steps", 0)),
                                               planned_steps=cut.get("planned_steps"))
+        run.energy = _energy(out, run.result)
     if out.error is not None:
         e = out.error
         run.error = ErrorInfo(kind=str(e.get("kind", "other")),
