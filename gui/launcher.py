@@ -18,6 +18,7 @@ from typing import NoReturn  # noqa: E402
 
 from core.cli import end, quiet_start_over  # noqa: E402
 from core.cli import main as cli_main  # noqa: E402
+from core.cli.gui import words_for  # noqa: E402
 
 
 def gui_parser() -> argparse.ArgumentParser:
@@ -44,9 +45,10 @@ def _speak(words: list[str]) -> None:
 def main(argv: list[str] | None = None) -> int:
     quiet_start_over()
     words = list(sys.argv[1:] if argv is None else argv)
-    if words[:1] == ["gui"]:
-        _speak(words[1:])
-        return run_gui(gui_parser().parse_args(words[1:]))
+    gui_words = _gui_words(words)
+    if gui_words is not None:
+        _speak(gui_words)
+        return run_gui(gui_parser().parse_args(gui_words))
     if not words and _desktop():
         _speak([])
         opened = run_gui(gui_parser().parse_args([]), quiet_fallback=True)
@@ -54,9 +56,41 @@ def main(argv: list[str] | None = None) -> int:
             return opened
     status = cli_main(words)
     if not words and not _desktop():
-        print("rocmate: on a desktop, `rocmate` (or `rocmate gui`) opens the set-up app",
+        print("rocmate: " + words_for("on-a-desktop"),
               file=sys.stderr)
     return status
+
+
+def _gui_words(words: list[str]) -> list[str] | None:
+    """The words of ``rocmate gui``'s own options when the command line names ``gui`` (also
+    after ``--lang zh_CN``), else None."""
+    from core.cli import command_word, take_lang
+
+    try:
+        found = command_word(take_lang(words)[0])
+    except ValueError:  # a language rocmate does not speak: the command line says so
+        return None
+    if found is None or found[1] != "gui":
+        return None
+    at = _nth_gui(words, found[0])
+    return words[:at] + words[at + 1:]
+
+
+def _nth_gui(words: list[str], index_without_lang: int) -> int:
+    """Where in ``words`` the command word stands that is at ``index_without_lang`` once
+    ``--lang X`` is taken out."""
+    seen, skip = -1, False
+    for i, word in enumerate(words):
+        if skip or word.startswith("--lang="):
+            skip = False
+            continue
+        if word == "--lang":
+            skip = True
+            continue
+        seen += 1
+        if seen == index_without_lang:
+            return i
+    return words.index("gui")
 
 
 def entry() -> NoReturn:
@@ -73,15 +107,14 @@ def run_gui(args: argparse.Namespace, quiet_fallback: bool = False) -> int:
     from pathlib import Path
 
     if args.root and not Path(args.root).is_dir():
-        print(f"rocmate: no snapshot folder at {args.root}", file=sys.stderr)
+        print("rocmate: " + words_for("no-folder", path=args.root), file=sys.stderr)
         return 2
     if args.screenshot_dir:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     # no desktop first: without one, which desktop libraries are missing does not matter
     if not args.screenshot_dir and not _desktop() and \
             os.environ.get("QT_QPA_PLATFORM") not in ("offscreen", "minimal"):
-        print("rocmate: no desktop here (no DISPLAY or WAYLAND_DISPLAY) to open the app on; "
-              "run `rocmate doctor` in the terminal", file=sys.stderr)
+        print("rocmate: " + words_for("no-desktop"), file=sys.stderr)
         return 2
     from core.knowledge.desktop import missing_advice
     from gui.host_libraries import missing
@@ -100,8 +133,7 @@ def run_gui(args: argparse.Namespace, quiet_fallback: bool = False) -> int:
     except ImportError as exc:  # a command-line-only install
         if quiet_fallback:
             return -1
-        print(f"rocmate: the desktop app is not installed here ({exc}); pip install "
-              "'rocmate[gui]'", file=sys.stderr)
+        print("rocmate: " + words_for("not-installed", error=exc), file=sys.stderr)
         return 2
     return run(Session(root=args.root, python=args.python), args.screenshot_dir,
                [Path(f) for f in args.screenshot_report], language=args.lang)

@@ -29,7 +29,7 @@ LANGUAGES = ("en", "zh_CN")
 # The module under core.cli that defines each command. Only the one a command line names is
 # imported (``rocmate explain`` answers in well under half a second); ``--help`` loads them all.
 MODULES = {"doctor": "doctor", "snapshot": "doctor", "explain": "doctor", "bench": "bench",
-           "install": "install", "env": "install", "report": "report"}
+           "install": "install", "env": "install", "report": "report", "gui": "gui"}
 COMMANDS = tuple(MODULES)
 
 
@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         from core.knowledge.rows import KnowledgeError
 
         set_language(lang)  # None: the environment's (LANGUAGE, LC_ALL, LC_MESSAGES, LANG)
-        args = build_parser(command).parse_args(words)
+        args = parse(build_parser(command), words)
     except KeyboardInterrupt:  # Ctrl-C while the command (and maybe core.i18n) still loads
         print("rocmate: interrupted", file=sys.stderr)  # i18n: english
         return 130
@@ -137,6 +137,27 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
 
+def parse(parser: argparse.ArgumentParser, words: list[str]) -> argparse.Namespace:
+    """``words`` parsed; a word no option takes is refused with the usage of the command it
+    was written for (``rocmate doctor --bogus`` shows doctor's usage, not every command's)."""
+    args, extra = parser.parse_known_args(words)
+    if extra:
+        said = "unrecognized arguments: " + " ".join(extra)  # argparse's words, translated
+        _command_parser(parser, args).error(said)
+    return args
+
+
+def _command_parser(parser: argparse.ArgumentParser,
+                    args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The parser of the command ``args`` ran (its sub-command's, for ``report list``)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            chosen = action.choices.get(getattr(args, action.dest, None) or "")
+            if chosen is not None:
+                return _command_parser(chosen, args)
+    return parser
+
+
 def end(status: int) -> NoReturn:
     """End the rocmate process with ``status``. Everything the command made goes with the
     process, so the cycle collector's last walk over it at exit is skipped (``gc.freeze``):
@@ -155,6 +176,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         prog="rocmate",
         description=t("cli.help.rocmate.description", "Gets PyTorch running on your AMD GPU with "
                       "ROCm, then benchmarks it."),
+        epilog=t("cli.help.rocmate.epilog", "Without a command: the desktop app on a desktop, "
+                 "else rocmate doctor. Exit status: 0 done; 1 the answer is no (each command's "
+                 "--help says what that means for it); 2 a usage or input error (an option, "
+                 "folder, file or run that cannot be used); 3 rocmate's knowledge base is broken; "
+                 "4 (doctor) Not supported; 130 interrupted."),
     )
     parser.add_argument("--version", action="version", version=f"rocmate {__version__}",
                         help=version_help())

@@ -27,7 +27,10 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
         "bench", help=t("cli.help.bench.summary", "benchmark the GPU (ResNet-50, SD 1.5, LLM "
                         "training, GEMM, bandwidth)"),
         description=t("cli.help.bench.description", "Run a benchmark suite in the target Python "
-                      "and save a rocmate.report/1."))
+                      "and save a rocmate.report/1."),
+        epilog=t("cli.help.bench.epilog", "Exit status: 0 the suite measured; 1 the run failed "
+                 "(the report says why) or the report could not be written; 2 a usage error (an "
+                 "option the suite does not take); 130 cancelled."))
     p.add_argument("suite", choices=SUITES)
     p.add_argument("--python", metavar="PATH",
                    help=t("cli.help.bench.python", "the Python holding the ROCm PyTorch (default: "

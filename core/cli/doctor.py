@@ -37,7 +37,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     doctor.set_defaults(func=run_doctor)
 
     snap = sub.add_parser("snapshot", help=t("cli.help.snapshot.summary", "record this "
-                                             "machine (anonymised) into a folder"))
+                                             "machine (anonymised) into a folder"),
+                          epilog=t("cli.help.snapshot.epilog", "Exit status: 0 written; 2 a "
+                                   "usage error, or a folder that is not new and empty or "
+                                   "cannot be written; 130 interrupted."))
     snap.add_argument("out", metavar="DIR")
     snap.add_argument("--python", metavar="PATH")
     snap.add_argument("--no-torch", action="store_true")
@@ -49,7 +52,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         description=t("cli.help.explain.description", "Explain a pasted error for this machine. "
                       "On this machine the check behind it skips PyTorch unless --python names "
                       "the Python to check (importing torch takes seconds); a replayed machine "
-                      "(--root) answers with its recorded PyTorch."))
+                      "(--root) answers with its recorded PyTorch."),
+        epilog=t("cli.help.explain.epilog", "Exit status: 0 the error is known; 1 rocmate does "
+                 "not know it; 2 a usage or input error (a snapshot folder that is not there or "
+                 "cannot be read); 3 rocmate's knowledge base is broken; 130 interrupted."))
     exp.add_argument("text", nargs="?", default="-",
                      help=t("cli.help.explain.text", "the error text, or - to read it from "
                             "stdin (paste it, then Ctrl-D)"))

@@ -22,7 +22,13 @@ from core.termstyle import Style, wants_colour
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     install = sub.add_parser("install", help=t("cli.help.install.summary", "plan (and carry "
-                                               "out) the ROCm + PyTorch set-up"))
+                                               "out) the ROCm + PyTorch set-up"),
+                             epilog=t("cli.help.install.epilog", "Exit status: 0 the plan was "
+                                      "shown (--dry-run) or carried out; 1 no set-up fits this "
+                                      "machine, you said no, or a step failed; 2 a usage or "
+                                      "input error (a choice that cannot be honoured here, a "
+                                      "replayed machine without --dry-run); 3 rocmate's "
+                                      "knowledge base is broken; 130 interrupted."))
     install.add_argument("--root", metavar="DIR", help=t("cli.help.install.root", "plan for a "
                                                          "replayed machine snapshot"))
     install.add_argument("--dry-run", action="store_true",
@@ -43,7 +49,11 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                          help=t("cli.help.install.resume", "continue an interrupted run"))
     install.set_defaults(func=run_install)
     env = sub.add_parser("env", help=t("cli.help.env.summary", "print the environment "
-                                       "variables this GPU needs"))
+                                       "variables this GPU needs"),
+                         epilog=t("cli.help.env.epilog", "Exit status: 0 the variables were "
+                                  "printed; 1 no set-up fits this machine; 2 a usage or input "
+                                  "error; 3 rocmate's knowledge base is broken; 130 "
+                                  "interrupted."))
     env.add_argument("--root", metavar="DIR")
     env.add_argument("--shell", choices=["sh", "fish"], default="sh")
     env.set_defaults(func=run_env)

@@ -39,7 +39,11 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
         "report", help=t("cli.help.report.summary", "list, show, export, compare and import "
                          "benchmark reports"),
         description=t("cli.help.report.description", "The history of benchmark runs and the "
-                      "reports they produced."))
+                      "reports they produced."),
+        epilog=t("cli.help.report.epilog", "Exit status: 0 done; 1 the history cannot be used "
+                 "(locked, damaged, set aside) or a file cannot be written; 2 a usage or input "
+                 "error (no such run, a file that is not a rocmate report or is from a newer "
+                 "rocmate); 130 interrupted."))
     db_help = t("cli.help.report.db", "history database (default: "
                 "$XDG_DATA_HOME/rocmate/history.sqlite)")
     p.add_argument("--db", metavar="FILE", help=db_help)
