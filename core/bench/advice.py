@@ -91,8 +91,8 @@ def _advice(run: SuiteRun, err: ErrorInfo) -> Iterator[Make]:
 
 def _missing_package(advice: str, ctx: errors.Context) -> Iterator[Make]:
     """The missing-package advice, its package and Python read back from what it says."""
-    plain = re.match(r"The target Python lacks (\S+)\. Install it into that environment: "
-                     r"(.+?) -m pip install ", advice)
+    plain = re.match(r"The target Python lacks (\S+)\. Install (?:it|the ROCm build) into that "
+                     r"environment: (.+?) -m pip install ", advice)
     system = re.match(r"The target Python \((.+?)\) lacks (\S+), and it is the system's own",
                       advice)
     if plain:

@@ -120,7 +120,7 @@ def support(ctx: Context) -> list[Finding]:
                     t("doctor.gfx-legacy-works.fix",
                       "Keep this PyTorch ({command} pins it): newer wheels drop {gfx}, and "
                       "rocmate install would not find one for it.",
-                      command=f"pip install 'torch=={torch.version}'", gfx=gpu.gfx),
+                      command=_pin_command(ctx, torch.version), gfx=gpu.gfx),
                 )
             ]
         findings.append(
@@ -377,6 +377,16 @@ def _no_override_reason(ctx: Context, gpu: Gpu) -> str:
     it and what to do instead: gfx1103), after the problem; "" when it has none."""
     row = ctx.kb.no_override(gpu.gfx) if gpu.gfx else None
     return t("doctor.sentence-gap", " ") + local(row.reason) if row else ""
+
+
+def _pin_command(ctx: Context, version: str | None) -> str:
+    """The pip line that keeps this PyTorch: from its own ROCm index (plain ``pip install
+    torch==X`` takes PyPI's CUDA build), else ``rocmate install``'s way of pinning it."""
+    local = re.search(r"\+rocm(\d+\.\d+(?:\.\d+)?)", version or "")
+    index = ctx.kb.torch_index_for(local.group(1)) if local else None
+    if index is None:
+        return f"pip install 'torch=={version}' --index-url <the ROCm index it came from>"
+    return f"pip install 'torch=={version}' --index-url {index.url}"
 
 
 def _stale_file_overrides(ctx: Context, already: set[str]) -> list[Finding]:

@@ -164,6 +164,10 @@ def test_a_system_python_is_not_told_to_pip_install() -> None:
     """Debian's python3 refuses pip (PEP 668): the advice is a virtual environment."""
     ctx = errors.Context(python="/usr/bin/python3", externally_managed=True)
     info = from_exception(ModuleNotFoundError("No module named 'torch'", name="torch"), ctx)
-    assert "virtual environment" in info.advice and "python3 -m venv" in info.advice
+    assert "virtual environment" in info.advice and "rocmate install" in info.advice
     assert "/usr/bin/python3 -m pip install" not in info.advice
+    assert "pip install torch" not in info.advice  # PyPI's torch is a CUDA build (issue 30/9)
+    info = from_exception(ModuleNotFoundError("No module named 'diffusers'", name="diffusers"),
+                          ctx)
+    assert "python3 -m venv" in info.advice and "pip install diffusers" in info.advice
     assert errors.externally_managed() is False  # the tests' own Python is a venv

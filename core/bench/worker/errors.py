@@ -158,6 +158,13 @@ def advice_for(kind: str, ctx: Context, *, package: str | None = None, text: str
                  "hip-visible-devices-hides). Use --device cpu for a smoke run without a GPU.")
     if kind == "missing-package":
         name = package or t("bench.advice.the-missing-package", "the missing package")
+        if ctx.externally_managed and name.startswith("torch"):
+            return t("bench.advice.missing-package.system-python.torch",
+                     "The target Python ({python}) lacks {package}, and it is the system's own "
+                     "Python, which pip may not change (externally managed, PEP 668). Let "
+                     "{command} make a virtual environment with the ROCm build of PyTorch for "
+                     "this card and run the benchmark there.", python=py, package=name,
+                     command="`rocmate install`")
         if ctx.externally_managed:
             return t("bench.advice.missing-package.system-python",
                      "The target Python ({python}) lacks {package}, and it is the system's own "
@@ -168,11 +175,13 @@ def advice_for(kind: str, ctx: Context, *, package: str | None = None, text: str
                      command=f"python3 -m venv ~/venvs/torch && ~/venvs/torch/bin/pip install "
                              f"{name}")
         command = f"{py} -m pip install {name}"
-        if name.startswith("torch"):
-            return t("bench.advice.missing-package.torch",
-                     "The target Python lacks {package}. Install it into that environment: "
-                     "{command} (from the ROCm wheel index), or pick another Python with "
-                     "--python.", package=name, command=command)
+        if name.startswith("torch"):  # PyPI's torch is a CUDA build: never a bare pip line
+            return t("bench.advice.missing-package.torch.index",
+                     "The target Python lacks {package}. Install the ROCm build into that "
+                     "environment: {command} --index-url with the ROCm index that {dry_run} names "
+                     "for this card (without it pip installs a CUDA build), or let {install} set "
+                     "up an environment that has it.", package=name, command=command,
+                     dry_run="`rocmate install --dry-run`", install="`rocmate install`")
         return t("bench.advice.missing-package",
                  "The target Python lacks {package}. Install it into that environment: "
                  "{command}, or pick another Python with --python.", package=name,
