@@ -37,6 +37,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from core.i18n import t
 from core.report.model import (
@@ -115,6 +116,7 @@ _Rows = list[tuple[Any, ...]]  # (a History method is called list)
 
 # SQLite primary result codes (the low byte of sqlite_errorcode)
 _SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_CORRUPT, _SQLITE_NOTADB = 5, 6, 11, 26
+_SQLITE_READONLY, _SQLITE_CANTOPEN = 8, 14
 
 
 class HistoryError(RuntimeError):
@@ -165,6 +167,15 @@ def _is_corrupt(exc: sqlite3.Error) -> bool:
         return code in (_SQLITE_CORRUPT, _SQLITE_NOTADB)
     text = str(exc)
     return "malformed" in text or "not a database" in text
+
+
+def _is_read_only(exc: sqlite3.Error) -> bool:
+    """SQLITE_READONLY (the file or its folder cannot be written: WAL's -shm cannot be made) or
+    SQLITE_CANTOPEN for the same reason."""
+    code = _code(exc)
+    if code is not None:
+        return code in (_SQLITE_READONLY, _SQLITE_CANTOPEN)
+    return "readonly" in str(exc) or "unable to open" in str(exc)
 
 
 def _is_locked(exc: sqlite3.Error) -> bool:
@@ -254,10 +265,28 @@ class History:
             time.sleep(0.02)
 
     def _connect(self) -> sqlite3.Connection:
-        db = sqlite3.connect(str(self.path), timeout=self.timeout, isolation_level=None)
+        try:
+            return self._connect_to(str(self.path), uri=False)
+        except sqlite3.Error as exc:
+            if self._repair or not _is_read_only(exc):
+                raise
+        # opened to read, from a file or folder this user cannot write: read it as it is,
+        # without the switch to WAL or the -shm file that reading a WAL database makes
+        try:
+            return self._connect_to(f"file:{quote(str(self.path))}?mode=ro", uri=True)
+        except sqlite3.Error as exc:
+            if not _is_read_only(exc):
+                raise
+        return self._connect_to(f"file:{quote(str(self.path))}?mode=ro&immutable=1", uri=True)
+
+    def _connect_to(self, target: str, *, uri: bool) -> sqlite3.Connection:
+        db = sqlite3.connect(target, timeout=self.timeout, isolation_level=None, uri=uri)
         try:
             db.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
             if self._foreign_or_empty(db):  # before anything that could write to the file
+                return db
+            if uri:  # read-only: nothing is switched or migrated
+                self._check_read_only(db)
                 return db
             if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
                 db.execute("PRAGMA journal_mode=WAL")
@@ -270,6 +299,20 @@ class History:
             db.close()
             raise
         return db
+
+    def _check_read_only(self, db: sqlite3.Connection) -> None:
+        """A history read without write access: whole, and of this version's schema (an older
+        one cannot be upgraded without writing)."""
+        check = [row[0] for row in db.execute("PRAGMA quick_check").fetchall()]
+        if check != ["ok"]:
+            raise _Corrupt(f"integrity check failed: {check[0]}")
+        (version,) = db.execute("PRAGMA user_version").fetchone()
+        if version != SCHEMA_VERSION:
+            raise HistoryError(t(
+                "report.history.read-only-old", "{path} is from another rocmate version "
+                "(history schema {version}, this one reads {known}) and cannot be upgraded "
+                "without write access to it and its folder", path=self.path, version=version,
+                known=SCHEMA_VERSION))
 
     def _foreign_or_empty(self, db: sqlite3.Connection) -> bool:
         """Refuse an SQLite database of another program; True for a file with no tables yet
