@@ -128,18 +128,25 @@ def run_override_trials(args: argparse.Namespace) -> int:
     from core.operations.setup import override_warning, try_overrides
     from core.probe.override_trial import OVERRIDE, Trial
 
-    print(f"rocmate: {override_warning()}", file=sys.stderr)
+    def starting() -> None:
+        print(f"rocmate: {override_warning()}", file=sys.stderr)
+        if not args.json:
+            print(t("cli.doctor.override.trying", "Trying {variable} values, one at a time:",
+                    variable=OVERRIDE), flush=True)
 
     def said(trial: Trial) -> None:
+        if args.json:
+            return
         value = trial.value or t("cli.doctor.override.none", "(none)")
         print(f"  {OVERRIDE}={pad_left(value, 8)} {pad_left(trial.outcome_text, 8)} "
               f"{trial.detail_text}", flush=True)
 
-    print(t("cli.doctor.override.trying", "Trying {variable} values, one at a time:",
-            variable=OVERRIDE))
     trials = try_overrides(args.root, args.python, timeout=min(args.torch_timeout, 120.0),
-                           on_trial=said)
+                           on_start=starting, on_trial=said)
     best = trials.best
+    if args.json:
+        print(json.dumps(trials.to_json(), indent=2))
+        return 0 if best is not None else 1
     card, gfx = trials.card, trials.gfx
     if best is None:
         if card:

@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from core.diagnose.doctor import DoctorReport, run_doctor
 from core.i18n import t
@@ -137,6 +137,16 @@ class OverrideTrials:
         """The first value that works (the knowledge base's preferred one is tried first)."""
         return next((t for t in self.trials if t.works), None)
 
+    def to_json(self) -> dict[str, Any]:
+        """``rocmate.override-trials/1``: what ``doctor --try-overrides --json`` prints (its
+        details in English, as every JSON rocmate prints)."""
+        best = self.best
+        return {"schema": "rocmate.override-trials/1", "card": self.card, "gfx": self.gfx,
+                "python": self.python,
+                "trials": [{"value": trial.value, "outcome": trial.outcome,
+                            "detail": trial.detail} for trial in self.trials],
+                "works": best is not None, "best": best.value if best else None}
+
 
 WARNING = ("Each value runs alone in a throwaway process with a time limit. A wrong value can "
            "compute wrong numbers, crash that process or, rarely, hang the graphics driver "
@@ -174,14 +184,22 @@ def override_candidates(report: DoctorReport) -> list[str | None]:
 
 def try_overrides(root: str | Path | None = None, python: str | None = None, *,
                   values: list[str | None] | None = None, timeout: float = 60.0,
+                  on_start: Callable[[], None] | None = None,
                   on_trial: Callable[[Trial], None] | None = None) -> OverrideTrials:
     """Try each value (default: :func:`override_candidates`) in a throwaway process, one at a
-    time, on this machine; ``on_trial`` hears each outcome as it comes."""
+    time, on this machine; ``on_start`` hears when the first is about to run (after every
+    reason not to run any was ruled out), ``on_trial`` each outcome as it comes."""
     if root is not None:
         raise OperationError(t("ops.setup.replay-runs-nothing", "a replayed machine runs "
                                "nothing: try overrides on the machine itself"), status=2)
     system = open_machine(None)
     report = run_doctor(system, probe_torch=False)
+    if report.primary_index is None and values is None:
+        raise OperationError(t("ops.setup.no-card-to-try", "there is no AMD GPU here to try "
+                               "{variable} on ({command} says what it found)",
+                               variable=OVERRIDE, command="rocmate doctor"), status=1)
+    if on_start is not None:
+        on_start()
     exe = python or default_python(system)
     chosen = override_candidates(report) if values is None else values
     trials: list[Trial] = []

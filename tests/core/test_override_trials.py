@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import time
@@ -56,14 +57,36 @@ def test_a_replayed_machine_runs_nothing() -> None:
         try_overrides(MACHINES / "rx6700xt-ubuntu2204-needs-override", STANDIN)
 
 
-def test_the_command_warns_first_and_names_the_value_to_keep() -> None:
-    out = subprocess.run([sys.executable, "-m", "core.cli", "doctor", "--try-overrides",
-                          "--python", STANDIN], cwd=ROOT, capture_output=True, text=True,
-                         timeout=120, check=False)
-    assert "throwaway process" in out.stderr and "save your work" in out.stderr
-    # this machine has no AMD card: only "none" is tried, and the stand-in sees no GPU then
-    assert "(none)" in out.stdout and "no-gpu" in out.stdout
-    assert out.returncode == 1 and "No value made PyTorch work" in out.stdout
+def test_without_an_amd_card_nothing_is_tried_and_nothing_is_warned() -> None:
+    """Issue 30/10: on a machine without an AMD GPU (this one) the command tried anyway."""
+    for extra in ([], ["--json"]):
+        out = subprocess.run([sys.executable, "-m", "core.cli", "doctor", "--try-overrides",
+                              "--python", STANDIN, *extra], cwd=ROOT, capture_output=True,
+                             text=True, timeout=120, check=False)
+        assert out.returncode == 1 and out.stdout == ""
+        assert out.stderr == "rocmate: there is no AMD GPU here to try HSA_OVERRIDE_GFX_VERSION " \
+                             "on (rocmate doctor says what it found)\n"
+
+
+def test_a_replay_is_refused_before_any_warning() -> None:
+    out = subprocess.run([sys.executable, "-m", "core.cli", "doctor", "--try-overrides", "--root",
+                          str(MACHINES / "rx6700xt-ubuntu2204-needs-override")], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120, check=False)
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr == "rocmate: a replayed machine runs nothing: try overrides on the " \
+                         "machine itself\n"  # no "save your work" first
+
+
+def test_the_trials_as_json() -> None:
+    started: list[bool] = []
+    trials = try_overrides(None, STANDIN, values=["11.0.0", "10.3.0", None], timeout=3,
+                           on_start=lambda: started.append(True))
+    answer = json.loads(json.dumps(trials.to_json()))
+    assert started == [True] and answer["schema"] == "rocmate.override-trials/1"
+    assert [(t["value"], t["outcome"]) for t in answer["trials"]] == [
+        ("11.0.0", "wrong"), ("10.3.0", "works"), (None, "no-gpu")]
+    assert answer["works"] is True and answer["best"] == "10.3.0"
+    assert answer["python"] == STANDIN
 
 
 def test_the_value_kept_is_written_through_the_plans_environment_steps(tmp_path: Path) -> None:
