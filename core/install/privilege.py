@@ -30,6 +30,11 @@ installed launcher, which passes its arguments on): a user's process may not sig
 helper that sudo or pkexec started, so the runner sends the plan as one line, keeps the helper's
 stdin open, and closes it to cancel; the helper then stops its step and rolls back.
 
+Whichever route, the helper acts only for the user who called it: pkexec and sudo tell it who
+(``PKEXEC_UID``, ``SUDO_UID``; nothing here sets them), and the direct route hands rocmate's own
+environment on, so ``sudo rocmate install`` still names its caller
+(core/install/helper/caller.py).
+
 pkexec exits 126 when the user dismissed the password prompt and 127 when the user is not
 authorised (or no polkit agent is running); :func:`explain_exit` says so in words. The helper
 itself exits 0 (done), 1 (a step failed, rolled back; the run was cancelled, rolled back; or

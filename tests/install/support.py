@@ -355,11 +355,14 @@ class HelperRun:
 
 
 def run_helper(root: Path, payload: bytes, *args: str, timeout: float = 180,
-               python_args: tuple[str, ...] = ("-I", "-m", "core.install.helper")) -> HelperRun:
-    """``chroot ROOT python3 -I -m core.install.helper ARGS`` with the plan on stdin."""
+               python_args: tuple[str, ...] = ("-I", "-m", "core.install.helper"),
+               caller: dict[str, str] | None = None) -> HelperRun:
+    """``chroot ROOT python3 -I -m core.install.helper ARGS`` with the plan on stdin; ``caller``
+    adds what pkexec or sudo would set (``{"PKEXEC_UID": "1000"}``; none: root's own call)."""
     done = subprocess.run(
         ["chroot", str(root), "/usr/bin/python3", *python_args, *args],
-        input=payload, capture_output=True, env=CHROOT_ENV, cwd=root / "opt/rocmate",
+        input=payload, capture_output=True, env={**CHROOT_ENV, **(caller or {})},
+        cwd=root / "opt/rocmate",
         timeout=timeout, check=False,
     )
     stdout = done.stdout.decode("utf-8", errors="replace")

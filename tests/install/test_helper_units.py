@@ -88,7 +88,7 @@ def test_polkit_policy_file() -> None:
     text = (Path(__file__).resolve().parents[2] / "resources/polkit/org.rocmate.helper.policy")
     content = text.read_text()
     assert '<action id="org.rocmate.helper">' in content
-    assert "<allow_active>auth_admin_keep</allow_active>" in content
+    assert "<allow_active>auth_admin</allow_active>" in content
     assert ">/usr/libexec/rocmate-helper</annotate>" in content
 
 

@@ -6,7 +6,10 @@ org.rocmate.helper, resources/polkit/), as ``pkexec "$APPIMAGE" helper`` from th
 ``[--check | --cancel-on-eof]``. It reads the privileged steps of a plan as JSON on stdin
 (``{"schema": "rocmate.plan/1", "steps": [...]}`` or a bare list of steps; only steps with
 ``"privileged": true`` are taken), checks every one against a closed table of verbs with strict
-argument schemas (core/install/helper/validate.py), and then:
+argument schemas (core/install/helper/validate.py) for the user who called it (``PKEXEC_UID``
+from pkexec, ``SUDO_UID`` from sudo, or root's own call: core/install/helper/caller.py; a
+``usermod`` for any other account is refused, and so is every plan when the caller cannot be
+told), and then:
 
 * ``--check``: prints ``{"ok": true}`` and exits 0 when every step would be accepted, else
   ``{"ok": false, "refused": [{"index", "id", "reason"}, ...]}`` and exits 2. Nothing is run and
@@ -74,11 +77,12 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import FrameType
 from typing import IO, Any
 
+from core.install.helper.caller import UnknownCaller, resolve_caller
 from core.install.helper.exec import (
     Cancelled,
     ChildResult,
@@ -205,15 +209,27 @@ class Emitter:
 # checking
 
 
-def check(raw: bytes, target: Target | None = None, policy: Policy | None = None) -> CheckedPlan:
-    """Check the helper's input against the shipped knowledge base. Runs and writes nothing."""
+def check(
+    raw: bytes,
+    target: Target | None = None,
+    policy: Policy | None = None,
+    environ: Mapping[str, str] | None = None,
+    real_uid: int | None = None,
+) -> CheckedPlan:
+    """Check the helper's input against the shipped knowledge base, for the caller that
+    ``environ`` and ``real_uid`` (default: this process's) name. Runs and writes nothing."""
     target = target or Target()
+    try:
+        caller = resolve_caller(os.environ if environ is None else environ,
+                                os.getuid() if real_uid is None else real_uid)
+    except UnknownCaller as exc:
+        return CheckedPlan(refused=(Refusal(str(exc)),))
     if policy is None:
         try:
             policy = load_policy()
         except (OSError, ValueError) as exc:
             return CheckedPlan(refused=(Refusal(f"the knowledge base cannot be read: {exc}"),))
-    return check_input(raw, target, policy)
+    return check_input(raw, target, policy, caller)
 
 
 def _check_answer(plan: CheckedPlan) -> dict[str, Any]:

@@ -11,7 +11,8 @@ apt-install        ``apt-get install -y [--no-install-recommends] PKG...`` (allo
 apt-purge          ``apt-get purge -y PKG...`` (only ROCm's own packages, :data:`PURGEABLE`,
                    and only with ``"consent": true``)
 usermod            ``usermod -aG GROUPS USER`` or ``usermod -a -G GROUPS USER`` (GROUPS from
-                   render, video; USER a regular account of the target)
+                   render, video; USER a regular account of the target, and the calling
+                   user's own: :mod:`core.install.helper.caller`)
 amdgpu-install     ``amdgpu-install -y --usecase=UC[,UC...] [--no-dkms]`` (known use cases)
 keyring            /etc/apt/keyrings/rocm.gpg or amdrocm.gpg (:data:`ROCMATE_FILES`), with
                    ``key_fingerprint``
@@ -38,6 +39,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from core.install.helper.caller import Caller, UnknownCaller, process_caller
 from core.install.helper.openpgp import KeyFormatError, parse_key
 from core.install.helper.policy import (
     KEYRING_DIR,
@@ -455,8 +457,11 @@ def _apt_get(step_id: str, title: str, argv: list[str], consent: bool | None) ->
     )
 
 
-def _usermod(step_id: str, title: str, argv: list[str], target: Target) -> Action:
-    """usermod -aG render,video USER (or -a -G): allowed groups, a regular existing user."""
+def _usermod(
+    step_id: str, title: str, argv: list[str], target: Target, caller: Caller
+) -> Action:
+    """usermod -aG render,video USER (or -a -G): allowed groups, a regular existing user, and
+    the caller's own account (any regular one on root's own call)."""
     if len(argv) == 4 and argv[1] == "-aG":
         groups_arg, user = argv[2], argv[3]
     elif len(argv) == 5 and argv[1:3] == ["-a", "-G"]:
@@ -477,6 +482,11 @@ def _usermod(step_id: str, title: str, argv: list[str], target: Target) -> Actio
         raise Refused(f"usermod: user {user!r} does not exist on this system")
     if not target.is_person(entry):
         raise Refused(f"usermod: {user!r} is a system account (uid {entry.uid})")
+    if not caller.is_root and entry.uid != caller.uid:
+        raise Refused(
+            f"usermod: {user!r} (uid {entry.uid}) is not the calling user ({caller.describe()}); "
+            "the helper adds only the user who asked to groups"
+        )
     existing = target.groups()
     for group in groups:
         if group not in existing:
@@ -508,7 +518,7 @@ def _amdgpu_install(step_id: str, title: str, argv: list[str]) -> Action:
 
 
 def _command(
-    step_id: str, title: str, argv: Any, consent: bool | None, target: Target
+    step_id: str, title: str, argv: Any, consent: bool | None, target: Target, caller: Caller
 ) -> Action:
     """The action of an argv step; :class:`Refused` for anything outside the verb table."""
     if not isinstance(argv, list) or not argv:
@@ -529,7 +539,7 @@ def _command(
     if program == "apt-get":
         return _apt_get(step_id, title, tokens, consent)
     if program == "usermod":
-        return _usermod(step_id, title, tokens, target)
+        return _usermod(step_id, title, tokens, target, caller)
     return _amdgpu_install(step_id, title, tokens)
 
 
@@ -778,7 +788,9 @@ def _file(
 # steps and plans
 
 
-def _step(step: dict[str, Any], target: Target, policy: Policy, state: _PlanState) -> Action:
+def _step(
+    step: dict[str, Any], target: Target, policy: Policy, state: _PlanState, caller: Caller
+) -> Action:
     """Check one privileged step's fields, then map it to exactly one verb."""
     unknown = sorted(set(step) - STEP_KEYS)
     if unknown:
@@ -807,15 +819,19 @@ def _step(step: dict[str, Any], target: Target, policy: Policy, state: _PlanStat
     if "argv" in step:
         if "key_fingerprint" in step:
             raise Refused("key_fingerprint belongs only on a keyring step")
-        return _command(step_id, title, step["argv"], consent, target)
+        return _command(step_id, title, step["argv"], consent, target, caller)
     return _file(step, target, policy, state)
 
 
-def check_input(raw: bytes, target: Target, policy: Policy) -> CheckedPlan:
-    """Decode and check the helper's whole input. Runs nothing, writes nothing."""
+def check_input(
+    raw: bytes, target: Target, policy: Policy, caller: Caller | None = None
+) -> CheckedPlan:
+    """Decode and check the helper's whole input for ``caller`` (default: this process's,
+    :func:`core.install.helper.caller.process_caller`). Runs nothing, writes nothing."""
     try:
+        caller = caller or process_caller()
         selected = _select(decode(raw))
-    except Refused as exc:
+    except (Refused, UnknownCaller) as exc:
         return CheckedPlan(refused=(Refusal(str(exc)),))
     state = _PlanState()
     actions: list[Action] = []
@@ -823,7 +839,7 @@ def check_input(raw: bytes, target: Target, policy: Policy) -> CheckedPlan:
     for index, step in selected:
         step_id = step.get("id") if isinstance(step.get("id"), str) else None
         try:
-            actions.append(_step(step, target, policy, state))
+            actions.append(_step(step, target, policy, state, caller))
         except Refused as exc:
             shown = step_id[:64] if step_id else None
             refused.append(Refusal(f"step {shown or index}: {exc}", index, shown))
