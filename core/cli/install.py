@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import re
 import signal
 import sys
 from typing import TYPE_CHECKING, Any
@@ -36,7 +37,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     install.add_argument("--json", action="store_true",
                          help=t("cli.help.install.json", "print the rocmate.plan/1 JSON"))
     install.add_argument("--strategy", choices=STRATEGIES)
-    install.add_argument("--rocm", metavar="X.Y",
+    install.add_argument("--rocm", metavar="X.Y", type=_release,
                          help=t("cli.help.install.rocm", "ROCm release (default: the best fit)"))
     install.add_argument("--venv", metavar="DIR",
                          help=t("cli.help.install.venv", "where the Python environment goes"))
@@ -57,6 +58,15 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     env.add_argument("--root", metavar="DIR")
     env.add_argument("--shell", choices=["sh", "fish"], default="sh")
     env.set_defaults(func=run_env)
+
+
+def _release(text: str) -> str:
+    """A ROCm release as ``--rocm`` takes it: 6.4, 7.2.1, 10.1 (argparse type)."""
+    if not re.fullmatch(r"\d{1,2}\.\d{1,2}(\.\d{1,3})?", text.strip()):
+        raise argparse.ArgumentTypeError(t("cli.install.not-a-release", "{value} is not a ROCm "
+                                           "release: give one such as {examples}",
+                                           value=repr(text), examples="6.4, 7.2, 10.1"))
+    return text.strip()
 
 
 def _plan(args: argparse.Namespace) -> Plan:

@@ -17,6 +17,7 @@ Strategies:
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections.abc import Callable
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 from core.diagnose.context import Context, Support
 from core.diagnose.release_choice import serves, serving_releases, ubuntu_version
 from core.diagnose.rules_system import distro as distro_rule
+from core.diagnose.rules_system import dkms_leftovers
 from core.diagnose.rules_system import kernel as kernel_rule
 from core.i18n import t
 
@@ -187,6 +189,13 @@ def make_plan(facts: Facts, kb: Knowledge, choices: Choices | None = None) -> Pl
             "'$', '`', '\\', '!' or line breaks (it is written into shell scripts)",
             venv=repr(venv),
         ))
+    if _system_folder(venv, facts.permissions.user.home):
+        raise PlanError(t(
+            "plan.error.venv-system-folder",
+            "the environment folder {venv} is a folder of the system or your home itself: a "
+            "Python environment there would mix its bin/ and lib/ with the system's; choose a "
+            "folder of its own, such as {example}", venv=venv,
+            example=f"{facts.permissions.user.home.rstrip('/')}/venvs/torch"))
     apt_release = None
     if strategy in ("rocm-apt", "wsl"):
         ubuntu_codename(kb, facts.platform)  # refuse early when the repository line cannot be made
@@ -1006,6 +1015,22 @@ class _Builder:
 # -- pre-flight -----------------------------------------------------------------------------
 
 
+# The file system hierarchy's own trees (FHS 3.0, https://refspecs.linuxfoundation.org/FHS_3.0/
+# fhs/index.html, chapters 3 and 4): nothing of a Python environment belongs inside them, and a
+# folder directly under / is never one environment's own.
+_SYSTEM_TREES = ("/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/proc",
+                 "/run", "/sbin", "/sys", "/usr")
+
+
+def _system_folder(venv: str, home: str) -> bool:
+    """Whether ``venv`` is / or a folder directly under it, lies in one of the system's own
+    trees (/usr/local included: pip's own environments go elsewhere), or is the home itself."""
+    path = os.path.normpath(venv)
+    if path.count("/") <= 1 or path == os.path.normpath(home or "/"):
+        return True
+    return any(path == tree or path.startswith(tree + "/") for tree in _SYSTEM_TREES)
+
+
 def _preflight(ctx: Context, strategy: str, choices: Choices, venv: str) -> list[Preflight]:
     facts = ctx.facts
     driver = facts.driver
@@ -1046,7 +1071,8 @@ def _preflight(ctx: Context, strategy: str, choices: Choices, venv: str) -> list
                   kernels=", ".join(missing)) if missing else "",
             )
         )
-        stale = bool(driver.dkms_trees or driver.crash_files)
+        left = dkms_leftovers(driver)  # the doctor's dkms-leftovers rule
+        stale = left.stale
         checks.append(
             Preflight(
                 "dkms-leftovers",
@@ -1056,7 +1082,7 @@ def _preflight(ctx: Context, strategy: str, choices: Choices, venv: str) -> list
                 if not stale
                 else t("plan.preflight.dkms-leftovers.title.found", "Stale {package} builds found",
                        package="amdgpu-dkms"),
-                ", ".join([*driver.dkms_trees, *driver.crash_files]),
+                ", ".join(left.paths) if stale else "",
             )
         )
         checks.append(

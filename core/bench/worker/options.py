@@ -137,11 +137,12 @@ class BenchOptions:
             if not takes(self.suite, spec.name):
                 out.append(_not_taken(self.suite, spec.name, t))
                 continue
-            message = _problem(spec.name, value)
+            message = _problem(spec.name, value, t)
             if message:
                 out.append(message)
         if self.gpus == "all" and self.device == "cpu":
-            out.append("--gpus all counts GPUs: with --device cpu give a number of ranks")
+            out.append(t("bench.option.gpus-all-on-cpu", "--gpus all counts GPUs: with "
+                         "--device cpu give a number of ranks"))
         return out
 
     def settings(self) -> dict[str, Any]:
@@ -193,28 +194,38 @@ _DEVICE = re.compile(r"cpu|cuda(:[0-9]{1,3})?")
 _GPUS = re.compile(r"all|[1-9]|[1-5][0-9]|6[0-4]")
 
 
-def _problem(name: str, value: Any) -> str | None:
+def _problem(name: str, value: Any, t: Translate = english) -> str | None:
+    """What is wrong with one option's value, in words (``t``: the translator)."""
     info = _info(name)
     if value is None or info.flag:
         return None
     if name == "device" and not _DEVICE.fullmatch(str(value)):
-        return f"--device must be cpu, cuda or cuda:N (not {value!r})"
+        return t("bench.option.bad-device", "--device must be cpu, cuda or cuda:N (not {value})",
+                 value=repr(value))
     if name == "gpus" and not _GPUS.fullmatch(str(value)):
-        return f"--gpus must be a number from 1 to 64 or all (not {value!r})"
-    flag = flag_of(name) if name != "suite" else "the suite"
+        return t("bench.option.bad-gpus", "--gpus must be a number from 1 to 64 or all (not "
+                 "{value})", value=repr(value))
+    flag = flag_of(name) if name != "suite" else t("bench.option.the-suite", "the suite")
     if info.choices is not None and value not in info.choices:
-        return f"{flag} must be one of {', '.join(info.choices)} (not {value!r})"
+        return t("bench.option.not-a-choice", "{flag} must be one of {choices} (not {value})",
+                 flag=flag, choices=", ".join(info.choices), value=repr(value))
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     if isinstance(value, float) and not math.isfinite(value):
-        return f"{flag} must be a finite number (not {value})"
+        return t("bench.option.not-finite", "{flag} must be a finite number (not {value})",
+                 flag=flag, value=value)
     if info.minimum is not None and value < info.minimum:
-        least = "0 or more" if info.minimum == 0 else f"at least {info.minimum:g}"
-        return f"{flag} must be {least} (not {value})"
+        if info.minimum == 0:
+            return t("bench.option.below-zero", "{flag} must be 0 or more (not {value})",
+                     flag=flag, value=value)
+        return t("bench.option.below-minimum", "{flag} must be at least {minimum} (not "
+                 "{value})", flag=flag, minimum=f"{info.minimum:g}", value=value)
     if info.above is not None and value <= info.above:
-        return f"{flag} must be positive (not {value})"
+        return t("bench.option.not-positive", "{flag} must be positive (not {value})",
+                 flag=flag, value=value)
     if info.maximum is not None and value > info.maximum:
-        return f"{flag} must be at most {info.maximum:g} (not {value})"
+        return t("bench.option.above-maximum", "{flag} must be at most {maximum} (not "
+                 "{value})", flag=flag, maximum=f"{info.maximum:g}", value=value)
     return None
 
 
