@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from core.diagnose.context import Context
 from core.diagnose.finding import Finding
@@ -15,6 +15,7 @@ from core.diagnose.release_choice import (
 )
 from core.i18n import t
 from core.knowledge.releases import GpuPlatform, RocmRelease, UbuntuKernel
+from core.probe.driver import DriverFacts
 from core.probe.gpus import Gpu
 
 DMESG_AMDGPU = "dmesg | grep -i -E 'amdgpu|kfd'"
@@ -476,11 +477,55 @@ def rocm_multiple(ctx: Context) -> list[Finding]:
     ]
 
 
+DKMS_TREES = "/var/lib/dkms/amdgpu"
+
+
+@dataclass(frozen=True)
+class DkmsLeftovers:
+    """What the one rule for a "stale" amdgpu-dkms finds (:func:`dkms_leftovers`)."""
+
+    in_use: bool
+    """The running kernel's amdgpu is the DKMS-built one: AMD's supported driver, not a
+    leftover."""
+    trees: tuple[str, ...]
+    """The builds under /var/lib/dkms/amdgpu, as paths, when none of them is in use."""
+    crash_files: tuple[str, ...]
+    """amdgpu-dkms crash reports under /var/crash."""
+
+    @property
+    def stale(self) -> bool:
+        """A build the running kernel does not use, or a crash report of a DKMS build while
+        the kernel's own driver serves."""
+        return bool(self.trees) or (bool(self.crash_files) and not self.in_use)
+
+    @property
+    def old_crash_report(self) -> bool:
+        """Only a crash report is left, and the DKMS driver it was about now runs."""
+        return self.in_use and bool(self.crash_files)
+
+    @property
+    def paths(self) -> list[str]:
+        """What is left behind, for the detail of a finding or a preflight check."""
+        return [*self.trees, *self.crash_files]
+
+
+def dkms_leftovers(driver: DriverFacts) -> DkmsLeftovers:
+    """The one rule for a "stale" amdgpu-dkms, shared by the doctor's ``dkms-leftovers`` and the
+    plan's preflight (core.install.planner): an installed amdgpu-dkms whose module the running
+    kernel uses (a version file under /sys/module/amdgpu, or modules.dep taking amdgpu.ko from a
+    DKMS folder) is AMD's supported driver (ROCm's Linux install guide installs amdgpu-dkms
+    for Instinct and Radeon PRO cards), so its trees are not leftovers; a tree nothing uses, or a crash report while
+    the kernel's own driver serves, is."""
+    in_use = bool(driver.amdgpu_dkms_version) or driver.dkms_module_in_use
+    trees = () if in_use else tuple(f"{DKMS_TREES}/{tree}" for tree in driver.dkms_trees)
+    return DkmsLeftovers(in_use, trees, tuple(driver.crash_files))
+
+
 def dkms(ctx: Context) -> list[Finding]:
     driver = ctx.facts.driver
     findings = []
-    in_use = bool(driver.amdgpu_dkms_version) or driver.dkms_module_in_use
-    if in_use and driver.crash_files:  # the DKMS driver works: only an old crash report is left
+    left = dkms_leftovers(driver)
+    if left.old_crash_report:  # the DKMS driver works: only an old crash report is left
         findings.append(
             Finding(
                 "dkms-leftovers",
@@ -493,8 +538,7 @@ def dkms(ctx: Context) -> list[Finding]:
                 "sudo rm -f /var/crash/amdgpu-dkms.*",
             )
         )
-    elif driver.crash_files or (driver.dkms_trees and not in_use):
-        left = [f"/var/lib/dkms/amdgpu/{tree}" for tree in driver.dkms_trees]
+    elif left.stale:
         findings.append(
             Finding(
                 "dkms-leftovers",
@@ -504,7 +548,7 @@ def dkms(ctx: Context) -> list[Finding]:
                 t("doctor.dkms-leftovers.detail",
                   "Found {files}. A half-built DKMS module breaks the next kernel update; the "
                   "kernel's own amdgpu driver serves consumer cards without DKMS.",
-                  files=", ".join(left + list(driver.crash_files))),
+                  files=", ".join(left.paths)),
                 "sudo apt purge amdgpu-dkms && sudo rm -f /var/crash/amdgpu-dkms.*",
             )
         )
