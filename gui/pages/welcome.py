@@ -1,5 +1,6 @@
 """Welcome: what rocmate will do, which steps ask for the administrator's password, the
-language of the app, and (run as an AppImage) rocmate in the desktop's application menu."""
+language of the app, (run as an AppImage) rocmate in the desktop's application menu, and the
+About box (version, licence, third-party notices)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from gui import i18n
 from gui.bridge import Bridge
 from gui.pages.base import PageId, RocPage
 from gui.session import Session
+from gui.widgets.about import AboutDialog
 from gui.widgets.findings import selectable_label
 
 
@@ -61,7 +63,23 @@ class WelcomePage(RocPage):
         layout.addLayout(form)
         self._menu_group(layout)
         layout.addStretch(1)
+        self.about_button = QPushButton()
+        self.about_button.setObjectName("about-button")
+        self.about_button.clicked.connect(self.open_about)
+        about_row = QHBoxLayout()
+        about_row.addWidget(self.about_button)
+        about_row.addStretch(1)
+        layout.addLayout(about_row)
+        self.about: AboutDialog | None = None
         self.retranslate()
+
+    def open_about(self) -> AboutDialog:
+        """The About box (one, kept while the page lives), shown."""
+        if self.about is None:
+            self.about = AboutDialog(self)
+        self.about.show()
+        self.about.activateWindow()
+        return self.about
 
     def _menu_group(self, layout: QVBoxLayout) -> None:
         """"Add to the application menu": only for the AppImage this process runs from (any
@@ -118,6 +136,9 @@ class WelcomePage(RocPage):
         self.language.blockSignals(True)
         self.language.setCurrentIndex(max(0, self.language.findData(i18n.current())))
         self.language.blockSignals(False)
+        self.about_button.setText(self.tr("&About rocmate"))
+        self.about_button.setToolTip(self.tr("Version, licence and the notices of the software "
+                                             "rocmate carries"))
         self._show_menu_entry()
 
     def _show_menu_entry(self) -> None:

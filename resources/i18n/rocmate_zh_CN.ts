@@ -2,6 +2,41 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN" sourcelanguage="en">
 <context>
+    <name>AboutDialog</name>
+    <message>
+        <source>About rocmate</source>
+        <translation>关于 rocmate</translation>
+    </message>
+    <message>
+        <source>Sets up PyTorch on your AMD graphics card and measures how fast it runs.</source>
+        <translation>在你的 AMD 显卡上配置 PyTorch，并测量它跑得多快。</translation>
+    </message>
+    <message>
+        <source>Copyright © the rocmate authors. Free software under the %1 licence: use, change and share it.</source>
+        <translation>版权所有 © rocmate 作者。以 %1 许可证发布的自由软件：可以使用、修改和分享。</translation>
+    </message>
+    <message>
+        <source>Licence</source>
+        <translation>许可证</translation>
+    </message>
+    <message>
+        <source>Third-party notices</source>
+        <translation>第三方声明</translation>
+    </message>
+    <message>
+        <source>The licence file is missing from this copy. rocmate is under the %1 licence.</source>
+        <translation>这份副本缺少许可证文件。rocmate 使用 %1 许可证。</translation>
+    </message>
+    <message>
+        <source>This copy of rocmate carries other software (Python, Qt and PySide6, numpy, pyqtgraph and the libraries they need), each under its own licence. The list and the full texts, also in the image as %1:</source>
+        <translation>这份 rocmate 附带了其他软件（Python、Qt 和 PySide6、numpy、pyqtgraph 以及它们所需的库），各自使用自己的许可证。清单和完整文本如下，也保存在 AppImage 里的 %1：</translation>
+    </message>
+    <message>
+        <source>rocmate runs from its sources here: pip installed the libraries it uses, each with its own licence files (pip show -f NAME lists them). The AppImage carries the notices and licence texts of everything it bundles.</source>
+        <translation>这里的 rocmate 从源代码运行：它用到的库由 pip 安装，各自带有自己的许可证文件（pip show -f 包名 可列出）。AppImage 则附带了它所打包的全部软件的声明和许可证文本。</translation>
+    </message>
+</context>
+<context>
     <name>AdvancedSettings</name>
     <message>
         <source>Device</source>
@@ -1588,6 +1623,14 @@ PyTorch：%4</translation>
     <message>
         <source>Language</source>
         <translation>语言</translation>
+    </message>
+    <message>
+        <source>&amp;About rocmate</source>
+        <translation>关于 rocmate(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Version, licence and the notices of the software rocmate carries</source>
+        <translation>版本、许可证，以及 rocmate 附带软件的声明</translation>
     </message>
     <message>
         <source>Application menu</source>
