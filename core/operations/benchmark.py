@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import math
 import signal
+import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -68,6 +69,10 @@ class BenchmarkRequest:
         if model is not None and not Path(model).exists():
             found.append(t("ops.bench.no-model", "{option} {path}: no such file or folder",
                            option="--model", path=model))
+        if self.out is not None:
+            unwritable = _cannot_write(self.out)
+            if unwritable:
+                found.append(unwritable)
         return found
 
 
@@ -240,6 +245,26 @@ def run_to_end(run: BenchmarkRun, *, interrupt_cancels: bool = True) -> Benchmar
                     loop.remove_signal_handler(signal.SIGINT)
 
     return asyncio.run(main())
+
+
+def _cannot_write(path: Path) -> str | None:
+    """Why the report could not be written to ``path``, found before the run rather than after
+    it: a folder there, or a folder that cannot be written (tried for real with a file made and
+    removed at once in the nearest folder that exists)."""
+    if path.is_dir():
+        return t("ops.bench.out-is-folder", "{option} {path} is a folder: name the report file",
+                 option="--out", path=path)
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    try:
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".rocmate-", suffix=".probe"):
+            pass
+    except OSError as exc:
+        return t("ops.bench.out-unwritable", "{option} {path}: the report could not be written "
+                 "there ({error}); choose a folder you can write to", option="--out", path=path,
+                 error=exc.strerror or exc)
+    return None
 
 
 def _write_report(path: Path, text: str) -> str | None:
