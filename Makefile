@@ -107,7 +107,7 @@ $(APPIMAGE_VENV)/.stamp: packaging/requirements.txt
 	$(PY) -m venv $(APPIMAGE_VENV)
 	$(APPIMAGE_VENV)/bin/python -m pip install --quiet -r packaging/requirements.txt
 	touch $@
-$(APPIMAGE): $(APPIMAGE_VENV)/.stamp $(APPIMAGE_INPUTS) resources/i18n/rocmate_zh_CN.ts
+$(APPIMAGE): $(APPIMAGE_VENV)/.stamp $(APPIMAGE_INPUTS) resources/i18n/rocmate_zh_CN.ts LICENSE
 	bash scripts/install-build-system-deps.sh
 	$(BIN)/python -m scripts.qt_catalogue build
 	$(APPIMAGE_VENV)/bin/python packaging/build_appimage.py --python $(APPIMAGE_VENV)/bin/python

@@ -6,9 +6,12 @@
    packaging/requirements.txt pins, with a fixed hash seed and SOURCE_DATE_EPOCH.
 2. Drop every bundled library that nothing in the bundle links to (what the spec's filters left
    behind: libraries of the Qt plugins and host libraries it removed).
+   Strip the interpreter's libraries, and drop every library search path (RUNPATH/RPATH) that
+   points outside the bundle (Python's own carry the build machine's lib/ folder).
 3. Lay out the AppDir (core/bundle.py shows it): the frozen program under usr/lib/rocmate, the
    benchmark worker's plain files alone under usr/lib/rocmate-worker, AppRun, the desktop file,
-   the icons in hicolor sizes and .DirIcon, the AppStream metainfo.
+   the icons in hicolor sizes and .DirIcon, the AppStream metainfo, and rocmate's LICENSE with
+   the notices of everything bundled in usr/share/licenses/rocmate/ (packaging/notices.py).
 4. Give every file the same time and plain modes, squash the AppDir with mksquashfs (gzip: the
    runtime opens only xz or gzip, and gzip starts the window three times faster for 12 MB
    more: each start of a mounted image decompresses what it reads anew) and join it to the
@@ -33,6 +36,7 @@ import zipfile
 from pathlib import Path
 
 import tomllib
+from notices import NoticeError, write_notices
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGING = ROOT / "packaging"
@@ -99,18 +103,36 @@ def runtime(python: str, cache: Path) -> bytes:
     head[rt["clear_offset"]: rt["clear_offset"] + rt["clear_length"]] = bytes(rt["clear_length"])
     if sha256(bytes(head)) != rt["sha256"]:
         raise BuildError(f"the runtime's digest is {sha256(bytes(head))}, not the pinned one")
-    words = pins["message"]
+    put_words(head, pins["message"], "FUSE 2 message")
+    for patch in pins["patch"]:
+        put_code(head, patch)
+    put_words(head, pins["mount_message"], "mount message")
+    if sha256(bytes(head)) != pins["shipped"]["sha256"]:
+        raise BuildError(f"the runtime with rocmate's changes is {sha256(bytes(head))}, not "
+                         "the pinned one")
+    return bytes(head)
+
+
+def put_words(head: bytearray, words: dict, name: str) -> None:
+    """Write runtime.toml's ``text`` over the runtime's words at ``offset`` (NUL-padded to
+    ``length``), after checking the old words are there."""
     start, length = words["offset"], words["length"]
     if not head[start:].startswith(words["was_start"].encode()) or head[start + length] != 0:
-        raise BuildError("the runtime's FUSE message is not where runtime.toml says")
+        raise BuildError(f"the runtime's {name} is not where runtime.toml says")
     text = words["text"].encode()
     if len(text) > length or b"%" in text:
-        raise BuildError("the new FUSE message is longer than the old one, or has a %")
+        raise BuildError(f"the new {name} is longer than its room, or has a %")
     head[start: start + length] = text.ljust(length, b"\0")
-    if sha256(bytes(head)) != words["sha256"]:
-        raise BuildError(f"the runtime with rocmate's words is {sha256(bytes(head))}, not the "
-                         "pinned one")
-    return bytes(head)
+
+
+def put_code(head: bytearray, patch: dict) -> None:
+    """One of runtime.toml's code patches: ``now`` over ``was`` at ``offset``."""
+    start = patch["offset"]
+    was, now = bytes.fromhex(patch["was"]), bytes.fromhex(patch["now"])
+    if len(was) != len(now) or head[start: start + len(was)] != was:
+        raise BuildError(f"the runtime at {start:#x} is not what runtime.toml says: "
+                         f"{patch['why']}")
+    head[start: start + len(now)] = now
 
 
 # -- freezing -----------------------------------------------------------------------------
@@ -204,6 +226,44 @@ def strip(bundle: Path) -> list[Path]:
     return chosen
 
 
+def search_paths(path: Path) -> list[str]:
+    """The RUNPATH or RPATH entries of an ELF file (readelf)."""
+    out = subprocess.run(["readelf", "-d", "-W", str(path)], capture_output=True, text=True,
+                         timeout=60).stdout
+    entries: list[str] = []
+    for line in out.splitlines():
+        if "(RUNPATH)" in line or "(RPATH)" in line:
+            entries += line.split("[", 1)[1].rsplit("]", 1)[0].split(":")
+    return entries
+
+
+def inside(entry: str, library: Path, bundle: Path) -> bool:
+    """Whether a search path entry of ``library`` names a folder of the bundle."""
+    if not entry.startswith("$ORIGIN"):
+        return False
+    folder = Path(entry.replace("$ORIGIN", str(library.parent), 1)).resolve()
+    return folder.is_relative_to(bundle.resolve())
+
+
+def drop_outside_search_paths(bundle: Path) -> int:
+    """Remove the search paths that point outside the bundle (patchelf: the entries of the
+    bundle stay, an empty one goes); the number of files changed."""
+    changed = 0
+    for path in [p for p in sorted(bundle.rglob("*")) if p.is_file() and not p.is_symlink()
+                 and is_elf(p)]:
+        entries = search_paths(path)
+        kept = [e for e in entries if inside(e, path, bundle)]
+        if kept == entries:
+            continue
+        argv = ["patchelf", "--set-rpath", ":".join(kept), str(path)] if kept else \
+            ["patchelf", "--remove-rpath", str(path)]
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+        if done.returncode != 0:
+            raise BuildError(f"patchelf {path.name} failed: {done.stderr.strip()}")
+        changed += 1
+    return changed
+
+
 # -- the AppDir ---------------------------------------------------------------------------
 
 
@@ -265,9 +325,10 @@ def squash(appdir: Path, image: Path, epoch: int) -> None:
 
 
 def build(python: str, out: Path, work: Path, cache: Path) -> None:
-    for tool in ("mksquashfs", "readelf", "strip"):
+    for tool in ("mksquashfs", "readelf", "strip", "patchelf", "dpkg"):
         if shutil.which(tool) is None:
-            raise BuildError(f"{tool} is missing: apt-get install squashfs-tools binutils")
+            raise BuildError(f"{tool} is missing: apt-get install squashfs-tools binutils "
+                             "patchelf (on Debian: dpkg names each library's licence)")
     started = time.monotonic()
     epoch = source_date_epoch()
     work.mkdir(parents=True, exist_ok=True)
@@ -277,8 +338,10 @@ def build(python: str, out: Path, work: Path, cache: Path) -> None:
     removed = prune(bundle)
     say(f"{len(removed)} libraries nothing links to left out: {', '.join(removed)}")
     say(f"{len(strip(bundle))} of the interpreter's and the system's libraries stripped")
+    say(f"{drop_outside_search_paths(bundle)} libraries no longer search the build machine")
     appdir = work / "AppDir"
     assemble(bundle, appdir)
+    say(f"notices of {write_notices(python, work, bundle, appdir)} components written")
     normalise(appdir, epoch)
     say("squashing the AppDir (gzip)")
     sqfs = work / "rocmate.sqfs"
@@ -307,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         build(args.python, Path(args.out).resolve(), Path(args.work).resolve(),
               Path(args.cache).resolve())
-    except (BuildError, OSError, subprocess.SubprocessError) as exc:
+    except (BuildError, NoticeError, OSError, subprocess.SubprocessError) as exc:
         print(f"build_appimage: {exc}", file=sys.stderr)
         return 1
     return 0

@@ -2,10 +2,11 @@
 # Install the Debian packages `make appimage` needs:
 #   squashfs-tools  mksquashfs, which squashes the AppDir (xz)
 #   binutils        readelf, which finds the bundled libraries nothing links to
+#   patchelf        drops the library search paths that point at the build machine
 # Idempotent and quiet, as scripts/install-test-system-deps.sh. Not root, or no apt: says what
 # is missing and exits 0 (the build then says which tool it lacks).
 set -eu
-PACKAGES="squashfs-tools binutils"
+PACKAGES="squashfs-tools binutils patchelf"
 NAME=install-build-system-deps
 missing=""
 for pkg in $PACKAGES; do

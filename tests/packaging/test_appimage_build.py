@@ -1,7 +1,8 @@
 """What ``make appimage`` made: a type-2 AppImage on the pinned runtime, under the size goal,
 whose AppDir validates (desktop-file-validate, appstreamcli --no-net), carries the worker as
-plain files alone in their folder, no torch and none of the host's own libraries, and that the
-same inputs build byte for byte again."""
+plain files alone in their folder, no torch and none of the host's own libraries, no library
+search path outside the bundle, no GNU readline, rocmate's licence and the third-party notices
+at usr/share/licenses/rocmate/, and that the same inputs build byte for byte again."""
 
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ def test_the_image_is_the_pinned_runtime_and_a_gzip_squashfs(image: Path) -> Non
     data = image.read_bytes()
     size = RUNTIME["runtime"]["size"]
     assert data[:4] == b"\x7fELF" and data[8:11] == b"AI\x02"  # the type-2 magic
-    assert hashlib.sha256(data[:size]).hexdigest() == RUNTIME["message"]["sha256"]
+    assert hashlib.sha256(data[:size]).hexdigest() == RUNTIME["shipped"]["sha256"]
     assert data[size:size + 4] == b"hsqs"  # squashfs right after the runtime
     compression = int.from_bytes(data[size + 20:size + 22], "little")
     assert compression == 1  # gzip (the runtime opens only gzip and xz images)
@@ -115,6 +116,65 @@ def test_every_library_the_bundle_needs_is_inside_or_the_hosts(appdir: Path) -> 
             if name not in present and not host and not name.startswith("libwayland-"):
                 unknown.add(name)
     assert unknown == set()
+
+
+def elf_files(folder: Path) -> list[Path]:
+    """Every ELF file under ``folder`` (no links)."""
+    return [p for p in sorted(folder.rglob("*")) if p.is_file() and not p.is_symlink()
+            and p.read_bytes()[:4] == b"\x7fELF"]
+
+
+def search_paths(path: Path) -> list[str]:
+    """The RUNPATH and RPATH entries of an ELF file's dynamic section (readelf)."""
+    out = subprocess.run(["readelf", "-d", "-W", str(path)], capture_output=True, text=True,
+                         timeout=60).stdout
+    entries = []
+    for line in out.splitlines():
+        if "(RUNPATH)" in line or "(RPATH)" in line:
+            entries += line.split("[", 1)[1].rsplit("]", 1)[0].split(":")
+    return entries
+
+
+def test_no_library_looks_for_libraries_outside_the_image(appdir: Path) -> None:
+    """A RUNPATH of the build machine (its Python's lib/) would make the loader look there
+    first on a user's machine: every search path is the library's own folder or another
+    folder of the bundle."""
+    if shutil.which("readelf") is None:
+        pytest.skip("readelf (binutils) is not installed")
+    bundle = (appdir / "usr/lib/rocmate").resolve()
+    outside = []
+    for path in elf_files(bundle):
+        for entry in search_paths(path):
+            if not entry.startswith("$ORIGIN"):
+                outside.append(f"{path.relative_to(bundle)}: {entry}")
+                continue
+            target = Path(entry.replace("$ORIGIN", str(path.parent), 1)).resolve()
+            if not target.is_relative_to(bundle):
+                outside.append(f"{path.relative_to(bundle)}: {entry}")
+    assert outside == [], f"{len(outside)} search paths outside the bundle: {outside[:5]}"
+
+
+def test_no_gpl3_readline_inside(appdir: Path) -> None:
+    """GNU readline is GPL-3: the image carries neither it nor Python's module that links it
+    (the app never reads lines with it; the stdlib's few users import it only if present)."""
+    names = [p.name for p in (appdir / "usr/lib/rocmate").rglob("*")]
+    assert [n for n in names if n.startswith(("libreadline", "readline."))] == []
+
+
+def test_the_licences_travel_in_the_image(appdir: Path) -> None:
+    """rocmate's MIT licence and the third-party notices at usr/share/licenses/rocmate/; the
+    notices name every library the bundle carries and hold the licence texts (Qt's LGPL,
+    Python's, OpenSSL's, the wheels')."""
+    folder = appdir / "usr/share/licenses/rocmate"
+    assert (folder / "LICENSE").read_text() == (REPO / "LICENSE").read_text()
+    notices = (folder / "THIRD-PARTY-NOTICES.txt").read_text()
+    for words in ("PySide6", "shiboken6", "numpy", "pyqtgraph", "qasync", "Python",
+                  "PYTHON SOFTWARE FOUNDATION LICENSE", "GNU LESSER GENERAL PUBLIC LICENSE",
+                  "Version 3, 29 June 2007", "libssl3", "Apache License", "PyInstaller"):
+        assert words in notices, words
+    libraries = sorted({p.name for p in (appdir / "usr/lib/rocmate").rglob("*.so*")
+                        if p.is_file() and "python3.11/lib-dynload" not in p.as_posix()})
+    assert [n for n in libraries if n not in notices] == []
 
 
 @pytest.mark.slow

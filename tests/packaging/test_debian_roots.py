@@ -1,7 +1,9 @@
 """The image in clean Debian roots (mmdebstrap), as a user with only a desktop's libraries starts
-it: bookworm without FUSE 2 (the runtime names the package, extract-and-run works) and trixie
-with libfuse2t64 (the image mounts and runs from the mount); in both, the window's start-up
-check names the missing xcb packages instead of letting Qt dump core.
+it: bookworm without FUSE 2 (the runtime names the package, extract-and-run works), trixie
+with libfuse2t64 (the image mounts and runs from the mount) and trixie without a usable
+/dev/fuse (missing as in Docker, or not openable: the runtime names the way without FUSE); in
+both, the window's start-up check names the missing xcb packages instead of letting Qt dump
+core.
 
 Each root is built once (the two concurrently) and kept in $ROCMATE_TEST_ROOT_CACHE like the
 helper's root (tests/install/support.py): rebuilt weekly, "off" for a fresh one each session.
@@ -61,6 +63,7 @@ mount -t proc proc "$root/proc"
 mount --rbind /dev "$root/dev"
 mount --bind -o ro "$opt" "$root/opt"
 mount --bind "$tmp" "$root/tmp"
+#PREPARE
 set +e
 chroot "$root" "$@"
 status=$?
@@ -142,13 +145,15 @@ def cached_root(cache: Path, suite: str) -> tuple[Path | None, str | None]:
 
 
 def enter(root: Path, opt: Path, tmp: Path, *argv: str, env: dict[str, str],
-          stdin: str | None = None, timeout: float = RUN_TIMEOUT,
+          stdin: str | None = None, timeout: float = RUN_TIMEOUT, prepare: str = "",
           ) -> subprocess.CompletedProcess[str]:
     """``argv`` in ``root`` (read-only) with ``opt`` at /opt and ``tmp`` at /tmp, in a private
-    mount and process namespace (killed with it on a timeout: --kill-child)."""
+    mount and process namespace (killed with it on a timeout: --kill-child). ``prepare``: shell
+    lines run in that namespace, outside the root, before it is entered ($root is the root)."""
     unshare = shutil.which("unshare") or "unshare"
+    script = ENTER.replace("#PREPARE\n", prepare + "\n")
     return subprocess.run(
-        [unshare, "--mount", "--pid", "--fork", "--kill-child", "sh", "-c", ENTER, "sh",
+        [unshare, "--mount", "--pid", "--fork", "--kill-child", "sh", "-c", script, "sh",
          str(root), str(opt), str(tmp), *argv],
         capture_output=True, text=True, env=env, input=stdin, timeout=timeout, check=False)
 
@@ -260,9 +265,10 @@ class Root:
     opt: Path
     tmp: Path  # the root's /tmp: the replayed machine, the app's home, what it writes
 
-    def run(self, *argv: str, stdin: str | None = None,
+    def run(self, *argv: str, stdin: str | None = None, prepare: str = "",
             **env: str) -> subprocess.CompletedProcess[str]:
-        return enter(self.path, self.opt, self.tmp, *argv, env=root_env(**env), stdin=stdin)
+        return enter(self.path, self.opt, self.tmp, *argv, env=root_env(**env), stdin=stdin,
+                     prepare=prepare)
 
     def image(self, *args: str, stdin: str | None = None,
               **env: str) -> subprocess.CompletedProcess[str]:
@@ -335,7 +341,9 @@ def test_without_fuse_the_runtime_names_the_package(bookworm_root: Root) -> None
     done = bookworm_root.image(*DOCTOR)
     assert done.returncode != 0
     assert done.stdout == ""
-    for words in ("rocmate needs FUSE 2 to start", "libfuse2t64", "--appimage-extract-and-run"):
+    for words in ("rocmate needs FUSE 2 to start", "sudo apt install libfuse2t64", "libfuse2)",
+                  "sudo dnf install fuse-libs", "sudo pacman -S fuse2",
+                  "--appimage-extract-and-run"):
         assert words in done.stderr, done.stderr
 
 
@@ -399,6 +407,45 @@ def test_mounted_the_helper_answers_check_as_the_source_tree(trixie_root: Root,
         (oracle.returncode, json.loads(oracle.stdout))
     assert whole.returncode == 2
     assert_mounted(trixie_root, whole)
+
+
+# --------------------------------------------------------------------------------------------
+# trixie with libfuse2t64, but FUSE cannot mount: no /dev/fuse (Docker's and LXC's default), or
+# one this user cannot open (run as nobody). What the namespace does before entering the root
+# (which has no mount(8)), and how the program is started in it.
+
+NO_FUSE = {
+    "missing": ("""mount -t tmpfs -o mode=0755 container-dev "$root/dev"
+mknod -m 666 "$root/dev/null" c 1 3
+mknod -m 666 "$root/dev/zero" c 1 5
+mknod -m 666 "$root/dev/urandom" c 1 9""", ()),
+    "unopenable": ("""mount -t tmpfs -o mode=0755 nodes "$root/mnt"
+mknod -m 600 "$root/mnt/fuse" c 10 229
+mount --bind "$root/mnt/fuse" "$root/dev/fuse"
+""",
+                   ("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups")),
+}
+
+
+@pytest.mark.parametrize("dev_fuse", sorted(NO_FUSE))
+def test_without_a_usable_dev_fuse_the_runtime_names_the_way_without_fuse(
+        trixie_root: Root, dev_fuse: str, source_doctor: tuple[int, dict]) -> None:
+    """libfuse's own line stays (it is the host's), then rocmate's words; exit 1 as without
+    libfuse.so.2, not 127 after "open dir error". The way named works there."""
+    prepare, user = NO_FUSE[dev_fuse]
+    done = trixie_root.run(*user, IMAGE_IN_ROOT, *DOCTOR, prepare=prepare)
+    assert done.returncode == 1, done.stderr
+    assert done.stdout == ""
+    assert "fuse: " in done.stderr  # libfuse says why (device not found / permission denied)
+    for words in ("rocmate cannot mount itself", "--appimage-extract-and-run",
+                  "APPIMAGE_EXTRACT_AND_RUN=1", "Docker or LXC"):
+        assert words in done.stderr, done.stderr
+    assert "open dir error" not in done.stderr
+    assert left_behind(trixie_root) == []
+    extracted = trixie_root.run(*user, IMAGE_IN_ROOT, "--appimage-extract-and-run", *DOCTOR,
+                                prepare=prepare)
+    assert_doctor_answers_as_the_source_tree(extracted, source_doctor)
+    assert left_behind(trixie_root) == []
 
 
 # --------------------------------------------------------------------------------------------
