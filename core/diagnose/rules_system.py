@@ -514,8 +514,8 @@ def dkms_leftovers(driver: DriverFacts) -> DkmsLeftovers:
     plan's preflight (core.install.planner): an installed amdgpu-dkms whose module the running
     kernel uses (a version file under /sys/module/amdgpu, or modules.dep taking amdgpu.ko from a
     DKMS folder) is AMD's supported driver (ROCm's Linux install guide installs amdgpu-dkms
-    for Instinct and Radeon PRO cards), so its trees are not leftovers; a tree nothing uses, or a crash report while
-    the kernel's own driver serves, is."""
+    for Instinct and Radeon PRO cards), so its trees are not leftovers; a tree nothing uses,
+    or a crash report while the kernel's own driver serves, is."""
     in_use = bool(driver.amdgpu_dkms_version) or driver.dkms_module_in_use
     trees = () if in_use else tuple(f"{DKMS_TREES}/{tree}" for tree in driver.dkms_trees)
     return DkmsLeftovers(in_use, trees, tuple(driver.crash_files))
