@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from core.diagnose.doctor import DoctorReport
 from core.diagnose.engine import NOT_SUPPORTED, READY, READY_AFTER_FIXES
 from core.i18n import t
@@ -38,7 +40,7 @@ def render_text(report: DoctorReport, style: Style, verbose: bool = False) -> st
             lines.append(f"    {style(caused_by, 'cyan')}{_gap_after(caused_by)}"
                          f"{separator.join(causes)}")
         if finding.fix and finding.needs_action:
-            fix_lines = finding.fix.splitlines() or [""]
+            fix_lines = wrap_block(finding.fix, WIDTH - len(fix_indent)) or [""]
             lines.append(f"    {style(fix, 'cyan')}{gap}{fix_lines[0]}")
             lines += [f"{fix_indent}{line}" for line in fix_lines[1:]]
         if verbose:
@@ -204,6 +206,50 @@ def _pieces(word: str) -> list[str]:
                 and before not in _NO_LINE_END):
             breaks.append(k)
     return [word[a:b] for a, b in zip([0, *breaks], [*breaks, len(word)], strict=True)]
+
+
+WIDTH = 96
+"""The columns the doctor's and explain's text fill (a finding's detail: 4 + 92)."""
+
+
+def wrap_block(text: str, width: int) -> list[str]:
+    """A text of several lines (a fix, a cause) in lines of at most ``width`` columns: each line
+    of prose wrapped at its spaces (the spaces it keeps between a command and its note stay,
+    and nothing in quotes or backticks is broken), each line the text indents itself (a command
+    to copy) kept whole with its indent, blank lines kept."""
+    lines: list[str] = []
+    for line in text.splitlines():
+        if not line.strip():
+            lines.append("")
+        elif line[:1].isspace() or display_width(line) <= width:
+            lines.append(line.rstrip())
+        else:
+            lines += _fill(line, width)
+    return lines
+
+
+# a word: quoted parts ('...', "...", `...`) and other characters up to a space; with the spaces
+# before it
+_WORD = re.compile(r"""(\s*)((?:'[^']*'|"[^"]*"|`[^`]*`|[^\s'"`]|['"`])+)""")
+
+
+def _fill(line: str, width: int) -> list[str]:
+    """One line of prose in lines of at most ``width`` columns (a word wider than that alone on
+    its line; Chinese broken between characters, as :func:`_wrap` does)."""
+    lines: list[str] = []
+    current = ""
+    for gap, word in _WORD.findall(line):
+        pieces = _pieces(word)
+        for n, piece in enumerate(pieces):
+            space = gap if current and n == 0 else ""
+            if current and display_width(current + space + piece) > width:
+                lines.append(current)
+                current = piece
+            else:
+                current += space + piece
+    if current:
+        lines.append(current)
+    return lines
 
 
 def _wrap(text: str, width: int = 92) -> list[str]:

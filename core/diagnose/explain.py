@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from core.diagnose.context import Context, OverrideSetting
 from core.diagnose.doctor import DoctorReport
+from core.diagnose.doctor_text import WIDTH, wrap_block
 from core.diagnose.finding import Finding
 from core.i18n import local, t
 from core.knowledge.error_patterns import ErrorPattern
@@ -24,6 +25,7 @@ from core.knowledge.loader import Knowledge
 from core.knowledge.rows import version_tuple
 from core.knowledge.wheels import TorchIndex
 from core.probe.parse.kfd import override_to_gfx
+from core.termstyle import display_width
 
 CARD_FIELD = "{for_this_card}"
 """The field of a pattern's fix that :class:`CardFacts` fills."""
@@ -319,15 +321,25 @@ def render_explanations(
     for number, item in enumerate(explanations, start=1):
         pattern = item.pattern
         lines.append(f"{number}. {local(pattern.title)}")
-        lines.append("   " + t("explain.text.cause", "Cause: {cause}", cause=pattern.cause))
+        lines += _labelled("   ", t("explain.text.cause-label", "Cause:"), pattern.cause)
         if item.confirmed_by:
             lines.append("   " + t("explain.text.on-this-machine", "On this machine:"))
             for finding in item.confirmed_by:
-                lines.append(f"     - {finding.title}")
+                lines += _labelled("     - ", "", finding.title)
                 if finding.fix:
-                    lines.append("       " + t("explain.text.fix", "Fix: {fix}", fix=finding.fix))
-        lines.append("   " + t("explain.text.fix", "Fix: {fix}", fix=item.fix()))
-        lines.append("   " + t("explain.text.source", "(source: {source})",
-                               source=pattern.source))
+                    lines += _labelled("       ", t("explain.text.fix-label", "Fix:"), finding.fix)
+        lines += _labelled("   ", t("explain.text.fix-label", "Fix:"), item.fix())
+        lines += _labelled("   ", "", t("explain.text.source", "(source: {source})",
+                                          source=pattern.source))
         lines.append("")
     return "\n".join(lines)
+
+
+def _labelled(indent: str, label: str, text: str) -> list[str]:
+    """``label`` and ``text`` after ``indent``; the text's further lines under its first
+    column, its prose wrapped and its commands (lines it indents) whole."""
+    gap = "" if not label or display_width(label[-1:]) == 2 else " "
+    start = f"{indent}{label}{gap}"
+    under = " " * display_width(start)
+    block = wrap_block(text, WIDTH - display_width(start)) or [""]
+    return [start + block[0], *(under + line if line else "" for line in block[1:])]

@@ -121,3 +121,58 @@ def test_a_translated_report_keeps_its_columns_and_fix_indent(
     # a full-width colon carries its own room: no space after it, the next lines under the first
     assert "    修复：first line\n          second line\n" in text
     assert text.rstrip().endswith("结论：修复后可用（需修复 1 项）")
+
+
+# --- issue 30/11: Fix text, wrapped like the detail, its own indents kept ----------------------
+
+def _rocmate(*args: str) -> str:
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-m", "core.cli", *args], cwd=root,
+                         capture_output=True, text=True, timeout=120, check=False,
+                         env={"PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8"})
+    return out.stdout
+
+
+@pytest.mark.parametrize("lang", ["en", "zh_CN"])
+def test_every_fix_line_fits_and_continues_under_its_first(lang: str) -> None:
+    for machine in ("no-gpu-aspeed-server", "rocm-multiple-2x-rx7900xtx",
+                    "kfd-missing-ubuntu2204-server", "nvidia-only-desktop"):
+        text = _rocmate("--lang", lang, "doctor", "--no-torch", "--root", str(MACHINES / machine))
+        lines = text.splitlines()
+        for i, line in enumerate(lines):
+            if line.lstrip().startswith(("Fix:", "解决办法：")):
+                assert display_width(line) <= doctor_text.WIDTH, (machine, line)
+                start = display_width(line) - display_width(line.lstrip().split(maxsplit=1)[-1]) \
+                    if lang == "en" else 0
+                for after in lines[i + 1:]:
+                    if not after.startswith("     "):
+                        break
+                    assert display_width(after) <= doctor_text.WIDTH, (machine, after)
+                    if lang == "en":
+                        assert after.startswith(" " * start), (machine, after)
+
+
+def test_a_fix_of_several_lines_keeps_its_commands_indented_under_the_label() -> None:
+    text = _rocmate("explain", "--root", str(MACHINES / "rx6600-ubuntu2404-fresh"),
+                    "RuntimeError: HIP error: invalid device function")
+    lines = text.splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("   Fix: For the"))
+    assert "        the doctor's answer for this card is to pose as gfx1030:" in lines[first + 1]
+    assert lines[first + 2] == "          export HSA_OVERRIDE_GFX_VERSION=10.3.0"
+    assert "          AMD_SERIALIZE_KERNEL=3 python your_script.py" in lines
+    assert all(display_width(line) <= doctor_text.WIDTH for line in lines)
+
+
+def test_quoted_commands_and_a_commands_note_gap_stay_whole() -> None:
+    fix = ("Fix the findings above, then check again: python -c 'import torch; "
+           "print(torch.cuda.is_available())'")
+    assert doctor_text.wrap_block(fix, 60) == [
+        "Fix the findings above, then check again: python -c",
+        "'import torch; print(torch.cuda.is_available())'"]
+    note = "export HSA_OVERRIDE_GFX_VERSION=10.3.0   (rocmate install writes it)"
+    assert doctor_text.wrap_block(note, 80) == [note]  # fits: as written, gap and all
+    assert doctor_text.wrap_block("  cmd --a   --b\n\nprose", 5) == ["  cmd --a   --b", "",
+                                                                     "prose"]
