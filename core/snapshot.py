@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from core.probe.environment import WATCHED, scan_file, shell_lines
+from core.probe.environment import WATCHED, first_word, scan_file, shell_lines, written_value
 from core.system import (
     DEFAULT_TIMEOUT,
     MAX_READ,
@@ -242,8 +242,10 @@ def publish_user(out: Path, name: str, home: str) -> None:
         return
     at_home = re.compile(rf"{re.escape(home)}(?=/|$|[\s'\":;,)\]}}])")
 
+    login = _login_in_paths(name)
+
     def public(text: str) -> str:
-        return at_home.sub(NEUTRAL_HOME, text)
+        return login(at_home.sub(NEUTRAL_HOME, text))
 
     files = out / "files"
     mine = files / home.lstrip("/")
@@ -252,6 +254,8 @@ def publish_user(out: Path, name: str, home: str) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
         if not target.exists():
             mine.rename(target)
+            _prune_empty(mine.parent, files)  # the chain of folders that held the real home
+    _rename_paths(files, login)
     for path in sorted(out.rglob("*")):
         if path.is_symlink() or not path.is_file():
             continue
@@ -270,6 +274,50 @@ def publish_user(out: Path, name: str, home: str) -> None:
         changed = public(text)
         if changed != text:
             path.write_text(changed, encoding="utf-8")
+
+
+# Words that name parts of the system, not a person: a login that is one of them is left in
+# paths (replacing it would break the replay of /opt/rocm for a user called rocm, and it gives
+# nobody away).
+_SYSTEM_WORDS = frozenset({
+    "root", "user", "rocm", "amd", "amdgpu", "opt", "usr", "lib", "bin", "etc", "home", "share",
+    "local", "var", "sys", "proc", "dev", "run", "tmp", "python", "python3", "torch", "pytorch",
+    "venv", "conda", "docker", "ubuntu", "debian", "fedora", "arch", "admin", "test", "data",
+})
+
+
+def _login_in_paths(name: str) -> Callable[[str], str]:
+    """What replaces the login ``name`` where it stands as a word inside a path
+    (``/opt/alice-stuff`` -> ``/opt/user-stuff``); nothing for a short or a system word."""
+    if len(name) < 3 or name.lower() in _SYSTEM_WORDS:
+        return lambda text: text
+    word = re.compile(rf"(?<![A-Za-z0-9]){re.escape(name)}(?![A-Za-z0-9])")
+    path = re.compile(r"/[^\s'\"]*")
+
+    def scrub(text: str) -> str:
+        return path.sub(lambda found: word.sub(NEUTRAL_USER, found.group(0)), text)
+
+    return scrub
+
+
+def _prune_empty(folder: Path, top: Path) -> None:
+    """Remove ``folder`` and its parents up to ``top`` while they are empty."""
+    while folder != top and top in folder.parents and folder.is_dir() and \
+            not folder.is_symlink() and not any(folder.iterdir()):
+        folder.rmdir()
+        folder = folder.parent
+
+
+def _rename_paths(files: Path, public: Callable[[str], str]) -> None:
+    """Files and folders of the snapshot whose machine path names the login: renamed as their
+    text is (deepest first, so a folder's entries move with it)."""
+    for path in sorted(files.rglob("*"), key=lambda p: len(p.parts), reverse=True):
+        machine = "/" + str(path.relative_to(files))
+        renamed = public(machine)
+        if renamed != machine and os.path.basename(renamed) != path.name:
+            target = path.with_name(os.path.basename(renamed))
+            if not target.exists() and not target.is_symlink():
+                path.rename(target)
 
 
 def write_snapshot(
@@ -304,7 +352,8 @@ def anonymise_file(path: str, data: bytes, user: str | None = None) -> bytes:
         lines = shell_lines(text.removesuffix("\n"))
         text = (
             "\n".join(
-                f"export {found[i].name}={shlex.quote(found[i].value)}" if i in found else ""
+                f"export {found[i].name}={_value_as_written(lines[i - 1], found[i].value)}"
+                if i in found else ""
                 for i in range(1, len(lines) + 1)
             )
             + "\n"
@@ -320,6 +369,17 @@ def anonymise_file(path: str, data: bytes, user: str | None = None) -> bytes:
         other = re.compile(rf"/home/(?!{re.escape(user)}(?:/|\b))[^/\s'\"]+")
         text = other.sub("/home/someone", text)
     return anonymise_text(text).encode("utf-8")
+
+
+def _value_as_written(line: str, value: str) -> str:
+    """The value of a recorded assignment as the line wrote it (``"$HOME/rocm"`` stays a
+    reference a replay can follow), where that reads back as the same value and runs nothing;
+    else the value quoted as a literal."""
+    written = written_value(line)
+    if written and "$" in written and "`" not in written and "$(" not in written \
+            and first_word(written) == value:
+        return written
+    return shlex.quote(value)
 
 
 def _package_name(stanza: str) -> str:

@@ -234,6 +234,30 @@ def _assignment(line: str) -> tuple[str, str] | None:
     return name, value
 
 
+def written_value(line: str) -> str | None:
+    """The value of an assignment line as it is written, quotes and ``$`` references kept
+    (``"$HOME/rocm"``), up to the first unquoted space or separator; None for another line."""
+    match = _ASSIGNMENT.match(line.strip())
+    if not match:
+        return None
+    text, end, quote = match.group("value"), 0, ""
+    while end < len(text):
+        char = text[end]
+        if quote:
+            if char == "\\" and quote == '"':
+                end += 1
+            elif char == quote:
+                quote = ""
+        elif char in "'\"":
+            quote = char
+        elif char == "\\":
+            end += 1
+        elif char.isspace() or char in ";&|#":
+            break
+        end += 1
+    return None if quote else text[:end]
+
+
 def first_word(text: str) -> str:
     """The value a shell assigns: up to the first unquoted space, ``;``, ``&``, ``|`` or ``#``."""
     lexer = shlex.shlex(text, posix=True, punctuation_chars=";&|")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from core.diagnose.doctor import run_doctor
 from core.operations.machine import take_snapshot
-from core.snapshot import RecordingSystem, anonymise_file, anonymise_text
+from core.snapshot import RecordingSystem, anonymise_file, anonymise_text, publish_user
 from core.system import LiveSystem, SnapshotSystem, UserInfo
 
 
@@ -129,3 +129,61 @@ def test_a_snapshot_names_a_neutral_user_and_still_replays(tmp_path: Path) -> No
     assert (out / "files/home/user/.bashrc").is_file()
     replayed = run_doctor(SnapshotSystem(out), probe_torch=False).to_json()
     assert replayed["environment"]["settings"][0]["path"] == "/home/user/.bashrc"
+
+
+# --- issue 30/12: what a snapshot still gave away ----------------------------------------------
+
+def test_no_empty_folders_of_the_real_homes_place_are_left(tmp_path: Path) -> None:
+    home = tmp_path / "people" / "ana"
+    home.mkdir(parents=True)
+    (home / ".bashrc").write_text("export HSA_OVERRIDE_GFX_VERSION=10.3.0\n")
+    out = tmp_path / "snap"
+    recorder = RecordingSystem(out, live=_Ana(home))
+    run_doctor(recorder, probe_torch=False)
+    recorder.finish()
+    files = out / "files"
+    assert not (files / str(tmp_path).lstrip("/") / "people").exists()
+    empty = [p for p in files.rglob("*") if p.is_dir() and not p.is_symlink()
+             and not any(p.iterdir())]
+    assert not [p for p in empty if "people" in p.parts], empty
+    assert (files / "home/user/.bashrc").is_file()
+
+
+def test_the_login_inside_other_paths_becomes_the_neutral_user(tmp_path: Path) -> None:
+    out = tmp_path / "snap"
+    (out / "files/opt/ana-stuff/rocm/.info").mkdir(parents=True)
+    (out / "files/opt/ana-stuff/rocm/.info/version").write_text("6.4.1\n")
+    (out / "files/opt/banana/x").mkdir(parents=True)  # a word that only contains the login
+    (out / "commands").mkdir()
+    (out / "commands/ls.txt").write_text("/opt/ana-stuff/rocm /opt/ana_x /opt/banana ana\n")
+    (out / "env.json").write_text(json.dumps({"ROCM_PATH": "/opt/ana-stuff/rocm"}))
+    (out / "user.json").write_text(json.dumps({"name": "ana", "home": "/home/ana"}))
+    publish_user(out, "ana", "/home/ana")
+    assert (out / "files/opt/user-stuff/rocm/.info/version").read_text() == "6.4.1\n"
+    assert not (out / "files/opt/ana-stuff").exists() and (out / "files/opt/banana/x").is_dir()
+    assert (out / "commands/ls.txt").read_text() == \
+        "/opt/user-stuff/rocm /opt/user_x /opt/banana ana\n"  # a word outside a path stays
+    assert json.loads((out / "env.json").read_text()) == {"ROCM_PATH": "/opt/user-stuff/rocm"}
+
+
+def test_a_login_that_is_a_system_word_is_left_in_paths(tmp_path: Path) -> None:
+    out = tmp_path / "snap"
+    (out / "files/opt/rocm/.info").mkdir(parents=True)
+    (out / "env.json").write_text(json.dumps({"ROCM_PATH": "/opt/rocm"}))
+    (out / "user.json").write_text(json.dumps({"name": "rocm", "home": "/home/rocm"}))
+    publish_user(out, "rocm", "/home/rocm")
+    assert (out / "files/opt/rocm/.info").is_dir()
+    assert json.loads((out / "env.json").read_text()) == {"ROCM_PATH": "/opt/rocm"}
+
+
+def test_a_reference_in_a_shell_file_stays_a_reference() -> None:
+    bashrc = ('export ROCM_PATH="$HOME/rocm"\nexport HIP_VISIBLE_DEVICES=${GPU:-0}\n'
+              "export HSA_OVERRIDE_GFX_VERSION=10.3.0  # and a secret=hunter2\n"
+              "export PYTORCH_HIP_ALLOC_CONF='expandable_segments:True'\n")
+    kept = anonymise_file("/home/ana/.bashrc", bashrc.encode(), "ana").decode()
+    assert kept.splitlines() == [
+        'export ROCM_PATH="$HOME/rocm"',  # was the literal '$HOME/rocm'
+        "export HIP_VISIBLE_DEVICES=${GPU:-0}",
+        "export HSA_OVERRIDE_GFX_VERSION=10.3.0",
+        "export PYTORCH_HIP_ALLOC_CONF=expandable_segments:True"]  # a literal, as before
+    assert "hunter2" not in kept
