@@ -68,6 +68,11 @@ _LINE_SAMPLES = {Qt.PenStyle.SolidLine: "\u2501\u2501", Qt.PenStyle.DashLine: "\
 TITLE_PT, LEGEND_PT = 9.0, 8.0
 _WARMUP, _MEASURE = 0.0, 1.0
 _T, _SECONDS, _THROUGHPUT, _PHASE, _PART = range(5)  # the step ring's columns
+# From this many steps on, the throughput's raw points are drawn faint under a line of block
+# medians (a step's rate scatters by tens of percent in a long LLM run: drawn as they are, the
+# points fill a solid band); a block is about 1/60 of the steps, within one part.
+TREND_FROM = 150
+TREND_BLOCKS = 60
 
 
 class Ring:
@@ -199,6 +204,7 @@ class LivePlots(QWidget):
         self._touched: set[tuple[str, str]] = set()
         self._rows: list[list[tuple[float, float]]] = []  # median labels side by side
         self._steps = Ring(capacity, 5)
+        self._trend: Any = None  # the throughput's line of block medians (a pg.PlotDataItem)
         self._series: dict[str, _Series] = {
             "throughput": _Series("throughput", self._steps, _THROUGHPUT, None, COLOURS[0]),
             "step_time": _Series("step_time", self._steps, _SECONDS, None, COLOURS[0]),
@@ -278,6 +284,11 @@ class LivePlots(QWidget):
         tick of the timer)."""
         self._steps.clear()
         self._series["throughput"].name = None  # named again by a data-parallel run
+        raw = self._series["throughput"]
+        if self._trend is not None:
+            self._trend.setData([], [])
+            if raw.curve is not None:
+                raw.curve.setPen(pg.mkPen(raw.colour, width=2.0))
         for key in [k for k in self._series if k not in STEP_PLOTS]:
             series = self._series.pop(key)
             if series.curve is not None:
@@ -736,6 +747,8 @@ class LivePlots(QWidget):
             y = series.ring.column(series.y)
             self._draw(series, series.ring.column(0), y * series.scale if series.scale != 1.0
                        else y)
+        if self._series["throughput"] in dirty:
+            self._draw_trend()
         self._dirty.clear()
         if self._decorated and (self._finished or not busy):
             self._decorate()
@@ -752,10 +765,53 @@ class LivePlots(QWidget):
             # the same as pyqtgraph's default (5 values per pixel) and draws 10 times fewer
             series.curve = pg.PlotDataItem(pen=pen, antialias=False, autoDownsampleFactor=0.5)
             plot.widget.addItem(series.curve)
-        if series.ring.finite:
+        joins = self._joins(series, y)
+        if joins is not None:
+            series.curve.setData(x, y, connect=joins)
+        elif series.ring.finite:
             series.curve.setData(x, y, skipFiniteCheck=True, connect="all")
         else:
             series.curve.setData(x, y, connect="finite")
+
+    def _draw_trend(self) -> None:
+        """The throughput's line of block medians over its raw points (see TREND_FROM), and
+        the raw line faint beneath it; below TREND_FROM steps, the raw line alone."""
+        raw = self._series["throughput"]
+        trend = self._trend
+        if len(self._steps) < TREND_FROM:
+            if trend is not None:
+                trend.setData([], [])
+            return
+        if trend is None:
+            trend = self._trend = pg.PlotDataItem(pen=pg.mkPen(raw.colour, width=2.0),
+                                                  antialias=False)
+            self._plots["throughput"].widget.addItem(trend)
+        if raw.curve is not None:
+            raw.curve.setPen(pg.mkPen(_alpha(QColor(raw.colour), 70), width=1.0))
+        x, y = block_medians(self._steps.column(_T), self._steps.column(_THROUGHPUT),
+                             self._steps.column(_PART), max(3, len(self._steps) // TREND_BLOCKS))
+        trend.setData(x, y, connect="finite")
+
+    def trend(self) -> tuple[np.ndarray, np.ndarray]:
+        """The throughput's trend line as drawn (empty below TREND_FROM steps)."""
+        if self._trend is None:
+            return np.empty(0), np.empty(0)
+        x, y = self._trend.getData()
+        return (np.empty(0), np.empty(0)) if x is None else (x, y)
+
+    def _joins(self, series: _Series, y: np.ndarray) -> np.ndarray | None:
+        """For a run of several parts (gemm's bf16, fp16, fp32), which point joins the next: a
+        part's line ends where the next part's begins (no drop drawn from one dtype's figures to
+        another's), and a gap stays a gap; None for a run of one part."""
+        if series.ring is not self._steps or len(self._parts) < 2:
+            return None
+        parts = series.ring.column(_PART)
+        joins = np.zeros(len(parts), dtype=bool)
+        joins[:-1] = parts[1:] == parts[:-1]
+        if not series.ring.finite:
+            finite = np.isfinite(y)
+            joins[:-1] &= finite[:-1] & finite[1:]
+        return joins
 
     def _remove_curve(self, series: _Series) -> None:
         self._plots[series.plot].widget.removeItem(series.curve)
@@ -1135,6 +1191,25 @@ def _star_path(radius: float) -> QPainterPath:
             path.lineTo(point)
     path.closeSubpath()
     return path
+
+
+def block_medians(t: np.ndarray, values: np.ndarray, parts: np.ndarray,
+                  width: int) -> tuple[np.ndarray, np.ndarray]:
+    """The median of each ``width`` consecutive values within a part, at its block's mean time;
+    a NaN between parts (so no line joins them). A part's last, shorter block counts too."""
+    xs: list[np.ndarray] = []
+    ys: list[np.ndarray] = []
+    edges = np.flatnonzero(parts[1:] != parts[:-1]) + 1
+    for start, end in zip(np.r_[0, edges], np.r_[edges, len(values)], strict=True):
+        for a in range(start, end, width):
+            b = min(a + width, end)
+            block = values[a:b]
+            finite = block[np.isfinite(block)]
+            xs.append(np.array([t[a:b].mean()]))
+            ys.append(np.array([np.median(finite) if finite.size else np.nan]))
+        xs.append(np.array([t[end - 1]]))
+        ys.append(np.array([np.nan]))
+    return np.concatenate(xs), np.concatenate(ys)
 
 
 def _alpha(colour: QColor, alpha: int) -> QColor:

@@ -475,3 +475,67 @@ def test_a_hidden_plot_leaves_the_shared_time_axis_and_rejoins_it_when_shown(
     x = plots.plot("throughput").getPlotItem().getViewBox().viewRange()[0]
     assert power.getPlotItem().getViewBox().viewRange()[0] == pytest.approx(x)
     assert all(plots.plot(k).updatesEnabled() for k in ("throughput", *TELEMETRY_PLOTS))
+
+
+# -- issue 31/15: one line per part ----------------------------------------------------------------
+
+
+def test_a_run_of_several_parts_draws_no_line_from_one_part_to_the_next(qtbot: Any) -> None:
+    """gemm measures bf16, then fp16, then fp32: their figures differ by a factor, and a line
+    joining the last bf16 step to the first fp16 one drew a drop nobody measured."""
+    plots = _plots(qtbot)
+    t = 1.0
+    for part, rate in (("bf16", 400.0), ("fp16", 380.0), ("fp32", 60.0)):
+        plots.add_event({"event": "phase", "phase": "warmup", "part": part, "rx_t": t})
+        for i in range(4):
+            t += 0.1
+            plots.add_event({"event": "step", "phase": "warmup" if i == 0 else "measure",
+                             "part": part, "index": i, "seconds": 0.1, "items": 1,
+                             "throughput": rate + i, "unit": "TFLOP/s", "rx_t": t})
+    plots.finish()
+    for key in ("throughput", "step_time"):
+        joins = plots.plot(key).getPlotItem().listDataItems()[0].opts["connect"]
+        assert isinstance(joins, np.ndarray), key
+        assert joins.tolist() == [True, True, True, False] * 2 + [True, True, True, False]
+
+
+def test_one_part_stays_one_line(qtbot: Any) -> None:
+    plots = _plots(qtbot)
+    for i in range(3):
+        plots.add_event({"event": "step", "phase": "measure", "index": i, "seconds": 0.04,
+                         "items": 4, "throughput": 100.0 + i, "unit": "images/s",
+                         "rx_t": 1.0 + i})
+    plots.finish()
+    assert plots.plot("throughput").getPlotItem().listDataItems()[0].opts["connect"] == "all"
+
+
+def test_a_long_noisy_run_draws_a_median_line_over_faint_points(qtbot: Any) -> None:
+    """An LLM run: hundreds of steps whose rate scatters by tens of percent filled a solid band;
+    the line now follows block medians, the points stay beneath it, faint."""
+    rng = np.random.default_rng(7)
+    plots = _plots(qtbot)
+    rates = 15000.0 * (1.0 + 0.3 * rng.standard_normal(600))
+    for i, rate in enumerate(rates):
+        plots.add_event({"event": "step", "phase": "measure", "index": i, "seconds": 0.05,
+                         "items": 1, "throughput": float(rate), "unit": "tokens/s",
+                         "rx_t": 1.0 + 0.05 * i})
+    plots.finish()
+    x, y = plots.trend()
+    finite = y[np.isfinite(y)]
+    assert 55 <= finite.size <= 70 and np.all(np.diff(x[np.isfinite(y)]) > 0)
+    assert np.std(finite) < np.std(rates) / 2  # a line, not the band
+    assert abs(float(np.median(finite)) - float(np.median(rates))) < 0.05 * 15000.0
+    raw = plots.plot("throughput").getPlotItem().listDataItems()[0]
+    assert raw.opts["pen"].color().alpha() < 255  # the points stay, faint
+    plots.reset()
+    assert plots.trend()[0].size == 0 and raw.opts["pen"].color().alpha() == 255
+
+
+def test_a_short_run_has_no_trend_line(qtbot: Any) -> None:
+    plots = _plots(qtbot)
+    for i in range(20):
+        plots.add_event({"event": "step", "phase": "measure", "index": i, "seconds": 0.05,
+                         "items": 1, "throughput": 100.0 + i % 3, "unit": "images/s",
+                         "rx_t": 1.0 + 0.05 * i})
+    plots.finish()
+    assert plots.trend()[0].size == 0
