@@ -484,9 +484,9 @@ def _step_chart(run: SuiteRun, i: int) -> str:
     measured: dict[str | None, list[tuple[float, float]]] = {p: [] for p in parts}
     for n, s in enumerate(steps, start=1):
         (warm if s.phase == "warmup" else measured[s.part]).append((float(n), s.seconds))
-    if warm:
+    if warm:  # with several parts (gemm's dtypes) their warm-ups are apart: dots, no line
         series.append(Series(t("report.md.warm-up", "warm-up"), warm, color=6, dots=True,
-                             hollow=True))
+                             hollow=True, line=len(parts) == 1))
     for k, (part, pts) in enumerate(p for p in measured.items() if p[1]):
         label = (t("report.html.chart.measured-part", "measured {part}", part=part) if part
                  else t("report.md.measured", "measured"))

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from core.report import formatting as fmt
+from core.report.html import render_html
 from core.report.model import Report, from_json
 from core.report.writers import (
     ExportError,
@@ -325,3 +326,13 @@ def test_markdown_renders_as_a_commonmark_forum_would() -> None:
     hostile = parser.render(render(_hostile(), "md"))
     assert "<script" not in hostile and "<img" not in hostile and "<a " not in hostile
     assert "&lt;script&gt;" in hostile
+
+
+def test_a_warm_up_of_several_parts_is_dots_not_a_line_across_them() -> None:
+    """Issue 31/15: gemm's warm-ups (bf16, fp16, fp32) lie apart in the step chart; one line
+    through them zigzagged across the dtypes' measured steps."""
+    gemm = render_html(load(GEMM))
+    assert not re.search(r'<polyline class="s6 ln"', gemm)  # the warm-up's colour: no line
+    assert 'class="s6' in gemm  # its dots stay
+    one = render_html(load(CPU))  # a run of one part keeps its warm-up's line
+    assert re.search(r'<polyline class="s6 ln"', one)
