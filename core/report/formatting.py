@@ -129,7 +129,44 @@ def suite_title(suite: str) -> str:
 
 
 def figure_label(name: str) -> str:
+    """A figure's name as a person reads it (``tflops_bf16_peak``: "bf16 peak"), in the current
+    language; a name rocmate does not know (a newer worker's) with its underscores as spaces."""
+    known = _figure_words().get(name)
+    if known is not None:
+        return known
+    dtype = re.fullmatch(r"tflops_(\w+?)(_peak)?", name)
+    if dtype and dtype[1] in ("bf16", "fp16", "fp32", "fp8", "tf32"):
+        if dtype[2]:
+            return t("report.figure.dtype-peak", "{dtype} peak", dtype=dtype[1])
+        return dtype[1]
     return name.replace("_", " ")
+
+
+def _figure_words() -> dict[str, str]:
+    """The figures the suites report (core/bench/worker/suites), by name."""
+    return {
+        "throughput": t("report.figure.throughput", "throughput"),
+        "throughput_per_gpu": t("report.figure.throughput-per-gpu", "throughput per GPU"),
+        "step_time": t("report.figure.step-time", "step time"),
+        "tflops": t("report.figure.tflops", "compute rate"),
+        "seconds_per_image": t("report.figure.seconds-per-image", "seconds per image"),
+        "text_encoder_s": t("report.figure.text-encoder", "text encoder"),
+        "unet_it_s": t("report.figure.unet-it-s", "UNet steps per second"),
+        "unet_loop_s": t("report.figure.unet-loop", "UNet loop"),
+        "unet_tflops": t("report.figure.unet-tflops", "UNet compute rate"),
+        "vae_decode_s": t("report.figure.vae-decode", "VAE decode"),
+        "d2d_gbs": t("report.figure.d2d", "device to device"),
+        "d2h_gbs": t("report.figure.d2h", "device to host"),
+        "h2d_gbs": t("report.figure.h2d", "host to device"),
+    }
+
+
+def peak_memory_label(run: SuiteRun) -> str:
+    """"peak memory" for the run's device: the GPU's memory, or on the CPU the machine's (the
+    Chinese says which: 显存 or 内存)."""
+    if run.device is not None and run.device.backend == "cpu":
+        return t("report.md.peak-memory.cpu", "peak memory")
+    return t("report.md.peak-memory", "peak memory")
 
 
 def unknown_device() -> str:

@@ -365,8 +365,7 @@ def _kpis(run: SuiteRun) -> str:
         sub = (t("report.html.kpi.reserved", "reserved {reserved}",
                  reserved=fmt.gib(r.peak_memory_reserved_bytes))
                if r.peak_memory_reserved_bytes else "")
-        tiles.append(_kpi(t("report.md.peak-memory", "peak memory"),
-                          fmt.gib(r.peak_memory_bytes), "", sub))
+        tiles.append(_kpi(fmt.peak_memory_label(run), fmt.gib(r.peak_memory_bytes), "", sub))
     if run.energy is not None:
         en = run.energy
         sub = (t("report.html.kpi.mean-power", "at {power} W mean",

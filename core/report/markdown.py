@@ -219,7 +219,7 @@ def _run_details(run: SuiteRun, multi: bool) -> list[str]:
             else None
         facts += [(t("report.md.warm-up", "warm-up"), fmt.warmup_text(run)),
                   (t("report.md.measured", "measured"), fmt.measure_text(run)),
-                  (t("report.md.peak-memory", "peak memory"),
+                  (fmt.peak_memory_label(run),
                    memory_text(fmt.gib(r.peak_memory_bytes), reserved))]
     if run.energy is not None:
         en = run.energy

@@ -137,8 +137,12 @@ def run_text(run: SuiteRun) -> list[str]:
     out.append("  " + t("report.text.measured", "measured: {measured}",
                         measured=fmt.measure_text(run)))
     reserved = fmt.gib(r.peak_memory_reserved_bytes) if r.peak_memory_reserved_bytes else None
-    out.append("  " + t("report.text.peak-memory", "peak memory: {memory}",
-                        memory=memory_text(fmt.gib(r.peak_memory_bytes), reserved)))
+    memory = memory_text(fmt.gib(r.peak_memory_bytes), reserved)
+    if run.device is not None and run.device.backend == "cpu":  # the machine's memory
+        out.append("  " + t("report.text.peak-memory.cpu", "peak memory: {memory}",
+                            memory=memory))
+    else:
+        out.append("  " + t("report.text.peak-memory", "peak memory: {memory}", memory=memory))
     if run.energy:
         e = run.energy
         out.append("  " + t("report.text.energy", "energy: {energy}", energy=energy_text(

@@ -330,7 +330,9 @@ class RunCard(QFrame):
             if r.peak_memory_reserved_bytes:
                 memory += " " + self.tr("(reserved %1)").replace(
                     "%1", fmt.gib(r.peak_memory_reserved_bytes))
-            facts.append(("peak-memory", self.tr("Peak memory"), memory))
+            on_cpu = run.device is not None and run.device.backend == "cpu"
+            facts.append(("peak-memory", self.tr("Peak memory", "the machine's, on the CPU")
+                          if on_cpu else self.tr("Peak memory"), memory))
         if run.energy is not None:
             e = run.energy
             energy = f"{fmt.num(e.per_item_j)} J/{e.item_unit}"

@@ -1080,6 +1080,11 @@ Run a benchmark on the Benchmark page (or rocmate bench in a terminal): each run
     </message>
     <message>
         <source>Peak memory</source>
+        <comment>the machine&apos;s, on the CPU</comment>
+        <translation>内存峰值</translation>
+    </message>
+    <message>
+        <source>Peak memory</source>
         <translation>显存峰值</translation>
     </message>
     <message>
