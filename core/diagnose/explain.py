@@ -321,7 +321,7 @@ def render_explanations(
     for number, item in enumerate(explanations, start=1):
         pattern = item.pattern
         lines.append(f"{number}. {local(pattern.title)}")
-        lines += _labelled("   ", t("explain.text.cause-label", "Cause:"), pattern.cause)
+        lines += _labelled("   ", t("explain.text.cause-label", "Cause:"), local(pattern.cause))
         if item.confirmed_by:
             lines.append("   " + t("explain.text.on-this-machine", "On this machine:"))
             for finding in item.confirmed_by:

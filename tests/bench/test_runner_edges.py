@@ -113,11 +113,11 @@ def test_out_into_a_new_folder_and_an_unwritable_out(
     assert json.loads(new.read_text())["schema"] == "rocmate.report/1"
     blocker = tmp_path / "a-file"
     blocker.write_text("")
-    assert bench(*common, "--out", str(blocker / "r.json")) == 1
+    assert bench(*common, "--out", str(blocker / "r.json")) == 2  # refused before the run
     err = capsys.readouterr().err
     assert "could not be written" in err and "Traceback" not in err
-    with History(xdg / "rocmate" / "history.sqlite") as h:  # the run is in the history anyway
-        assert len(h.list()) == 2
+    with History(xdg / "rocmate" / "history.sqlite") as h:  # nothing ran the second time
+        assert len(h.list()) == 1
 
 
 def test_pci_ids_come_from_sysfs_without_a_sampler(tmp_path: Path) -> None:
