@@ -44,6 +44,9 @@ from gui.widgets.plot_marks import Band, Rule, Tag
 
 STEP_PLOTS = ("throughput", "step_time")
 TELEMETRY_PLOTS = ("power", "temperature", "clocks", "vram", "busy")
+_NoteFacts = tuple[tuple[str, ...], bool, float | None, str | None]
+"""What the note under the plots says: telemetry missing, nothing recorded, where telemetry
+stopped, how a run without a step ended (LivePlots._note_facts)."""
 MISSING_AFTER = 3  # samples without a kind of telemetry before it is "not available"
 SILENT_AFTER_S = 5.0  # no sample this long after the worker's hello: no telemetry (the runner
 #                       samples from its hello on, every 0.5 s)
@@ -244,7 +247,7 @@ class LivePlots(QWidget):
         self._columns = 0
         self._bottom: set[str] = set()  # the plots of the last row
         # what the note under the plots says (said again in the words of a new language)
-        self._noted: tuple[tuple[str, ...], bool, float | None] | None = None
+        self._noted: _NoteFacts | None = None
         self._retranslate()
         self._relayout()
 
@@ -272,6 +275,7 @@ class LivePlots(QWidget):
         self._silent = False  # no sample SILENT_AFTER_S after the hello
         self._stopped_at: float | None = None
         self._stop_reason = ""
+        self._ended_by: str | None = None  # "cancelled" or "failed": the run's error, if any
         self._finished = False
         self._dirty: set[str] = set()
         self._decorated = True  # shading, marks, ranges to bring up to date
@@ -298,6 +302,10 @@ class LivePlots(QWidget):
         for plot in self._plots.values():
             plot.follow = True
             plot.y_range = None
+            # the last run's scales go with it: a new run's axes start plain, not at its
+            # predecessor's 0-4,600 images/s until its own first step
+            plot.widget.getPlotItem().getViewBox().setRange(xRange=(0.0, 1.0), yRange=(0.0, 1.0),
+                                                            padding=0)
         self._dirty.update(self._series)
         self._hold_rows()  # a first run shows the plots now: not all painted at once
         self._resting = False
@@ -343,6 +351,8 @@ class LivePlots(QWidget):
             self._close_warmup()
             self._set_medians(event.get("headline"), _figures(event.get("figures")))
         elif kind in ("error", "end"):
+            if kind == "error":
+                self._ended_by = _ended_by(event.get("kind"))
             self._close_warmup()
         if not self._timer.isActive() and not self._finished:
             self._timer.start()
@@ -367,6 +377,9 @@ class LivePlots(QWidget):
                               None if s.vram_total_bytes is None else float(s.vram_total_bytes),
                               s.temps_c, s.clocks_mhz)
         self._close_warmup()
+        if run.error is not None or run.status != "ok":
+            self._ended_by = "cancelled" if run.status == "cancelled" else _ended_by(
+                run.error.kind if run.error else None)
         self._t_max = max(run.duration_s, self._t_data or 0.0)
         if run.result is not None:
             self._set_medians(run.result.headline, run.result.figures)
@@ -612,19 +625,28 @@ class LivePlots(QWidget):
         return (self._finished or self._samples >= MISSING_AFTER
                 or ((self._no_telemetry or self._silent) and not self._samples))
 
-    def _note_facts(self) -> tuple[tuple[str, ...], bool, float | None]:
+    def _note_facts(self) -> _NoteFacts:
         """What the note under the plots is to say: the kinds of telemetry missing, whether
-        nothing was recorded at all (the run ended before it began), where telemetry stopped."""
+        nothing was recorded at all (the run ended before it began), where telemetry stopped,
+        and how a run that ended without a step ended (its graphs are empty: the note says
+        why)."""
         missing = tuple(k for k in TELEMETRY_PLOTS if self._missing(k))
         nothing = len(missing) == len(TELEMETRY_PLOTS) and not (
             self._samples or self.steps_seen or self._hello_t is not None or self._no_telemetry)
         stopped = self._stopped_at if self._stopped_at is not None and self._samples else None
-        return missing, nothing, stopped
+        empty = self._ended_by if self._finished and not self.steps_seen else None
+        return missing, nothing, stopped, empty
 
-    def _note_text(self, facts: tuple[tuple[str, ...], bool, float | None]) -> str:
+    def _note_text(self, facts: _NoteFacts) -> str:
         """The note, in the language now set."""
-        missing, nothing, stopped = facts
+        missing, nothing, stopped, empty = facts
         parts: list[str] = []
+        if empty == "cancelled":
+            parts.append(self.tr("No steps were measured: the run was cancelled before its "
+                                 "first step."))
+        elif empty is not None:
+            parts.append(self.tr("No steps were measured: the run failed before its first "
+                                 "step."))
         if nothing:
             parts.append(self.tr("No telemetry was recorded."))  # the run ended before it began
         elif len(missing) == len(TELEMETRY_PLOTS):
@@ -1216,6 +1238,12 @@ def _alpha(colour: QColor, alpha: int) -> QColor:
     out = QColor(colour)
     out.setAlpha(alpha)
     return out
+
+
+def _ended_by(kind: object) -> str:
+    """How a run with an ``error`` of ``kind`` ended: "cancelled" (stopped: the runner's
+    ``interrupted``) or "failed"."""
+    return "cancelled" if kind == "interrupted" else "failed"
 
 
 def _number(value: Any) -> float | None:

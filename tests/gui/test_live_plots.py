@@ -321,7 +321,8 @@ def test_a_run_that_ended_before_it_began_says_no_telemetry_was_recorded(
     plots.add_event({"event": "run", "rx_t": 0.0})
     plots.add_event({"event": "error", "kind": "other", "rx_t": 0.4})
     plots.finish()
-    assert plots.telemetry_note() == "No telemetry was recorded."
+    assert plots.telemetry_note() == ("No steps were measured: the run failed before its first "
+                                      "step. No telemetry was recorded.")
     assert plots.visible_plots() == ["throughput", "step_time"]
 
 
@@ -539,3 +540,16 @@ def test_a_short_run_has_no_trend_line(qtbot: Any) -> None:
                          "rx_t": 1.0 + 0.05 * i})
     plots.finish()
     assert plots.trend()[0].size == 0
+
+
+def test_a_new_run_does_not_keep_the_last_runs_scales(qtbot: Any) -> None:
+    """Issue 31/15: between suites the axes stayed at the last run's ranges (4,600 images/s,
+    0-25 s) until the next run's first step came."""
+    plots = _plots(qtbot)
+    plots.show_run(_run(H200))
+    box = plots.plot("throughput").getPlotItem().getViewBox()
+    assert box.viewRange()[1][1] > 1000
+    plots.reset()
+    for key in ("throughput", "step_time", "power"):
+        (x0, x1), (y0, y1) = plots.plot(key).getPlotItem().getViewBox().viewRange()
+        assert (x0, x1, y0, y1) == (0.0, 1.0, 0.0, 1.0), key
