@@ -119,12 +119,24 @@ def run(session: Session, screenshot_dir: str | None = None,
         return render_pages(app, session, Path(screenshot_dir), screenshot_reports or [])
     import qasync
 
+    from gui.single import claim, server_name
     from gui.wizard import RocWizard
+
+    holder: list[QWidget] = []
+    server = None
+    if session.root is None:  # replays may be open beside the app of this machine
+        server = claim(server_name(), lambda: _to_front(holder))
+        if server is None:
+            print("rocmate: " + QCoreApplication.translate(
+                "App", "it is open already: its window was brought to the front"),
+                file=sys.stderr)
+            return 0
 
     async def main() -> None:
         use_python_threads(asyncio.get_running_loop())
         closed = asyncio.Event()
         wizard = RocWizard(session)
+        holder.append(wizard)
         install_excepthook(wizard)
         wizard.closed.connect(closed.set)
         app.aboutToQuit.connect(closed.set)
@@ -136,4 +148,18 @@ def run(session: Session, screenshot_dir: str | None = None,
 
     with contextlib.suppress(asyncio.CancelledError):
         qasync.run(main())
+    if server is not None:
+        server.close()
     return 0
+
+
+def _to_front(windows: list[QWidget]) -> None:
+    """Show the app's window over the others (a second start asked for the app)."""
+    if not windows:
+        return
+    window = windows[0]
+    if window.isMinimized():
+        window.showNormal()
+    window.show()
+    window.raise_()
+    window.activateWindow()

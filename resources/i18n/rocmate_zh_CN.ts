@@ -161,6 +161,10 @@
         <source>Copy details</source>
         <translation>复制详细信息</translation>
     </message>
+    <message>
+        <source>it is open already: its window was brought to the front</source>
+        <translation>它已经打开了：已把它的窗口移到最前面</translation>
+    </message>
 </context>
 <context>
     <name>BenchmarkPage</name>
