@@ -84,6 +84,7 @@ def _advice(run: SuiteRun, err: ErrorInfo) -> Iterator[Make]:
     yield runner.rank_advice
     yield runner.run_file_advice
     yield runner.start_advice
+    yield _interrupted_before_results
     stopped = re.search(r"in its run file, (.+)\.$", err.advice)
     if err.kind == "interrupted" and stopped:
         yield lambda tr: str(_stopped(run, stopped[1], tr)["advice"])
@@ -103,6 +104,13 @@ def _missing_package(advice: str, ctx: errors.Context) -> Iterator[Make]:
         return
     said = replace(ctx, python=python, externally_managed=managed)
     yield functools.partial(_package_advice, package, said)
+
+
+def _interrupted_before_results(t: errors.Translate) -> str:
+    """What the worker advised on an interrupt before an interrupted run kept a result of its
+    measured steps (issue 30/1): the reports written then still hold it."""
+    return t("bench.advice.interrupted.until-2026-12", "The run was stopped before it "
+             "finished; nothing after the stop was measured.")
 
 
 def _package_advice(package: str, ctx: errors.Context, tr: errors.Translate) -> str:
