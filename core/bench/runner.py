@@ -22,7 +22,11 @@
   rank held the others up. Before it kills a hung run the runner asks every rank for its Python
   stacks (SIGUSR1); a ``rank-log`` line in the run file keeps the ranks' pulses and the
   collective library's words.
-* :meth:`BenchRunner.cancel` sends SIGINT (the worker reports ``interrupted``), then SIGKILL.
+* :meth:`BenchRunner.cancel` sends SIGINT (the worker reports ``interrupted`` with its steps),
+  SIGTERM after ``interrupt_grace_s`` (a worker that inherited SIGINT ignored, from a rocmate
+  started by ``sh -c 'rocmate &'``, cannot ignore it: the worker turns it into the same
+  report), then SIGKILL to its group after ``kill_grace_s``. A run cancelled before the worker
+  said ``done`` is cancelled, even if the worker went on to finish it.
 * However the worker ends, the outcome has exactly one of ``result`` or ``error``; a run cut
   short with enough measured steps also has ``partial``, the result of those steps
   (core.bench.partial).
@@ -235,6 +239,7 @@ class BenchRunner:
         env: Mapping[str, str] | None = None,
         memory_limit_bytes: int | None = None,
         kill_grace_s: float = 10.0,
+        interrupt_grace_s: float = 3.0,
         on_event: EventCallback | None = None,
         system: System | None = None,
         run_record: Mapping[str, Any] | None = None,
@@ -257,12 +262,15 @@ class BenchRunner:
         self.telemetry_interval_s = telemetry_interval_s
         self.extra_env = dict(env or {})
         self.memory_limit_bytes = memory_limit_bytes
-        self.kill_grace_s = kill_grace_s
+        self.kill_grace_s = max(kill_grace_s, interrupt_grace_s)
+        self.interrupt_grace_s = interrupt_grace_s
         self.on_event = on_event
         self.system: System = system or LiveSystem()
         self.run_record = dict(run_record or {})
         self.proc: asyncio.subprocess.Process | None = None
         self._cancelled = False
+        self._done_seen = False  # the worker said ``phase done``
+        self._done_before_cancel = False  # ... before a cancel: its measurement stands
         self._hung = False
         self._waited_s = 0.0
         self._steps_seen = 0  # the watchdog's running maximum of step times
@@ -312,18 +320,33 @@ class BenchRunner:
     # -- control ---------------------------------------------------------------------------------
 
     def cancel(self) -> None:
-        """Ask the worker to stop (SIGINT); it is killed if it has not ended after a grace time.
-        A cancel before the worker has started stops it as soon as it has."""
+        """Ask the worker to stop: SIGINT, SIGTERM after a short grace, SIGKILL after a longer
+        one. A cancel before the worker has started stops it as soon as it has."""
+        if not self._cancelled:
+            self._done_before_cancel = self._done_seen
         self._cancelled = True
         self._interrupt()
 
     def _interrupt(self) -> None:
+        """SIGINT now (the worker's own Ctrl-C: it reports ``interrupted``), then the signals
+        it cannot ignore, each only if it still runs."""
         proc = self.proc
         if proc is None or proc.returncode is not None:
             return
         with contextlib.suppress(ProcessLookupError):
             os.kill(proc.pid, signal.SIGINT)
-        asyncio.get_running_loop().call_later(self.kill_grace_s, self._kill)
+        loop = asyncio.get_running_loop()
+        loop.call_later(self.interrupt_grace_s, self._terminate)
+        loop.call_later(self.kill_grace_s, self._kill)
+
+    def _terminate(self) -> None:
+        """SIGTERM to a worker that is still there after SIGINT (it inherited SIGINT ignored,
+        or sits in a long call): the worker makes it the same ``interrupted`` report."""
+        proc = self.proc
+        if proc is None or proc.returncode is not None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(proc.pid, signal.SIGTERM)
 
     def _kill(self) -> None:
         proc = self.proc
@@ -502,6 +525,7 @@ class BenchRunner:
             out.hello = event
         elif kind == "phase":
             out.phases.append(event)
+            self._done_seen = self._done_seen or event.get("phase") == "done"
         elif kind == "step":
             out.steps.append(event)
         elif kind == "result":
@@ -626,9 +650,12 @@ class BenchRunner:
 
         A run whose worker sent ``result`` and ``phase done`` is ok even when the process then
         failed to exit cleanly (some ROCm stacks crash at interpreter shutdown): the
-        measurement was complete. The return code stays in the outcome."""
+        measurement was complete. The return code stays in the outcome. A run cancelled before
+        ``done`` is not ok even when the worker finished it (it ignored the cancel): the user
+        stopped it, and its measured steps make its partial result."""
         done = any(p.get("phase") == "done" for p in out.phases)
-        if out.result is not None and out.error is None and done:
+        finished = done and (not self._cancelled or self._done_before_cancel)
+        if out.result is not None and out.error is None and finished:
             out.status = "ok"
             return
         out.result = None
