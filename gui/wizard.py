@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, QEvent, QSettings, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QSettings, Qt, Signal
 from PySide6.QtGui import QActionGroup, QCloseEvent
-from PySide6.QtWidgets import QMenu, QMessageBox, QPushButton, QWizard
+from PySide6.QtWidgets import QMenu, QMessageBox, QPushButton, QWidget, QWizard
 
 from gui import i18n
 from gui.bridge import Bridge
@@ -20,6 +20,7 @@ from gui.pages.verify import VerifyPage
 from gui.pages.welcome import WelcomePage
 from gui.pages.windows_side import WindowsSidePage
 from gui.session import Session
+from gui.widgets import focus_ring
 
 _QT_CONTEXT = "QWizard"
 _QT_BUTTONS = {QWizard.WizardButton.BackButton: "< &Back",
@@ -29,6 +30,11 @@ _QT_BUTTONS = {QWizard.WizardButton.BackButton: "< &Back",
                QWizard.WizardButton.CancelButton: "Cancel"}
 """The wizard's own buttons in Qt's words (the modern style's), which Qt's catalogue
 translates."""
+OWN_BUTTONS = (QWizard.WizardButton.CustomButton1, QWizard.WizardButton.CustomButton2,
+               QWizard.WizardButton.CustomButton3, QWizard.WizardButton.BackButton,
+               QWizard.WizardButton.NextButton, QWizard.WizardButton.CommitButton,
+               QWizard.WizardButton.FinishButton, QWizard.WizardButton.CancelButton)
+"""The wizard's own buttons in the order they stand (and are reached with Tab) at the bottom."""
 
 
 class RocWizard(QWizard):
@@ -51,6 +57,10 @@ class RocWizard(QWizard):
         self.setStartId(int(PageId.WELCOME))
         self.history_window: HistoryWindow | None = None
         self._add_toolbar()
+        focus_ring.install()  # the focus drawn so that it can be seen
+        self.currentIdChanged.connect(self._keyboard_order)
+        for shown in self.pages.values():
+            shown.completeChanged.connect(self._keyboard_order)
         welcome = self.pages[PageId.WELCOME]
         assert isinstance(welcome, WelcomePage)
         welcome.language_chosen.connect(self.set_language)
@@ -169,7 +179,71 @@ class RocWizard(QWizard):
             page.stop()
         return False
 
+    def _busy_page(self) -> RocPage | None:
+        """The page whose work runs now (a set-up, a benchmark), if any."""
+        return next((self.pages[p] for p in (PageId.RUN_SETUP, PageId.BENCHMARK)
+                     if self.pages[p].busy), None)
+
     def done(self, result: int) -> None:
+        """Finish, Cancel and Esc end here. While a set-up or a benchmark runs: the same
+        question as closing the window (:meth:`closeEvent`), and the window closes only once
+        the work has stopped, so nothing still runs when the app's loop ends."""
+        if self._busy_page() is not None:
+            self.close()
+            return
         QSettings().setValue("wizard/geometry", self.saveGeometry())
         self.closed.emit()
         super().done(result)
+
+    # -- the keyboard ----------------------------------------------------------------------------
+
+    def _own_buttons(self) -> list[QWidget]:
+        return [self.button(b) for b in OWN_BUTTONS]
+
+    def _keyboard_order(self) -> None:
+        """Enter is the wizard's (Next, or Finish on the last page), Tab goes through the page
+        first and then the wizard's buttons, and a page shown has the focus on its first
+        widget. Done again when a page is shown or its work ends (widgets come with results)."""
+        page = self.currentPage()
+        if page is None:
+            return
+        for button in page.findChildren(QPushButton):
+            button.setAutoDefault(False)  # a focused page button must not take Enter
+        self._buttons_last()
+        focused = self.focusWidget()
+        if focused is None or not focused.isVisible() or not (
+                page.isAncestorOf(focused) or focused in self._own_buttons()):
+            first = self._first_on(page)
+            if first is not None:
+                first.setFocus(Qt.FocusReason.TabFocusReason)
+
+    def _focus_chain(self) -> list[QWidget]:
+        """Every widget of the window in Tab order (shown or not)."""
+        chain: list[QWidget] = []
+        widget = self.nextInFocusChain()
+        while widget is not None and widget is not self and len(chain) < 10_000:
+            chain.append(widget)
+            widget = widget.nextInFocusChain()
+        return chain
+
+    def _buttons_last(self) -> None:
+        """Move the wizard's own buttons to the end of the Tab order, after every widget of
+        the pages (QWizard makes its buttons first, and widgets a page adds later go last)."""
+        own = self._own_buttons()
+        others = [w for w in self._focus_chain() if w not in own]
+        if not others:
+            return
+        previous = others[-1]
+        for button in own:
+            QWidget.setTabOrder(previous, button)
+            previous = button
+
+    def _first_on(self, page: QWidget) -> QWidget | None:
+        """The page's first widget that Tab reaches."""
+        return next((w for w in self._focus_chain() if page.isAncestorOf(w)
+                     and w.isVisible() and w.isEnabled()
+                     and w.focusPolicy() & Qt.FocusPolicy.TabFocus), None)
+
+    def focusNextPrevChild(self, next: bool) -> bool:
+        self._keyboard_order()
+        return super().focusNextPrevChild(next)

@@ -62,6 +62,14 @@ class RocPage(QWizardPage):
     def set_busy(self, busy: bool) -> None:
         self.busy = busy
         self.completeChanged.emit()
+        self.next_changed()
+
+    def next_changed(self) -> None:
+        """The page's ``nextId()`` may answer otherwise now (the work that decides it ended):
+        the wizard decides again between Next and Finish. QWizard decides that when the page
+        is shown and on ``setFinalPage``, never on ``completeChanged``; no page of rocmate is
+        final by itself (the last one's ``nextId()`` is -1), so this only asks again."""
+        self.setFinalPage(False)
 
     def isComplete(self) -> bool:
         return not self.busy

@@ -5,7 +5,7 @@ the worker is doing, and the live graphs.
 Start runs the real worker through core's suite sequence on the qasync loop; its events arrive
 on the GUI thread and go to the graphs' ring buffers (the graphs redraw on their own timer). The
 progress line is refreshed on a 250 ms timer, never per event. Cancel stops the worker (SIGINT,
-then SIGKILL) and the run is kept in the history as cancelled.
+then SIGTERM and SIGKILL) and the run is kept in the history as cancelled.
 """
 
 from __future__ import annotations
@@ -374,10 +374,10 @@ class BenchmarkPage(RocPage):
         self.setTitle(self.tr("Benchmark the card"))
         self.setSubTitle(self.tr("Pick what to measure and press Start. The graphs follow the "
                                  "run live; the results are kept in the history."))
-        self.fold.setText(self.tr("Advanced settings"))
+        self.fold.setText(self.tr("A&dvanced settings"))
         self.start_button.setText(self.tr("&Start"))
         self.cancel_button.setText(self.tr("&Cancel the run"))
-        self.choose_again.setText(self.tr("C&hoose again"))
+        self.choose_again.setText(self.tr("Choose a&gain"))
         self.choose_again.setToolTip(self.tr("Show the benchmark cards again"))
         self.waiting.setText(self.tr(
             "The graphs appear here when a run starts: throughput and step time, and the card's "

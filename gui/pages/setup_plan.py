@@ -127,7 +127,7 @@ class SetupPlanPage(RocPage):
             self.release.setItemText(0, self._best_fit_label())
         self._filling = False
         self.remove_old.setText(self.tr("Remove the other ROCm versions installed beside it"))
-        self.copy_script.setText(self.tr("Copy as a &shell script"))
+        self.copy_script.setText(self.tr("Cop&y as a shell script"))
         if self.strategy.count():  # entered: what it shows, from the session
             self._show(self.session.plan, self.session.plan_error)
 

@@ -193,10 +193,6 @@
         <translation>选择要测试的项目，然后按“开始”。图表会实时显示运行情况；结果会保存在历史记录中。</translation>
     </message>
     <message>
-        <source>Advanced settings</source>
-        <translation>高级设置</translation>
-    </message>
-    <message>
         <source>&amp;Start</source>
         <translation>开始(&amp;S)</translation>
     </message>
@@ -205,8 +201,12 @@
         <translation>取消运行(&amp;C)</translation>
     </message>
     <message>
-        <source>C&amp;hoose again</source>
-        <translation>重新选择(&amp;H)</translation>
+        <source>A&amp;dvanced settings</source>
+        <translation>高级设置(&amp;D)</translation>
+    </message>
+    <message>
+        <source>Choose a&amp;gain</source>
+        <translation>重新选择(&amp;G)</translation>
     </message>
     <message>
         <source>Show the benchmark cards again</source>
@@ -1366,8 +1366,8 @@ Run a benchmark on the Benchmark page (or rocmate bench in a terminal): each run
         <translation>卸载已同时安装的其他ROCm版本</translation>
     </message>
     <message>
-        <source>Copy as a &amp;shell script</source>
-        <translation>复制为shell脚本(&amp;S)</translation>
+        <source>Cop&amp;y as a shell script</source>
+        <translation>复制为shell脚本(&amp;Y)</translation>
     </message>
     <message>
         <source> (recommended)</source>
