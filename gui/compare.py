@@ -19,7 +19,13 @@ from PySide6.QtWidgets import (
 
 from core.operations.reports import LoadedReport, compare_reports
 from core.report import formatting as fmt
-from core.report.compare import Comparison, Difference, RunComparison, compare
+from core.report.compare import (
+    Comparison,
+    Difference,
+    FigureDelta,
+    RunComparison,
+    compare,
+)
 from gui.bridge import Bridge
 from gui.widgets.results_view import (
     TextGrid,
@@ -135,12 +141,17 @@ class CompareView(QWidget):
             self._add(line)
         if rc.figures:
             rows = [[fmt.figure_label(d.name), fmt.num(d.a), fmt.num(d.b), fmt.ratio(d.ratio),
-                     core_word(d.verdict) if d.verdict else "-", d.unit_text]
+                     self.verdict_words(d), d.unit_text]
                     for d in rc.figures]
             grid = TextGrid([self.tr("Figure"), self.tr("A"), self.tr("B"), self.tr("B ÷ A"),
                              self.tr("B is"), self.tr("Unit")], rows, right=(1, 2, 3))
             for cells, d in zip(grid.cells, rc.figures, strict=True):
-                if d.verdict in ("better", "worse"):  # said in words; bold only to find it
+                if d.within_noise and d.noise is not None:
+                    cells[4].setToolTip(self.tr(
+                        "B differs from A by less than the steps varied (up to %1): run both "
+                        "again before reading a difference into it.").replace(
+                            "%1", f"{d.noise * 100:.0f} %"))
+                elif d.verdict in ("better", "worse"):  # said in words; bold only to find it
                     font = cells[4].font()
                     font.setBold(True)
                     cells[4].setFont(font)
@@ -148,6 +159,13 @@ class CompareView(QWidget):
             self._add(grid)
         self._differences(f"settings-{len(self.figure_grids)}", self.tr("Settings that differ"),
                           self.tr("The same settings."), rc.settings)
+
+    def verdict_words(self, d: FigureDelta) -> str:
+        """The "B is" cell: better, worse, about the same; a difference smaller than the steps
+        varied is said to be within the noise, not better or worse."""
+        if d.within_noise and d.verdict in ("better", "worse"):
+            return self.tr("within the noise")
+        return core_word(d.verdict) if d.verdict else "-"
 
     def _differences(self, name: str, title: str, same: str, diffs: list[Difference]) -> None:
         heading = text_label(title, bold=True)

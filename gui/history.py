@@ -66,7 +66,13 @@ from core.report.interruption import interrupted_words
 from gui.bridge import Bridge
 from gui.compare import CompareView
 from gui.widgets.message import MessageLine
-from gui.widgets.results_view import ResultsView, plainly, status_word, text_label
+from gui.widgets.results_view import (
+    ResultsView,
+    plainly,
+    status_pixmap,
+    status_word,
+    text_label,
+)
 
 MAX_ROWS = 10_000
 """The newest runs the window lists (a history holds far fewer in practice)."""
@@ -227,7 +233,7 @@ class HistoryModel(QAbstractTableModel):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.rows: list[HistoryRow] = []
-        self.icons: dict[bool, QIcon] = {}
+        self.icons: dict[QStyle.StandardPixmap, QIcon] = {}
         self.sort_by: tuple[int, Qt.SortOrder] = (-1, Qt.SortOrder.AscendingOrder)
 
     def set_rows(self, rows: list[HistoryRow]) -> None:
@@ -314,13 +320,12 @@ class HistoryModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.TextAlignmentRole and column in (RUN, RESULT):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.DecorationRole and column == STATUS:
-            # the words say the status; the icon only helps to find the failures
-            ok = e.status == "ok"
-            if ok not in self.icons:
-                self.icons[ok] = QApplication.style().standardIcon(
-                    QStyle.StandardPixmap.SP_DialogApplyButton if ok
-                    else QStyle.StandardPixmap.SP_MessageBoxCritical)
-            return self.icons[ok]
+            # the words say the status; the mark only helps to find the runs that failed or
+            # were stopped, each kind its own (a cancelled run is no failure)
+            pixmap = status_pixmap(e.status)
+            if pixmap not in self.icons:
+                self.icons[pixmap] = QApplication.style().standardIcon(pixmap)
+            return self.icons[pixmap]
         return None
 
 

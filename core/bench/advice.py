@@ -149,3 +149,106 @@ def _stopped(run: SuiteRun, file: str, tr: errors.Translate) -> dict[str, object
     from pathlib import Path
 
     return stopped_error(len(run.steps), Path(file), tr)
+
+
+# -- the advice in the desktop app ------------------------------------------------------------
+
+
+def app_advice_text(run: SuiteRun) -> str:
+    """The run's advice as the desktop app shows it: in the current language, and where the
+    command line's words name one of its options (``--python``, ``--batch-size``, ``--device``
+    ...), in the app's own words: the setting or the page that does the same. Advice rocmate
+    cannot tell as its own (PyTorch's, another version's) is shown as it was written."""
+    err = run.error
+    if err is None:
+        return ""
+    for make in _advice(run, err):
+        if make(errors.english) == err.advice:
+            return make(_in_the_app)
+    return err.advice
+
+
+_current: errors.Translate = t
+"""core.i18n.t under another name: called with a text made elsewhere (the catalogue takes the
+literal texts of each ``t(...)`` call, and this one has none of its own)."""
+
+
+def _in_the_app(key: str, english: str, /, **values: object) -> str:
+    """A translator (errors.Translate) that gives the app's wording of a text where it has one,
+    else the text itself in the current language."""
+    app = _app_words(key, values)
+    return app if app is not None else _current(key, english, **values)
+
+
+def _app_words(key: str, values: dict[str, object]) -> str | None:
+    """The app's wording of one of the advice texts that name a command-line option (None: the
+    text names none, and is shown as it is)."""
+    if key in ("bench.advice.oom.batch", "bench.advice.oom.llm.batch"):
+        return t("bench.advice.app.oom.batch",
+                 "Out of GPU memory: try a smaller batch (a batch size of {batch} in the "
+                 "settings), set {variable}=expandable_segments:True to reduce fragmentation, and "
+                 "close other programs that use the GPU (a desktop, a browser, games).",
+                 batch=str(values.get("option", "")).rsplit(" ", 1)[-1],
+                 variable=values.get("variable"))
+    if key in ("bench.advice.oom", "bench.advice.oom.llm"):
+        return t("bench.advice.app.oom",
+                 "Out of GPU memory: choose a smaller batch size in the settings, set "
+                 "{variable}=expandable_segments:True to reduce fragmentation, and close other "
+                 "programs that use the GPU (a desktop, a browser, games).",
+                 variable=values.get("variable"))
+    return _app_words_setup(key, values)
+
+
+def _app_words_setup(key: str, values: dict[str, object]) -> str | None:
+    """:func:`_app_words` for the advice about the Python, the device and the run itself."""
+    if key == "bench.advice.oom.cpu":
+        return t("bench.advice.app.oom.cpu",
+                 "The worker ran out of memory. Choose a smaller batch size or tiny shapes in the "
+                 "settings, or close other programs.")
+    if key == "bench.advice.no-gpu":
+        return t("bench.advice.app.no-gpu",
+                 "PyTorch in the target environment sees no GPU. The System check says why and "
+                 "how to fix it. For a smoke run without a GPU, choose the CPU as the device in "
+                 "the settings.")
+    if key == "bench.advice.missing-package":
+        return t("bench.advice.app.missing-package",
+                 "The target Python lacks {package}. Install it into that environment: "
+                 "{command}, or check another Python on the System check page.",
+                 package=values.get("package"), command=values.get("command"))
+    if key == "bench.advice.missing-package.system-python":
+        return t("bench.advice.app.missing-package.system-python",
+                 "The target Python ({python}) lacks {package}, and it is the system's own "
+                 "Python, which pip may not change (externally managed, PEP 668). Let the set-up "
+                 "make a virtual environment with PyTorch, or make one yourself ({command}) and "
+                 "check that Python on the System check page.", python=values.get("python"),
+                 package=values.get("package"), command=values.get("command"))
+    if key == "bench.advice.broken-package":
+        return t("bench.advice.app.broken-package",
+                 "Reinstall {package} in the target Python ({command}, from the same index), or "
+                 "check another Python on the System check page.",
+                 package=values.get("package"), command=values.get("command"))
+    return _app_words_runner(key, values)
+
+
+def _app_words_runner(key: str, values: dict[str, object]) -> str | None:
+    """:func:`_app_words` for the runner's own advice (core/bench/runner.py)."""
+    if key == "bench.advice.cannot-start":
+        return t("bench.advice.app.cannot-start",
+                 "Check the Python that holds the ROCm PyTorch on the System check page (for "
+                 "example ~/.local/share/rocmate/venv/bin/python), then run the benchmark again.")
+    if key == "bench.advice.run-file":
+        return t("bench.advice.app.run-file",
+                 "Free space on the disk that holds rocmate's data folder, or make the folder "
+                 "writable, then run the benchmark again.")
+    if key == "bench.advice.rank":
+        return t("bench.advice.app.rank",
+                 "In a data-parallel run every rank waits for the others at each step, so one "
+                 "rank that ends or stops answering stops them all. Its own words are in the "
+                 "run's log. Choose fewer GPUs in the settings, or one card at a time "
+                 "(HIP_VISIBLE_DEVICES), and set NCCL_DEBUG=INFO to see what RCCL says.")
+    if key == "bench.advice.killed":
+        return t("bench.advice.app.killed",
+                 "The worker was killed (SIGKILL). If nobody stopped it, the kernel's "
+                 "out-of-memory killer may have (see `journalctl -k | grep -i oom`): choose a "
+                 "smaller batch size in the settings. {advice}", advice=values.get("advice"))
+    return None

@@ -72,6 +72,17 @@ def check_machine(
 _RECORDED = ("files", "commands", "env.json", "user.json", "devices.json", "torch.json")
 
 
+def benchmark_device(report: DoctorReport) -> str | None:
+    """Where rocmate's benchmarks can run as the check found PyTorch: ``cuda:0`` when it sees a
+    GPU (a ROCm or a CUDA build), ``cpu`` when it sees none, None without an answer from
+    PyTorch (not installed, or the probe failed). The wizard offers its Benchmark page by this
+    even where ROCm cannot be set up (an NVIDIA card, no GPU)."""
+    torch = report.facts.torch
+    if torch is None or not torch.installed or torch.problem:
+        return None
+    return "cuda:0" if torch.available and torch.device_count > 0 else "cpu"
+
+
 def forum_post(report: DoctorReport) -> str:
     """The doctor's answer as Markdown for a forum post: the terminal text in a code block,
     with this user's and host's names and home folder taken out."""

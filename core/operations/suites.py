@@ -106,8 +106,11 @@ def _load(path: str) -> Table:
 
 
 def size_choice(choice: SuiteChoice, memory_bytes: int | None, *, gpu: bool = True,
-                tiny: bool = False, table: Table | None = None) -> SuitePlan:
-    """``choice`` sized for a card with ``memory_bytes`` of VRAM (None: not known)."""
+                tiny: bool = False, table: Table | None = None,
+                shared: bool = False) -> SuitePlan:
+    """``choice`` sized for a card with ``memory_bytes`` of VRAM (None: not known);
+    ``shared``: an integrated GPU, whose memory is the system memory it may map (GTT,
+    core.probe.gpus.work_memory)."""
     table = table or load_table()
     estimate = choice.seconds_tiny if tiny or not gpu else choice.seconds_gpu
     first = 0.0 if tiny or not gpu else choice.seconds_first
@@ -122,15 +125,19 @@ def size_choice(choice: SuiteChoice, memory_bytes: int | None, *, gpu: bool = Tr
                                          "batch"), estimate, 0.0)
     if choice.per_item_gb is not None and choice.fixed_gb is not None:
         if gb is None:
-            why = t("ops.suites.why.memory-unknown", "the suite's default (the card's memory is "
-                    "not known)")
+            why = t("ops.suites.why.shared-unknown", "the suite's default (the GPU shares system "
+                    "memory; how much it may use is not known)") if shared else t(
+                "ops.suites.why.memory-unknown", "the suite's default (the card's memory is "
+                "not known)")
         else:
             usable = gb * table.fit_fraction
             fits = [b for b in table.ladder
                     if choice.fixed_gb + choice.per_item_gb * b <= usable]
             if fits:
                 batch = fits[-1]
-                why = t("ops.suites.why.sized", "sized to the card's {memory}", memory=sold)
+                why = t("ops.suites.why.sized-shared", "sized to the {memory} of system "
+                        "memory the GPU may use", memory=sold) if shared else t(
+                    "ops.suites.why.sized", "sized to the card's {memory}", memory=sold)
             else:
                 batch = table.ladder[0]
                 warning = t("ops.suites.warning.too-little", "{memory} may be too little even for "
@@ -145,11 +152,13 @@ def size_choice(choice: SuiteChoice, memory_bytes: int | None, *, gpu: bool = Tr
 
 
 def plan_choices(memory_bytes: int | None, *, gpu: bool = True, tiny: bool = False,
-                 gpus: str | None = None) -> list[SuitePlan]:
+                 gpus: str | None = None, shared: bool = False) -> list[SuitePlan]:
     """Every choice of the page, sized for the card; ``gpus``: the data-parallel setting,
-    whose suites run twice (one GPU first, for the scaling), which their time says."""
+    whose suites run twice (one GPU first, for the scaling), which their time says;
+    ``shared``: an integrated GPU (:func:`size_choice`)."""
     table = load_table()
-    return [with_runs(size_choice(c, memory_bytes, gpu=gpu, tiny=tiny, table=table), gpus)
+    return [with_runs(size_choice(c, memory_bytes, gpu=gpu, tiny=tiny, table=table,
+                                  shared=shared), gpus)
             for c in table.choices]
 
 

@@ -43,6 +43,9 @@ class Gpu:
     kfd_node: int | None = None
     vram_bytes: int | None = None
     integrated: bool = False
+    gtt_bytes: int | None = None
+    """The system memory the GPU may map (amdgpu's ``mem_info_gtt_total``): what an integrated
+    GPU works in beside its small carve-out. None where the machine does not say."""
     driver: str | None = None
     compute_units: int | None = None
     render_minor: int | None = None
@@ -70,11 +73,24 @@ class Gpu:
             "kfd_node": self.kfd_node,
             "vram_bytes": self.vram_bytes,
             "integrated": self.integrated,
+            "gtt_bytes": self.gtt_bytes,
             "driver": self.driver,
             "compute_units": self.compute_units,
             "render_minor": self.render_minor,
             "sources": list(self.sources),
         }
+
+
+def work_memory(gpu: Gpu) -> int | None:
+    """The memory a benchmark may fill on ``gpu``: a discrete card's VRAM; for an integrated
+    GPU the system memory it may map (GTT) or its carve-out, whichever is larger. None for an
+    integrated GPU whose GTT size is not known: its carve-out alone (often 512 MiB) says little
+    of what it can use."""
+    if not gpu.integrated:
+        return gpu.vram_bytes
+    if gpu.gtt_bytes is None:
+        return None
+    return max(gpu.gtt_bytes, gpu.vram_bytes or 0)
 
 
 @dataclass(frozen=True)
@@ -247,6 +263,7 @@ def _pci_sysfs(system: System, slot: str) -> Gpu | None:
     revision = _hex_value(system.read_text(f"{base}/revision"))
     driver_link = system.readlink(f"{base}/driver")
     vram = _int_value(system.read_text(f"{base}/mem_info_vram_total"))
+    gtt = _int_value(system.read_text(f"{base}/mem_info_gtt_total"))
     return Gpu(
         vendor=_vendor_key(vendor),
         name="",
@@ -255,6 +272,7 @@ def _pci_sysfs(system: System, slot: str) -> Gpu | None:
         revision=f"{revision:02x}" if revision is not None else None,
         driver=driver_link.rstrip("/").rsplit("/", 1)[-1] if driver_link else None,
         vram_bytes=vram or None,
+        gtt_bytes=gtt or None,
         sources=("pci",),
     )
 

@@ -15,7 +15,7 @@ from core.i18n import t
 from core.report import formatting as fmt
 from core.report.model import Report, SuiteRun
 from core.report.references import verdict
-from core.report.steadiness import cautions
+from core.report.steadiness import STEADY_CV, cautions
 
 SAME_BAND = 0.03  # within ±3 %: "about the same"
 
@@ -44,6 +44,16 @@ class FigureDelta:
     # None when ``b`` is in ``unit`` (converted when B measured in a multiple of it)
     b_unit: str | None = None
     b_converted_from: str | None = None  # "9,000 GFLOP/s": what B measured, when converted
+    noise: float | None = None
+    """How much the figure's steps varied in the unsteadier run (its CV, 0.13 = 13 %), where
+    that is more than a steady run's (steadiness.STEADY_CV); None for two steady runs."""
+
+    @property
+    def within_noise(self) -> bool:
+        """Whether B differs from A by less than the steps varied: "better" or "worse" may then
+        be noise (the comparison's note says so)."""
+        return (self.ratio is not None and self.noise is not None
+                and abs(self.ratio - 1.0) < self.noise)
 
     @property
     def unit_text(self) -> str:
@@ -159,7 +169,8 @@ def _figures(a: SuiteRun, b: SuiteRun) -> list[FigureDelta]:
         ref = x or y
         assert ref is not None
         d = FigureDelta(name=name, unit=ref.unit, a=x.median if x else None,
-                        b=y.median if y else None, higher_is_better=ref.higher_is_better)
+                        b=y.median if y else None, higher_is_better=ref.higher_is_better,
+                        noise=_noise(x.cv if x else None, y.cv if y else None))
         if x and y and x.unit != y.unit:
             factor = convert(1.0, y.unit, x.unit)
             if factor is None:  # each in its own unit, and no ratio
@@ -173,6 +184,12 @@ def _figures(a: SuiteRun, b: SuiteRun) -> list[FigureDelta]:
             d.verdict = {"faster": "better", "slower": "worse"}.get(word or "", word)
         out.append(d)
     return out
+
+
+def _noise(*cvs: float | None) -> float | None:
+    """The larger CV of a figure in the two runs, where it is more than a steady run's."""
+    known = [cv for cv in cvs if cv is not None]
+    return max(known) if known and max(known) > STEADY_CV else None
 
 
 def convert(value: float, unit: str, to: str) -> float | None:

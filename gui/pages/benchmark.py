@@ -36,11 +36,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.bench.advice import app_advice_text, message_text
 from core.bench.worker.protocol import PRECISIONS
 from core.diagnose.context import data_parallel_gpus
+from core.diagnose.engine import NOT_SUPPORTED
 from core.i18n import local
 from core.operations.benchmark import BenchmarkRequest, BenchmarkRun
 from core.operations.errors import OperationError
+from core.operations.machine import benchmark_device
 from core.operations.reports import summary
 from core.operations.suites import (
     SequenceResult,
@@ -51,6 +54,7 @@ from core.operations.suites import (
     plan_choices,
     prepare_reports,
 )
+from core.probe.gpus import Gpu, work_memory
 from core.report.model import Report
 from gui.app import settle_collector
 from gui.bridge import Bridge
@@ -294,7 +298,8 @@ class BenchmarkPage(RocPage):
         grid.setContentsMargins(0, 0, 0, 0)
         grid.setSpacing(6)
         # what the cards were last sized for (memory, gpu, tiny): sized so again in a new language
-        self._sized_for: tuple[int | None, bool, bool, str | None] = (None, True, False, None)
+        self._sized_for: tuple[int | None, bool, bool, str | None, bool] = (
+            None, True, False, None, False)
         for i, plan in enumerate(plan_choices(None)):
             card = SuiteCard(plan)
             card.check.toggled.connect(self._update_buttons)
@@ -303,6 +308,7 @@ class BenchmarkPage(RocPage):
         self.advanced = AdvancedSettings()
         self.advanced.setVisible(False)
         self.advanced.device.currentIndexChanged.connect(self._resize_cards)
+        self.advanced.device.currentIndexChanged.connect(self._say_waiting)
         self.advanced.tiny.toggled.connect(self._resize_cards)
         self.advanced.gpus.currentIndexChanged.connect(self._resize_cards)  # the runs' time
         self.fold = QToolButton()
@@ -379,17 +385,12 @@ class BenchmarkPage(RocPage):
         self.cancel_button.setText(self.tr("&Cancel the run"))
         self.choose_again.setText(self.tr("Choose a&gain"))
         self.choose_again.setToolTip(self.tr("Show the benchmark cards again"))
-        self.waiting.setText(self.tr(
-            "The graphs appear here when a run starts: throughput and step time, and the card's "
-            "power, temperature, clocks, memory and load, live."))
+        self._say_waiting()
         if self._replayed is not None:
             self.start_button.setToolTip(
                 self.tr("A recorded machine runs nothing: the benchmark runs on this computer.")
                 if self._replayed else "")
-        memory, gpu, tiny, gpus = self._sized_for
-        for card, plan in zip(self.cards, plan_choices(memory, gpu=gpu, tiny=tiny, gpus=gpus),
-                              strict=True):
-            card.set_plan(plan)
+        self._size_cards()
 
     # -- the cards ---------------------------------------------------------------------------
 
@@ -405,7 +406,24 @@ class BenchmarkPage(RocPage):
             settle_collector()  # pyqtgraph and numpy, imported now, live as long as the app
         return self._plots
 
+    def _say_waiting(self) -> None:
+        """What the graphs will show: on the CPU, no card's telemetry is promised."""
+        self.waiting.setText(self.tr(
+            "The graphs appear here when a run starts: throughput and step time, and the card's "
+            "power, temperature, clocks, memory and load, live.") if self.advanced.on_gpu()
+            else self.tr("The graphs appear here when a run starts: throughput and step time, "
+                         "live, measured on the CPU."))
+
+    def _device_here(self) -> None:
+        """Where ROCm cannot be set up (the check's verdict), the device PyTorch sees: the CPU
+        when it sees no GPU."""
+        report = self.session.report
+        if report is not None and report.verdict == NOT_SUPPORTED \
+                and benchmark_device(report) == "cpu":
+            self.advanced.device.setCurrentIndex(self.advanced.device.findData("cpu"))
+
     def initializePage(self) -> None:
+        self._device_here()
         prepare_reports()  # once: not while a run is shown live
         self.plots  # noqa: B018  (made now, hidden: pyqtgraph is not imported on Start)
         self.advanced.set_gpu_count(self.usable_gpus())
@@ -423,18 +441,28 @@ class BenchmarkPage(RocPage):
             return 0
         return len(data_parallel_gpus(report.facts.gpus.gpus, report.supports))
 
-    def memory_bytes(self) -> int | None:
+    def _primary_gpu(self) -> Gpu | None:
         report = self.session.report
         if report is None or report.primary_index is None:
             return None
-        return report.facts.gpus.gpus[report.primary_index].vram_bytes
+        return report.facts.gpus.gpus[report.primary_index]
+
+    def memory_bytes(self) -> int | None:
+        """The memory the batches are sized to: the card's VRAM, an APU's shared GTT."""
+        gpu = self._primary_gpu()
+        return work_memory(gpu) if gpu is not None else None
 
     def _resize_cards(self) -> None:
         settings = self.advanced.settings()
+        gpu = self._primary_gpu()
         self._sized_for = (self.memory_bytes(), settings.device != "cpu", settings.size == "tiny",
-                           settings.gpus)
-        memory, gpu, tiny, gpus = self._sized_for
-        plans = plan_choices(memory, gpu=gpu, tiny=tiny, gpus=gpus)
+                           settings.gpus, gpu is not None and gpu.integrated)
+        self._size_cards()
+
+    def _size_cards(self) -> None:
+        """Each card sized for what the page last sized them for (in the words now set)."""
+        memory, gpu, tiny, gpus, shared = self._sized_for
+        plans = plan_choices(memory, gpu=gpu, tiny=tiny, gpus=gpus, shared=shared)
         for card, plan in zip(self.cards, plans, strict=True):
             card.set_plan(plan)
 
@@ -588,8 +616,11 @@ class BenchmarkPage(RocPage):
         self.result = result
         self.session.bench_report = result.report
         self.session.bench_history_ids = result.history_ids
-        self.progress.setValue(1000)
         last = result.results[-1]
+        if result.status == "ok":
+            self.progress.setValue(1000)
+        else:  # a full bar would say it ran to its end: the words below say how it ended
+            self.progress.setVisible(False)
         if result.status == "ok":
             took = f"{time.monotonic() - self._started:.0f}"
             self.say(self.status, lambda: self.tr("Done in %1 s. Next shows the results.")
@@ -602,7 +633,7 @@ class BenchmarkPage(RocPage):
         run = last.report.runs[-1]
         lines = []
         if run.error is not None and result.status != "cancelled":
-            lines += [run.error.message, run.error.advice]
+            lines += [message_text(run), app_advice_text(run)]
         lines += result.problems
         if lines:
             self._show_message("\n".join(line for line in lines if line))
@@ -612,6 +643,7 @@ class BenchmarkPage(RocPage):
         if key != KEY:
             return
         self._end()
+        self.progress.setVisible(False)
         self.say(self.status, lambda: self.tr("The run did not start."))
         self._show_message(message)
 

@@ -21,7 +21,14 @@ from PySide6.QtWidgets import (
 
 from core.diagnose.doctor import DoctorReport
 from core.diagnose.engine import NOT_SUPPORTED, READY
-from core.operations.machine import Snapshot, check_machine, forum_post, take_snapshot
+from core.operations.machine import (
+    Snapshot,
+    benchmark_device,
+    check_machine,
+    forum_post,
+    take_snapshot,
+)
+from core.probe.gpus import Gpu
 from gui.bridge import Bridge
 from gui.pages.base import PageId, RocPage
 from gui.session import Session
@@ -63,6 +70,10 @@ class SystemCheckPage(RocPage):
         findings_area.setFrameShape(QFrame.Shape.NoFrame)
         self.message = QLabel()
         self.message.setWordWrap(True)
+        self.benchmark_note = QLabel()  # where ROCm cannot be set up: can the benchmarks run?
+        self.benchmark_note.setObjectName("benchmark-note")
+        self.benchmark_note.setWordWrap(True)
+        self.benchmark_note.setVisible(False)
         self.recheck = QPushButton()
         self.other_python = QPushButton()
         self.copy_post = QPushButton()
@@ -81,6 +92,7 @@ class SystemCheckPage(RocPage):
         layout.addWidget(self.machine)
         layout.addWidget(self.gpus)
         layout.addWidget(findings_area, 1)
+        layout.addWidget(self.benchmark_note)
         layout.addWidget(self.message)
         layout.addLayout(buttons)
         bridge.finished.connect(self._finished)
@@ -179,7 +191,7 @@ class SystemCheckPage(RocPage):
         gpus = facts.gpus.gpus
         self.gpus.setRowCount(len(gpus))
         for row, (gpu, support) in enumerate(zip(gpus, report.supports, strict=True)):
-            memory = f"{gpu.vram_bytes / GIB:.0f} GiB" if gpu.vram_bytes else "-"
+            memory = self.memory_words(gpu)
             status = {"official": self.tr("official"),
                       "override": self.tr("works with override %1").replace(
                           "%1", support.override or "?"),
@@ -191,6 +203,43 @@ class SystemCheckPage(RocPage):
         fit_rows(self.gpus)
         self.findings.show_findings(report.findings)
         self.copy_post.setEnabled(True)
+        self.show_benchmark_note(report)
+
+    def show_benchmark_note(self, report: DoctorReport) -> None:
+        """Where ROCm cannot be set up, whether the benchmarks still run here and on what (the
+        Next button goes to them), or why the wizard ends at this page."""
+        note = self.benchmark_words(report) if report.verdict == NOT_SUPPORTED else ""
+        self.benchmark_note.setText(note)
+        self.benchmark_note.setVisible(bool(note))
+
+    def benchmark_words(self, report: DoctorReport) -> str:
+        """The note for a machine ROCm cannot serve, in the language now set."""
+        device = benchmark_device(report)
+        torch = report.facts.torch
+        if device is None or torch is None:
+            return self.tr("Without PyTorch there is nothing to benchmark here: check another "
+                           "Python that has it, and the benchmarks run on what it sees (a GPU, "
+                           "or the CPU).")
+        if device == "cpu":
+            return self.tr("The benchmarks still run here, on the CPU (PyTorch %1 sees no "
+                           "GPU): slowly, as a check that they run. Next goes to them.")\
+                .replace("%1", torch.version or "?")
+        name = torch.devices[0] if torch.devices else self.tr("the GPU")
+        return self.tr("The benchmarks still run here, on %1 through PyTorch %2. Next goes to "
+                       "them.").replace("%1", name).replace("%2", torch.version or "?")
+
+    def memory_words(self, gpu: Gpu) -> str:
+        """A card's memory column: its VRAM; for an integrated GPU, that it shares system memory
+        (how much where the machine says: its GTT size; never its small carve-out as "0 GiB")."""
+        if not gpu.integrated:
+            return f"{gpu.vram_bytes / GIB:.0f} GiB" if gpu.vram_bytes else "-"
+        if gpu.gtt_bytes:
+            return self.tr("shared, up to %1 GiB of system memory").replace(
+                "%1", f"{max(gpu.gtt_bytes, gpu.vram_bytes or 0) / GIB:.0f}")
+        if gpu.vram_bytes and gpu.vram_bytes >= GIB:
+            return self.tr("shared with system memory (%1 GiB set aside)").replace(
+                "%1", f"{gpu.vram_bytes / GIB:.0f}")
+        return self.tr("shared with system memory")
 
     # -- the buttons -----------------------------------------------------------------------------
 
@@ -219,8 +268,10 @@ class SystemCheckPage(RocPage):
 
     def nextId(self) -> int:
         report = self.session.report
-        if report is None or report.verdict == NOT_SUPPORTED:
-            return -1  # nothing is possible: the check is the last page
+        if report is None:
+            return -1
+        if report.verdict == NOT_SUPPORTED:  # no ROCm here; the benchmarks where PyTorch runs
+            return int(PageId.BENCHMARK) if benchmark_device(report) else -1
         if self.session.is_wsl2:
             return int(PageId.WINDOWS_SIDE)
         if report.verdict == READY:

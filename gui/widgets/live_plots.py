@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
     QGraphicsPathItem,
     QGridLayout,
     QHBoxLayout,
+    QLabel,
     QVBoxLayout,
     QWidget,
 )
@@ -639,14 +640,8 @@ class LivePlots(QWidget):
 
     def _note_text(self, facts: _NoteFacts) -> str:
         """The note, in the language now set."""
-        missing, nothing, stopped, empty = facts
+        missing, nothing, stopped, _ = facts  # an empty run's words are over its plots
         parts: list[str] = []
-        if empty == "cancelled":
-            parts.append(self.tr("No steps were measured: the run was cancelled before its "
-                                 "first step."))
-        elif empty is not None:
-            parts.append(self.tr("No steps were measured: the run failed before its first "
-                                 "step."))
         if nothing:
             parts.append(self.tr("No telemetry was recorded."))  # the run ended before it began
         elif len(missing) == len(TELEMETRY_PLOTS):
@@ -705,6 +700,7 @@ class LivePlots(QWidget):
         text = self._note_text(self._noted)
         self._note.setText(text)
         self._note.setVisible(bool(text))
+        self._say_why_empty()
         self._note.setToolTip(self._stop_reason)
         self._columns = columns
         self._laid_out = True
@@ -1128,7 +1124,43 @@ class LivePlots(QWidget):
                        "median": self.tr("median %1 %2")}
         if self._noted is not None:  # the note as it was, in the new words
             self._note.setText(self._note_text(self._noted))
+            self._say_why_empty()
         self._titled = False
+
+    def _say_why_empty(self) -> None:
+        """In the step plots of a run that ended before its first step, why they are empty
+        (words over the empty axes); the key to marks that are not there is hidden."""
+        empty = self._noted[3] if self._noted is not None else None
+        text = "" if empty is None else (
+            self.tr("Nothing to show: the run was cancelled before its first step.")
+            if empty == "cancelled" else
+            self.tr("Nothing to show: the run failed before its first step."))
+        for key in STEP_PLOTS:
+            label = self._empty_label(key)
+            label.setText(text)
+            label.setVisible(bool(text))
+        self._key.setVisible(not text)
+
+    def _empty_label(self, key: str) -> QLabel:
+        """The words over step plot ``key`` while it is empty for a reason (made once)."""
+        widget = self._plots[key].widget
+        label = widget.findChild(QLabel, "live-plots-empty")
+        if label is None:
+            label = QLabel(widget)
+            label.setObjectName("live-plots-empty")
+            label.setWordWrap(True)
+            label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            label.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+            label.setVisible(False)
+            overlay = QVBoxLayout(widget)
+            overlay.setContentsMargins(40, 30, 20, 40)
+            overlay.addWidget(label)
+        return label
+
+    def empty_words(self) -> str:
+        """What the step plots say over their empty axes ("" when they show data)."""
+        label = self._plots["throughput"].widget.findChild(QLabel, "live-plots-empty")
+        return label.text() if label is not None and label.isVisibleTo(self) else ""
 
     def _retitle(self) -> None:
         """Titles with their unit; a plot of several curves has its legend there, each name

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.bench.advice import app_advice_text, message_text
 from core.i18n import local
 from core.operations.errors import OperationError
 from core.operations.reports import (
@@ -74,6 +75,16 @@ def status_word(status: str) -> str:
     """A run's status in words; a status this version does not know is shown as it is."""
     word = STATUS_WORDS.get(status)
     return QCoreApplication.translate("Results", str(word)) if word else status
+
+
+def status_pixmap(status: str) -> QStyle.StandardPixmap:
+    """The mark beside a run's status words: done, cancelled (stopped by the user, or cut
+    short), failed; a status this version does not know is marked as failed."""
+    if status == "ok":
+        return QStyle.StandardPixmap.SP_DialogApplyButton
+    if status in ("cancelled", "interrupted"):
+        return QStyle.StandardPixmap.SP_MediaStop
+    return QStyle.StandardPixmap.SP_MessageBoxCritical
 
 
 def core_word(word: str) -> str:
@@ -210,7 +221,7 @@ class RunCard(QFrame):
         self.interrupted: QLabel | None = None
         cut = interruption_text(run)  # a run cut short: its result is of the steps before
         icon = (QStyle.StandardPixmap.SP_MessageBoxWarning if cut and run.result is not None
-                else QStyle.StandardPixmap.SP_MessageBoxCritical if failed
+                else status_pixmap(run.status) if failed
                 else QStyle.StandardPixmap.SP_DialogApplyButton)
         title = self.tr("%1 — %2").replace("%1", fmt.suite_title(run.suite)).replace(
             "%2", status_word(run.status))
@@ -242,9 +253,9 @@ class RunCard(QFrame):
             self.column.addWidget(self.error_message)
             return
         what = text_label(self.tr("What happened (%1):").replace("%1", err.kind), bold=True)
-        self.error_message = text_label(err.message)
+        self.error_message = text_label(message_text(run))  # in the app's language and words
         self.error_message.setObjectName("error-message")
-        self.error_advice = text_label(err.advice)
+        self.error_advice = text_label(app_advice_text(run))
         self.error_advice.setObjectName("error-advice")
         self.column.addWidget(what)
         self.column.addWidget(self.error_message)

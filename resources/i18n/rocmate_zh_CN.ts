@@ -221,6 +221,10 @@
         <translation>记录下来的机器不会运行任何东西：性能测试会在这台电脑上运行。</translation>
     </message>
     <message>
+        <source>The graphs appear here when a run starts: throughput and step time, live, measured on the CPU.</source>
+        <translation>开始运行后，这里会实时显示图表：在CPU上测得的吞吐量和单步耗时。</translation>
+    </message>
+    <message>
         <source>starting the worker</source>
         <translation>正在启动工作进程</translation>
     </message>
@@ -346,12 +350,20 @@ B在%2上</translation>
         <translation>单位</translation>
     </message>
     <message>
+        <source>B differs from A by less than the steps varied (up to %1): run both again before reading a difference into it.</source>
+        <translation>B与A的差别小于各步的波动（最多%1）：先把两次都再跑一遍，再下结论。</translation>
+    </message>
+    <message>
         <source>Settings that differ</source>
         <translation>设置不同</translation>
     </message>
     <message>
         <source>The same settings.</source>
         <translation>设置相同。</translation>
+    </message>
+    <message>
+        <source>within the noise</source>
+        <translation>在波动范围内</translation>
     </message>
     <message>
         <source>What</source>
@@ -727,6 +739,14 @@ Run a benchmark on the Benchmark page (or rocmate bench in a terminal): each run
     <message>
         <source>median %1 %2</source>
         <translation>中位数%1 %2</translation>
+    </message>
+    <message>
+        <source>Nothing to show: the run was cancelled before its first step.</source>
+        <translation>没有可显示的内容：这次运行在第一步之前就被取消了。</translation>
+    </message>
+    <message>
+        <source>Nothing to show: the run failed before its first step.</source>
+        <translation>没有可显示的内容：这次运行在第一步之前就失败了。</translation>
     </message>
 </context>
 <context>
@@ -1537,6 +1557,34 @@ PyTorch：%4</translation>
     <message>
         <source>not an AMD card</source>
         <translation>不是AMD显卡</translation>
+    </message>
+    <message>
+        <source>Without PyTorch there is nothing to benchmark here: check another Python that has it, and the benchmarks run on what it sees (a GPU, or the CPU).</source>
+        <translation>没有PyTorch，这里就没有什么可测：检查另一个装有PyTorch的Python，性能测试就会在它能看到的设备上运行（GPU或CPU）。</translation>
+    </message>
+    <message>
+        <source>The benchmarks still run here, on the CPU (PyTorch %1 sees no GPU): slowly, as a check that they run. Next goes to them.</source>
+        <translation>性能测试仍可在这台电脑的CPU上运行（PyTorch %1看不到GPU）：速度很慢，只用来检查测试能否运行。按“下一步”进入性能测试。</translation>
+    </message>
+    <message>
+        <source>the GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>The benchmarks still run here, on %1 through PyTorch %2. Next goes to them.</source>
+        <translation>性能测试仍可在这台电脑上通过PyTorch %2在%1上运行。按“下一步”进入性能测试。</translation>
+    </message>
+    <message>
+        <source>shared, up to %1 GiB of system memory</source>
+        <translation>与系统共用，最多%1 GiB系统内存</translation>
+    </message>
+    <message>
+        <source>shared with system memory (%1 GiB set aside)</source>
+        <translation>与系统共用内存（预留%1 GiB）</translation>
+    </message>
+    <message>
+        <source>shared with system memory</source>
+        <translation>与系统共用内存</translation>
     </message>
     <message>
         <source>The Python that holds PyTorch</source>
