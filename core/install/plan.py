@@ -101,6 +101,9 @@ class Plan:
     notes: tuple[str, ...] = ()
     blocked: str | None = None
     """Why no plan can be made for this machine (the steps are then empty)."""
+    replay: str | None = None
+    """The snapshot folder of the replayed machine the plan was made for (None: this
+    computer). Such a plan is only shown: nothing carries it out here."""
 
     @property
     def privileged_steps(self) -> list[Step]:

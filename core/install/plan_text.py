@@ -84,7 +84,8 @@ def _comment(text: str) -> list[str]:
 
 def shell_script(plan: Plan) -> str:
     """The plan as a POSIX shell script, for people who prefer a terminal: every step in order,
-    root steps through sudo, files written with a here-document. It stops at the first error."""
+    root steps through sudo, files written with a here-document. It stops at the first error.
+    A step the user did not agree to (``consent`` False) is named, never carried out."""
     if plan.blocked:
         return "\n".join(_comment(_blocked(plan))) + "\n"
     head = t("plan.script.header.rocm", "rocmate set-up plan: {strategy}, ROCm {rocm}",
@@ -99,6 +100,11 @@ def shell_script(plan: Plan) -> str:
     for number, step in enumerate(plan.steps, start=1):
         title = t("plan.script.step.root", "{title} (as root)", title=step.title) \
             if step.privileged else step.title
+        if step.consent is False:  # not agreed to: its title only, never its command
+            lines += _comment(f"{number}. " + t("plan.script.step.left-out", "{title}: left "
+                                                "out (you did not agree to it)", title=title))
+            lines.append("")
+            continue
         lines += _comment(f"{number}. {title}")
         sudo = "sudo " if step.privileged else ""
         if step.argv:

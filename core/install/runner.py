@@ -231,6 +231,11 @@ class Runner:
         if self.plan.blocked:
             self.emit({"event": "done", "ok": False, "error": self.plan.blocked})
             return False
+        if self.plan.replay is not None:  # made for a replayed machine: nothing runs here
+            self.emit({"event": "done", "ok": False, "error": t(
+                "install.error.replayed-plan", "this plan is for the replayed machine in "
+                "{folder}: nothing of it runs on this computer", folder=self.plan.replay)})
+            return False
         todo = [s for s in self.plan.steps if s.kind == "verify" or not self.state.is_done(s)]
         privileged = [s for s in todo if s.privileged and s.consent is not False]
         skipped = [s for s in todo if s.privileged and s.consent is False]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -126,6 +127,9 @@ class Snapshot:
     seconds: float
     python: str | None
     """The Python whose PyTorch was recorded (a replay answers with that recording)."""
+    copied_from: Path | None = None
+    """The replayed machine's folder, where the snapshot is a copy of it (nothing of this
+    computer was recorded)."""
 
     @property
     def replay_command(self) -> str:
@@ -133,12 +137,16 @@ class Snapshot:
 
 
 def take_snapshot(out: str | Path, *, python: str | None = None,
-                  probe_torch: bool = True) -> Snapshot:
-    """Record what the doctor reads from this machine, anonymised, into the new folder ``out``."""
+                  probe_torch: bool = True, root: str | Path | None = None) -> Snapshot:
+    """Record what the doctor reads from this machine, anonymised, into the new folder ``out``.
+    For a replayed machine (``root``) the snapshot is its folder: copied as it is, and nothing
+    of this computer is read."""
     folder = Path(out)
     try:
         _check_new_folder(folder)
         start = time.perf_counter()
+        if root is not None:
+            return _copy_replay(Path(root), folder, start)
         write_snapshot(folder, run_doctor, python=python, probe_torch=probe_torch)
     except OSError as exc:  # a folder on the way that cannot be entered, a full disk
         where = exc.filename or folder
@@ -146,6 +154,18 @@ def take_snapshot(out: str | Path, *, python: str | None = None,
                                "written to {path}: {error}; choose a folder you can write to",
                                path=where, error=exc.strerror or exc), status=2) from exc
     return Snapshot(folder, time.perf_counter() - start, python)
+
+
+def _copy_replay(source: Path, folder: Path, start: float) -> Snapshot:
+    """The replayed machine's folder ``source`` copied into ``folder`` (its links kept as
+    links): the snapshot of a replay is the replay."""
+    open_machine(source)  # a folder that is not there, or cannot be read, is an input error
+    if folder.resolve().is_relative_to(source.resolve()):
+        raise OperationError(t("ops.machine.snapshot-inside-replay", "{path} is inside the "
+                               "replayed machine's folder {source}; choose a folder outside it",
+                               path=folder, source=source), status=2)
+    shutil.copytree(source, folder, symlinks=True, dirs_exist_ok=True)
+    return Snapshot(folder, time.perf_counter() - start, None, source)
 
 
 def _check_new_folder(folder: Path) -> None:

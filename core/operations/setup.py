@@ -35,7 +35,34 @@ def plan_setup(root: str | Path | None = None, choices: Choices | None = None, *
     A choice that cannot be honoured here (``--rocm`` it does not serve, ...) is an error.
     ``facts`` (from :func:`plan_facts`) plans again without reading the machine again: other
     choices, or the same plan in another language."""
-    return _plan(facts if facts is not None else plan_facts(root), choices)
+    plan = _plan(facts if facts is not None else plan_facts(root), choices)
+    return replace(plan, replay=str(root)) if root is not None else plan
+
+
+def choice_problem(facts: Facts, choices: Choices) -> str | None:
+    """Why ``choices`` cannot be planned for the machine of ``facts`` (a strategy for another
+    system, a release without a PyTorch for the card); None when they can."""
+    try:
+        make_plan(facts, load_knowledge(), choices)
+    except PlanError as exc:
+        return str(exc)
+    return None
+
+
+def release_is_chosen(strategy: str | None) -> bool:
+    """Whether a chosen ROCm release (``--rocm``) changes a plan of ``strategy``: TheRock's
+    nightly index is one multi-arch release, whatever is asked for."""
+    return strategy != "therock"
+
+
+def replay_refusal(plan: Plan) -> str | None:
+    """Why ``plan`` is not carried out on this computer (it was made for a replayed machine);
+    None when it may be."""
+    if plan.replay is None:
+        return None
+    return t("ops.setup.replay-only-shown", "This plan is for the replayed machine in {folder}: "
+             "it is only shown here, and nothing on this computer is changed. Carry it out on "
+             "that machine itself ({command}).", folder=plan.replay, command="rocmate install")
 
 
 def _plan(facts: Facts, choices: Choices | None) -> Plan:
@@ -102,7 +129,11 @@ def prepare_setup(plan: Plan, on_event: Emit, *, via: Literal["sudo", "pkexec"] 
     """A runner for ``plan``: its root block goes through ``via`` (sudo from a terminal, pkexec
     from the desktop), or directly when already root, and only from a root-owned installation
     (the runner then stops with the reason). Without ``resume`` an earlier run's progress is
-    forgotten. ``on_event`` gets the runner's events; ``runner.cancel()`` stops it."""
+    forgotten. ``on_event`` gets the runner's events; ``runner.cancel()`` stops it. A plan
+    for a replayed machine is refused (:func:`replay_refusal`): nothing of it runs here."""
+    refusal = replay_refusal(plan)
+    if refusal is not None:
+        raise OperationError(refusal, status=2)
     if not resume:
         (state_dir() / "state.json").unlink(missing_ok=True)
     route = helper_route(via)
@@ -228,10 +259,12 @@ async def keep_override(value: str, root: str | Path | None = None, *,
                         venv: str | None = None, on_event: Emit | None = None,
                         folder: Path | None = None) -> SetupResult:
     """Write a tested HSA_OVERRIDE_GFX_VERSION ("" for none) into the environment's variables
-    through the plan's own environment steps (nothing else runs, nothing runs as root)."""
+    through the plan's own environment steps (nothing else runs, nothing runs as root). For a
+    replayed machine (``root``) only into an environment named here (``venv``): the replay's
+    own would be a folder of this computer that the replay does not describe."""
     plan = plan_setup(root, Choices(venv=venv, override=value))
     steps = tuple(s for s in plan.steps if s.id.startswith(ENV_STEPS))
-    writes = replace(plan, steps=steps)
+    writes = replace(plan, steps=steps, replay=plan.replay if venv is None else None)
     runner = Runner(writes, on_event or (lambda event: None), None, folder=folder)
     ok = bool(await runner.run())
     return SetupResult(ok, runner.log_path)
