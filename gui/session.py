@@ -10,7 +10,7 @@ from core.diagnose.doctor import DoctorReport, reword
 from core.install.plan import Plan
 from core.install.planner import Choices
 from core.operations.errors import OperationError
-from core.operations.setup import plan_facts, plan_setup
+from core.operations.setup import choice_problem, plan_facts, plan_setup
 from core.probe.facts import Facts
 from core.probe.torch_check import TorchCheck
 from core.probe.torch_check import reword as reword_check
@@ -53,6 +53,16 @@ class Session:
             self.plan_error = None
         except OperationError as exc:
             self.plan, self.plan_error = None, str(exc)
+
+    def choice_problem(self, choices: Choices) -> str | None:
+        """Why ``choices`` cannot be planned for the machine (None: they can); the machine is
+        read for it once per check, as for the plan."""
+        try:
+            if self.plan_facts is None:
+                self.plan_facts = plan_facts(self.root)
+        except OperationError as exc:
+            return str(exc)
+        return choice_problem(self.plan_facts, choices)
 
     def reword(self, *, plan: bool = True) -> None:
         """Core's words that the session holds (the doctor's findings, the plan's steps) again,

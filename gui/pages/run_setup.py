@@ -11,11 +11,13 @@ one redraw per line.
 
 from __future__ import annotations
 
+import html
+import re
 from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QTimer
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, QTimer
 from PySide6.QtGui import QGuiApplication, QTextDocument
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -32,7 +34,14 @@ from PySide6.QtWidgets import (
 
 from core.install.plan import Plan
 from core.install.runner import Runner
-from core.operations.setup import SetupResult, finished_steps, prepare_setup, run_setup
+from core.operations.errors import OperationError
+from core.operations.setup import (
+    SetupResult,
+    finished_steps,
+    prepare_setup,
+    replay_refusal,
+    run_setup,
+)
 from gui.bridge import Bridge
 from gui.pages.base import PageId, RocPage
 from gui.session import Session
@@ -52,9 +61,13 @@ STATUS_WORDS = {
     "failed": QT_TRANSLATE_NOOP("RunSetupPage", "failed"),
     "skipped": QT_TRANSLATE_NOOP("RunSetupPage", "skipped"),
     "cancelled": QT_TRANSLATE_NOOP("RunSetupPage", "stopped"),
+    "not-run": QT_TRANSLATE_NOOP("RunSetupPage", "not run"),
+    "not-ticked": QT_TRANSLATE_NOOP("RunSetupPage", "skipped (not ticked)"),
 }
 """A step's state in words (the runner's statuses; ``waiting`` before it ran, ``earlier`` done in
-an earlier run), translated when shown."""
+an earlier run, ``not-run`` never started by a run that stopped), translated when shown."""
+DONE_STATES = ("done", "unchanged", "earlier")
+"""The states of a step that Resume would skip."""
 
 
 def state_text(status: str, error: str = "") -> str:
@@ -84,6 +97,7 @@ class RunSetupPage(RocPage):
         self.eta = QLabel()
         self.outcome = QLabel()
         self.outcome.setWordWrap(True)
+        self.outcome.setTextFormat(Qt.TextFormat.RichText)  # said through tell(): escaped
         self.log = QPlainTextEdit()
         self.log.setReadOnly(True)
         self.log.setMaximumBlockCount(LOG_LINES)
@@ -128,7 +142,11 @@ class RunSetupPage(RocPage):
         self.runner: Runner | None = None
         self.result: SetupResult | None = None
         self.finished_steps = 0
+        self.started_any = False
+        """A step of this run started (a run that stops before any changed nothing)."""
         self.percent_from: tuple[float, float] | None = None  # (time, percent) of the first
+        self.refused = False
+        """Core refused to carry the plan out here (a replayed machine's): Next goes on."""
         self.close_when_stopped = False
         """Set when the window was closed during the run: close it once the runner stops."""
         self.timer = QTimer(self)
@@ -183,9 +201,19 @@ class RunSetupPage(RocPage):
             self.steps.addTopLevelItem(item)
             self.items[step.id] = item
             self.states[step.id] = ("waiting", "")
+            if step.consent is False:  # a removal not agreed to on the plan page
+                self.states[step.id] = ("not-ticked", "")
         self.progress.setRange(0, max(1, len(self.items)))
         self.progress.setValue(0)
-        self.start_button.setEnabled(plan is not None and not plan.blocked)
+        refusal = replay_refusal(plan) if plan is not None else None
+        self.refused = refusal is not None
+        self.start_button.setEnabled(plan is not None and not plan.blocked and not refusal)
+        if plan is not None and refusal is not None:  # a replay: shown, never carried out
+            self.resume_button.hide()
+            self._show_steps()
+            self.steps.resizeColumnToContents(0)
+            self.tell(lambda: replay_refusal(plan) or "")
+            return
         done = self.earlier_steps(plan) if plan is not None else []
         for step_id in done:
             self.states[step_id] = ("earlier", "")
@@ -194,23 +222,39 @@ class RunSetupPage(RocPage):
         self.resume_button.setVisible(bool(done))
         if done:
             count = len(done)
-            self.say(self.outcome, lambda: self.tr(
+            self.tell(lambda: self.tr(
                 "An earlier run stopped after %n step(s): Resume goes on from there, Start "
                 "begins again.", "", count))
 
+    def tell(self, words: Callable[[], str]) -> None:
+        """Say ``words()`` in the outcome line (again after a language change): as text, a
+        command between backticks shown as code."""
+        self.say(self.outcome, lambda: code_spans(words()))
+
     def start(self, *, resume: bool) -> None:
+        """Carry the session's plan out (``resume``: skip what an earlier run finished); a
+        plan core refuses to carry out here (a replayed machine's) is refused in words."""
         plan = self.session.plan
         if plan is None:
             return
+        try:
+            runner = self.make_runner(plan, self.events.append, resume)
+        except OperationError as exc:
+            refused = str(exc)
+            self.start_button.setEnabled(False)
+            self.refused = True
+            self.tell(lambda: refused)
+            self.completeChanged.emit()
+            return
         self.set_busy(True)
         self.finished_steps = 0
+        self.started_any = False
         self.result = None
-        self.say(self.outcome, lambda: self.tr("Running…"))
+        self.tell(lambda: self.tr("Running…"))
         self.start_button.setEnabled(False)
         self.resume_button.hide()
         self.stop_button.setEnabled(True)
-        self.runner = self.make_runner(plan, self.events.append, resume)
-        runner = self.runner
+        self.runner = runner
         self.timer.start()
         self.bridge.start_async("setup", lambda: run_setup(runner))
 
@@ -218,7 +262,7 @@ class RunSetupPage(RocPage):
         if self.runner is not None:
             self.runner.cancel()
             self.stop_button.setEnabled(False)
-            self.say(self.outcome, lambda: self.tr("Stopping after this step…"))
+            self.tell(lambda: self.tr("Stopping after this step…"))
 
     def drain(self, everything: bool = False) -> None:
         """Take the events that came since the last tick: states, progress, and log lines
@@ -264,6 +308,7 @@ class RunSetupPage(RocPage):
         item = self.items.get(str(event.get("id")))
         status = str(event.get("status"))
         if status == "start":
+            self.started_any = True
             self.percent_from = None
             self.step_progress.hide()
             self.say(self.eta, None)
@@ -278,11 +323,23 @@ class RunSetupPage(RocPage):
     def _done(self, event: dict[str, Any]) -> None:
         needs = event.get("needs") or []
         ok, error = bool(event.get("ok")), str(event.get("error"))
+        started = self.started_any
         if not ok:
-            self.resume_button.show()
-        self.say(self.outcome, lambda: self._outcome_text(ok, needs, error))
+            self._not_run()
+            # Resume where it has something to skip; else Start is the way again
+            self.resume_button.setVisible(any(
+                state in DONE_STATES for state, _error in self.states.values()))
+        self.tell(lambda: self._outcome_text(ok, needs, error, started))
 
-    def _outcome_text(self, ok: bool, needs: list[str], error: str) -> str:
+    def _not_run(self) -> None:
+        """The steps a stopped run never started: "not run", not "waiting" for nothing."""
+        for step_id, (state, _error) in self.states.items():
+            if state == "waiting":
+                self.states[step_id] = ("not-run", "")
+        self._show_steps()
+
+    def _outcome_text(self, ok: bool, needs: list[str], error: str,
+                      started: bool = True) -> str:
         if ok and "reboot" in needs:
             return self.tr("Done. Restart the computer, then open rocmate again to verify.")
         if ok and needs:
@@ -290,9 +347,13 @@ class RunSetupPage(RocPage):
                            "login), then open rocmate again to verify.")
         if ok:
             return self.tr("Done: everything in the plan is in place.")
+        reason = error.rstrip(".。")
+        if not started:
+            return self.tr("Not started: %1. Nothing was changed; Start tries again.") \
+                .replace("%1", reason)
         return self.tr("Not finished: %1. What a root step wrote was rolled back; the steps "
                        "that finished are kept, and Resume goes on from there.") \
-            .replace("%1", error)
+            .replace("%1", reason)
 
     def _finished(self, key: str, result: object) -> None:
         if key == "setup" and isinstance(result, SetupResult):
@@ -309,7 +370,7 @@ class RunSetupPage(RocPage):
         if key == "setup":
             self.drain(everything=True)
             self.timer.stop()
-            self.say(self.outcome, lambda: message)
+            self.tell(lambda: message)
             self.stop_button.setEnabled(False)
             self.start_button.setEnabled(True)
             self.set_busy(False)
@@ -321,10 +382,15 @@ class RunSetupPage(RocPage):
             self.log.find(text, QTextDocument.FindFlag(0))
 
     def isComplete(self) -> bool:
-        return not self.busy and self.result is not None
+        return not self.busy and (self.result is not None or self.refused)
 
     def nextId(self) -> int:
         return int(PageId.OVERRIDE_TESTER if self.session.needs_override else PageId.VERIFY)
+
+
+def code_spans(text: str) -> str:
+    """``text`` as Qt rich text: escaped, a `command` between backticks shown as code."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text, quote=False))
 
 
 def eta_text(first: tuple[float, float], now: tuple[float, float]) -> str:

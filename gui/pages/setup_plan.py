@@ -6,7 +6,7 @@ script for people who prefer a terminal."""
 from __future__ import annotations
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QGuiApplication, QStandardItemModel
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 from core.install.plan import STRATEGIES, Plan
 from core.install.plan_text import shell_script
 from core.install.planner import Choices
-from core.operations.setup import current_releases
+from core.operations.setup import current_releases, release_is_chosen
 from gui.bridge import Bridge
 from gui.pages.base import PageId, RocPage
 from gui.session import Session
@@ -107,6 +107,11 @@ class SetupPlanPage(RocPage):
         """The release that plan had (the "best fit" item names it); None until entered."""
         self.copied = False
         """The message says the plan was copied (a language change keeps it saying so)."""
+        self.unfit: dict[str, str] = {}
+        """The strategies that cannot apply to this machine, with why (core's words)."""
+        self.entered_with_plan = False
+        """A plan was possible when the page was entered: a choice without one keeps Next
+        greyed (it would skip Run set-up) until a choice that has one."""
         self.retranslate()
 
     def retranslate(self) -> None:
@@ -126,12 +131,16 @@ class SetupPlanPage(RocPage):
         if self.release.count():
             self.release.setItemText(0, self._best_fit_label())
         self._filling = False
+        if self.strategy.count():  # entered: the reasons for greyed choices, in the new words
+            self._mark_choices()
         self.remove_old.setText(self.tr("Remove the other ROCm versions installed beside it"))
         self.copy_script.setText(self.tr("Cop&y as a shell script"))
         if self.strategy.count():  # entered: what it shows, from the session
             self._show(self.session.plan, self.session.plan_error)
 
     def _strategy_label(self, name: str) -> str:
+        if name in self.unfit:
+            return name + self.tr(" (not for this machine)")
         return name + (self.tr(" (recommended)") if name == self.recommended else "")
 
     def _best_fit_label(self) -> str:
@@ -152,23 +161,58 @@ class SetupPlanPage(RocPage):
         for version in current_releases():
             self.release.addItem(version, version)
         self._filling = False
-        self.remove_old.setVisible(self._has_other_rocm())
+        self.entered_with_plan = plan is not None
+        self._mark_choices()
         self.show_plan(plan, self.session.plan_error)
 
-    def _has_other_rocm(self) -> bool:
-        report = self.session.report
-        return report is not None and bool(report.facts.rocm.installs)
+    def _choices(self, **changed: str | None) -> Choices:
+        """The choices the page shows, with ``changed`` ones instead."""
+        shown = {"strategy": self.strategy.currentData(),
+                 "rocm": self.release.currentData() or None}
+        shown.update(changed)
+        return Choices(strategy=shown["strategy"], rocm=shown["rocm"],
+                       package_set=self.packages.currentData() or "runtime",
+                       remove_old=self.remove_old.isChecked())
+
+    def _mark_choices(self) -> None:
+        """Grey out each strategy (with the best-fit release) and each release (with the
+        strategy shown) that cannot apply to this machine, the reason as its tooltip; the
+        release picker is off where the strategy ignores it."""
+        plan = self.session.plan
+        if plan is not None and plan.blocked:
+            return  # nothing fits at all: the plan says why
+        self._filling = True
+        self.unfit = {}
+        for index in range(self.strategy.count()):
+            name = str(self.strategy.itemData(index))
+            problem = self.session.choice_problem(self._choices(strategy=name, rocm=None))
+            if problem:
+                self.unfit[name] = problem
+            _allow(self.strategy, index, problem)
+            self.strategy.setItemText(index, self._strategy_label(name))
+        strategy = self.strategy.currentData()
+        for index in range(1, self.release.count()):
+            _allow(self.release, index, self.session.choice_problem(
+                self._choices(rocm=str(self.release.itemData(index)))))
+        self._filling = False
+        chosen = release_is_chosen(strategy)
+        self.release.setEnabled(chosen)
+        self.release.setToolTip("" if chosen else self.tr(
+            "TheRock's nightly wheels bring their own ROCm: there is no release to choose."))
 
     def _choice_changed(self) -> None:
         if self._filling:
             return
-        choices = Choices(strategy=self.strategy.currentData(),
-                          rocm=self.release.currentData() or None,
-                          package_set=self.packages.currentData() or "runtime",
-                          remove_old=self.remove_old.isChecked())
-        self.session.choices = choices
+        self.session.choices = self._choices()
         self.session.replan()
+        self._mark_choices()
         self.show_plan(self.session.plan, self.session.plan_error)
+        self.completeChanged.emit()
+        self.next_changed()  # Next leads to Run set-up only with a plan
+
+    def isComplete(self) -> bool:
+        return super().isComplete() and (self.session.plan is not None
+                                         or not self.entered_with_plan)
 
     def show_plan(self, plan: Plan | None, error: str | None) -> None:
         self.copied = False
@@ -183,16 +227,22 @@ class SetupPlanPage(RocPage):
         self.form.setRowVisible(self.packages, name == "rocm-apt")
         self.steps.show_steps(None)
         self.copy_script.setEnabled(plan is not None and not plan.blocked)
+        # the box where it removes something (a plan that asks for consent), nowhere else
+        self.remove_old.setVisible(plan is not None and any(
+            step.consent is not None for step in plan.steps))
         message: str | None
         if plan is None:
             self.summary.setText("")
-            message = error or ""
+            message = self.tr("This choice cannot be carried out here: %1").replace(
+                "%1", error) if error and self.entered_with_plan else (error or "")
         elif plan.blocked:
             self.summary.setText(self.tr("No set-up is possible: %1").replace("%1", plan.blocked))
             message = ""
         else:
-            lines = [self.tr("ROCm %1, PyTorch from %2").replace("%1", plan.rocm or "-")
-                     .replace("%2", plan.torch_index or "-")]
+            lines = [self.tr("ROCm %1, PyTorch from %2").replace("%1", plan.rocm)
+                     .replace("%2", plan.torch_index or "-") if plan.rocm else
+                     self.tr("PyTorch from %1, with the ROCm its wheels bring").replace(
+                         "%1", plan.torch_index or "-")]
             if plan.venv:
                 lines.append(self.tr("Python environment: %1").replace("%1", plan.venv))
             if plan.env:
@@ -228,3 +278,13 @@ class SetupPlanPage(RocPage):
         if plan is not None and not plan.blocked:
             return int(PageId.RUN_SETUP)
         return int(PageId.VERIFY)
+
+
+def _allow(combo: QComboBox, index: int, problem: str | None) -> None:
+    """Item ``index`` of ``combo`` can be chosen, or is greyed out with ``problem`` as its
+    tooltip."""
+    model = combo.model()
+    item = model.item(index) if isinstance(model, QStandardItemModel) else None
+    if item is not None:
+        item.setEnabled(problem is None)
+    combo.setItemData(index, problem, Qt.ItemDataRole.ToolTipRole)

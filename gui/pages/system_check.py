@@ -110,6 +110,9 @@ class SystemCheckPage(RocPage):
         self.other_python.setText(self.tr("Check another &Python…"))
         self.copy_post.setText(self.tr("&Copy for a forum post"))
         self.save_snapshot.setText(self.tr("&Save snapshot…"))
+        self.save_snapshot.setToolTip(
+            self.tr("Saves the replayed machine: a copy of its folder") if self.session.root
+            else self.tr("Records this computer, anonymised, into an empty folder"))
         if self.busy:
             self.verdict.setText(self.tr("Checking this computer…"))
         elif self.failed_check:
@@ -140,9 +143,7 @@ class SystemCheckPage(RocPage):
             self.show_report(result)
             self.set_busy(False)
         elif key == "snapshot" and isinstance(result, Snapshot):
-            self.say(self.message, lambda: self.tr(
-                "Snapshot saved in %1. Attach the folder (zipped) to a bug report.").replace(
-                "%1", str(result.path)))
+            self.say(self.message, lambda: self.snapshot_words(result))
 
     def _failed(self, key: str, message: str, details: str) -> None:
         if key not in ("check", "snapshot"):
@@ -263,8 +264,23 @@ class SystemCheckPage(RocPage):
             self.save_to(folder)
 
     def save_to(self, folder: str) -> None:
-        self.say(self.message, lambda: self.tr("Recording this computer…"))
-        self.bridge.start("snapshot", take_snapshot, folder, python=self.session.python)
+        """A snapshot into ``folder``: this computer recorded, or on a replay the replayed
+        machine's folder copied (it is the snapshot; this computer is not read)."""
+        if self.session.root:
+            self.say(self.message, lambda: self.tr("Copying the replayed machine…"))
+        else:
+            self.say(self.message, lambda: self.tr("Recording this computer…"))
+        self.bridge.start("snapshot", take_snapshot, folder, python=self.session.python,
+                          root=self.session.root)
+
+    def snapshot_words(self, snapshot: Snapshot) -> str:
+        """What was saved, in the language now set."""
+        if snapshot.copied_from is not None:
+            return self.tr("Saved the replayed machine (a copy of %1) in %2; this computer was "
+                           "not recorded. Attach the folder (zipped) to a bug report.").replace(
+                "%1", str(snapshot.copied_from)).replace("%2", str(snapshot.path))
+        return self.tr("Snapshot saved in %1. Attach the folder (zipped) to a bug report.")\
+            .replace("%1", str(snapshot.path))
 
     def nextId(self) -> int:
         report = self.session.report

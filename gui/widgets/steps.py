@@ -21,6 +21,9 @@ class StepCard(QFrame):
         column = QVBoxLayout(self)
         self.heading = selectable_label("", bold=True)
         column.addWidget(self.heading)
+        self.skipped = selectable_label("") if step.consent is False else None
+        if self.skipped is not None:
+            column.addWidget(self.skipped)
         if step.explain:
             column.addWidget(selectable_label(step.explain))
         if step.argv:
@@ -29,6 +32,7 @@ class StepCard(QFrame):
             column.addWidget(selectable_label("→ " + step.file.path, mono=True))
             if step.file.content:
                 column.addWidget(selectable_label(step.file.content.rstrip("\n"), mono=True))
+        self.setEnabled(step.consent is not False)  # greyed: it is not part of the run
         self.retranslate()
 
     def retranslate(self) -> None:
@@ -37,6 +41,10 @@ class StepCard(QFrame):
         who = (QCoreApplication.translate("Steps", "as root (asks for the password)")
                if self.step.privileged else QCoreApplication.translate("Steps", "as you"))
         self.heading.setText(f"{self.number}. {self.step.title} — {who}")
+        if self.skipped is not None:  # a removal not agreed to: shown, never run
+            self.skipped.setText(QCoreApplication.translate(
+                "Steps", "Skipped: tick “Remove the other ROCm versions installed beside it” "
+                "above to include it."))
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:

@@ -201,14 +201,6 @@
         <translation>取消运行(&amp;C)</translation>
     </message>
     <message>
-        <source>A&amp;dvanced settings</source>
-        <translation>高级设置(&amp;D)</translation>
-    </message>
-    <message>
-        <source>Choose a&amp;gain</source>
-        <translation>重新选择(&amp;G)</translation>
-    </message>
-    <message>
         <source>Show the benchmark cards again</source>
         <translation>重新显示性能测试项目</translation>
     </message>
@@ -219,6 +211,14 @@
     <message>
         <source>A recorded machine runs nothing: the benchmark runs on this computer.</source>
         <translation>记录下来的机器不会运行任何东西：性能测试会在这台电脑上运行。</translation>
+    </message>
+    <message>
+        <source>A&amp;dvanced settings</source>
+        <translation>高级设置(&amp;D)</translation>
+    </message>
+    <message>
+        <source>Choose a&amp;gain</source>
+        <translation>重新选择(&amp;G)</translation>
     </message>
     <message>
         <source>The graphs appear here when a run starts: throughput and step time, live, measured on the CPU.</source>
@@ -1241,6 +1241,14 @@ Run a benchmark on the Benchmark page (or rocmate bench in a terminal): each run
         <translation>已停止</translation>
     </message>
     <message>
+        <source>not run</source>
+        <translation>未运行</translation>
+    </message>
+    <message>
+        <source>skipped (not ticked)</source>
+        <translation>已跳过（未勾选）</translation>
+    </message>
+    <message>
         <source>%1: %2</source>
         <translation>%1：%2</translation>
     </message>
@@ -1323,6 +1331,10 @@ Run a benchmark on the Benchmark page (or rocmate bench in a terminal): each run
         <translation>完成：计划中的所有内容都已就位。</translation>
     </message>
     <message>
+        <source>Not started: %1. Nothing was changed; Start tries again.</source>
+        <translation>未开始：%1。没有做任何更改；按“开始”可以再试一次。</translation>
+    </message>
+    <message>
         <source>Not finished: %1. What a root step wrote was rolled back; the steps that finished are kept, and Resume goes on from there.</source>
         <translation>未完成：%1。root步骤写入的内容已回退；已完成的步骤会保留，按“继续”可以从那里接着运行。</translation>
     </message>
@@ -1390,6 +1402,10 @@ Run a benchmark on the Benchmark page (or rocmate bench in a terminal): each run
         <translation>复制为shell脚本(&amp;Y)</translation>
     </message>
     <message>
+        <source> (not for this machine)</source>
+        <translation>（不适用于这台机器）</translation>
+    </message>
+    <message>
         <source> (recommended)</source>
         <translation>（推荐）</translation>
     </message>
@@ -1398,12 +1414,24 @@ Run a benchmark on the Benchmark page (or rocmate bench in a terminal): each run
         <translation>最合适的版本（%1）</translation>
     </message>
     <message>
+        <source>TheRock&apos;s nightly wheels bring their own ROCm: there is no release to choose.</source>
+        <translation>TheRock的每夜构建wheel包自带ROCm：无需选择版本。</translation>
+    </message>
+    <message>
+        <source>This choice cannot be carried out here: %1</source>
+        <translation>这个选择无法在这里执行：%1</translation>
+    </message>
+    <message>
         <source>No set-up is possible: %1</source>
         <translation>无法安装：%1</translation>
     </message>
     <message>
         <source>ROCm %1, PyTorch from %2</source>
         <translation>ROCm %1，PyTorch来自 %2</translation>
+    </message>
+    <message>
+        <source>PyTorch from %1, with the ROCm its wheels bring</source>
+        <translation>PyTorch来自%1，使用其wheel包自带的ROCm</translation>
     </message>
     <message>
         <source>Python environment: %1</source>
@@ -1431,6 +1459,10 @@ Run a benchmark on the Benchmark page (or rocmate bench in a terminal): each run
     <message>
         <source>as you</source>
         <translation>以你的身份运行</translation>
+    </message>
+    <message>
+        <source>Skipped: tick “Remove the other ROCm versions installed beside it” above to include it.</source>
+        <translation>已跳过：勾选上方的“卸载已同时安装的其他ROCm版本”即可加入此步骤。</translation>
     </message>
 </context>
 <context>
@@ -1499,12 +1531,24 @@ Run a benchmark on the Benchmark page (or rocmate bench in a terminal): each run
         <translation>检查未能完成</translation>
     </message>
     <message>
+        <source>Saved the replayed machine (a copy of %1) in %2; this computer was not recorded. Attach the folder (zipped) to a bug report.</source>
+        <translation>已将回放的机器（%1 的副本）保存到 %2；没有记录这台电脑。请把该文件夹（压缩后）附在错误报告中。</translation>
+    </message>
+    <message>
         <source>Snapshot saved in %1. Attach the folder (zipped) to a bug report.</source>
         <translation>快照已保存到 %1。请把这个文件夹压缩后附在bug报告里。</translation>
     </message>
     <message>
         <source>Ready: PyTorch can use this card.</source>
         <translation>已就绪：PyTorch可以使用这张显卡。</translation>
+    </message>
+    <message>
+        <source>Saves the replayed machine: a copy of its folder</source>
+        <translation>保存回放的机器：复制它的文件夹</translation>
+    </message>
+    <message>
+        <source>Records this computer, anonymised, into an empty folder</source>
+        <translation>把这台电脑的信息匿名记录到一个空文件夹</translation>
     </message>
     <message>
         <source>Not supported: see the problems below.</source>
@@ -1597,6 +1641,10 @@ PyTorch：%4</translation>
     <message>
         <source>An empty folder for the snapshot</source>
         <translation>选择一个空文件夹来保存快照</translation>
+    </message>
+    <message>
+        <source>Copying the replayed machine…</source>
+        <translation>正在复制回放的机器…</translation>
     </message>
     <message>
         <source>Recording this computer…</source>

@@ -28,3 +28,20 @@ def open_wizard(qtbot: Any, machine: str, *, checked: bool = True) -> RocWizard:
     wizard.show()
     qtbot.waitExposed(wizard)
     return wizard
+
+
+def click_next(qtbot: Any, wizard: RocWizard) -> None:
+    """Click the wizard's Next once it shows and can be clicked (a page's work may still
+    run)."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QWizard
+
+    button = wizard.button(QWizard.WizardButton.NextButton)
+    qtbot.waitUntil(lambda: button.isVisible() and button.isEnabled(), timeout=60_000)
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+
+
+def walk_to(qtbot: Any, wizard: RocWizard, page: int) -> None:
+    """From the page shown through each page's Next (a user's clicks) to ``page``."""
+    while wizard.currentId() != int(page):
+        click_next(qtbot, wizard)

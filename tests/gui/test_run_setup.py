@@ -56,7 +56,7 @@ def test_a_plan_runs_and_every_step_and_line_is_shown(qtbot: Any, aloop: Any,
     assert target.read_text() == "export A=1\n"
 
 
-def test_a_dismissed_password_prompt_says_so_and_offers_to_resume(
+def test_a_dismissed_password_prompt_says_so_and_offers_to_start_again(
         qtbot: Any, aloop: Any, tmp_path: Path) -> None:
     pkexec = tmp_path / "pkexec"  # exits as pkexec does when the user closes its dialog
     pkexec.write_text(f"#!{sys.executable}\nimport sys\nsys.stdin.read()\nsys.exit(126)\n")
@@ -68,7 +68,7 @@ def test_a_dismissed_password_prompt_says_so_and_offers_to_resume(
     with qtbot.waitSignal(page.bridge.finished, timeout=60_000):
         page.start_button.click()
     assert "dismissed the password prompt" in page.outcome.text()
-    assert page.resume_button.isVisibleTo(page) and page.start_button.isEnabled()
+    assert page.start_button.isEnabled()  # nothing ran: Start again (no Resume from nothing)
     assert page.items["groups"].text(1) != "done"
 
 
@@ -92,7 +92,7 @@ def test_closing_the_window_during_a_run_asks_and_stops_after_the_step(
     with qtbot.waitSignal(page.bridge.finished, timeout=60_000):
         wizard.close()
     qtbot.waitUntil(lambda: not wizard.isVisible(), timeout=10_000)
-    assert page.items["slow"].text(1) == "stopped" and page.items["after"].text(1) == "waiting"
+    assert page.items["slow"].text(1) == "stopped" and page.items["after"].text(1) == "not run"
 
 
 def test_a_run_cut_short_is_offered_to_resume_at_the_next_start(
@@ -166,8 +166,8 @@ def test_a_real_plans_offline_steps_run_in_a_throwaway_home(qtbot: Any, aloop: A
         "rx6700xt-ubuntu2204-needs-override"
     venv = tmp_path / "home" / ".local" / "share" / "rocmate" / "venv"
     plan = plan_setup(str(machine), Choices(venv=str(venv)))
-    offline = dataclasses.replace(plan, steps=tuple(
-        s for s in plan.steps if s.id == "venv" or s.id.startswith("env-")))
+    offline = dataclasses.replace(plan, replay=None, steps=tuple(  # carried out here: home
+        s for s in plan.steps if s.id == "venv" or s.id.startswith("env-")))  # is throwaway
     assert [s.id for s in offline.steps][:2] == ["venv", "env-file"]
     _wizard, page = _page(qtbot, offline, tmp_path / "state", None)
     with qtbot.waitSignal(page.bridge.finished, timeout=180_000):
