@@ -80,6 +80,9 @@ def state_text(status: str, error: str = "") -> str:
         "%2", error)
 
 
+MAX_ROWS_SHOWN = 16  # steps the list shows at once; a longer plan scrolls
+
+
 class RunSetupPage(RocPage):
     PAGE_ID = PageId.RUN_SETUP
 
@@ -191,6 +194,20 @@ class RunSetupPage(RocPage):
             item.setText(0, f"{number}. {step.title}{who}")
             item.setText(1, state_text(*self.states.get(step.id, ("waiting", ""))))
 
+    def _fit_rows(self) -> None:
+        """The step list as tall as its rows (every step shows; no empty band under the last),
+        up to MAX_ROWS_SHOWN rows, past which it scrolls. Rows are measured, not assumed: a
+        Chinese font's rows are taller than a Latin one's."""
+        tree = self.steps
+        count = tree.topLevelItemCount()
+        rows = sum(max(tree.sizeHintForRow(i), 1) for i in range(min(count, MAX_ROWS_SHOWN)))
+        header = tree.header().sizeHint().height()
+        height = header + rows + 2 * tree.frameWidth() + 2
+        if count > MAX_ROWS_SHOWN:
+            height += tree.horizontalScrollBar().sizeHint().height()
+        tree.setMinimumHeight(height)
+        tree.setMaximumHeight(height)
+
     def initializePage(self) -> None:
         self.steps.clear()
         self.items = {}
@@ -212,6 +229,7 @@ class RunSetupPage(RocPage):
             self.resume_button.hide()
             self._show_steps()
             self.steps.resizeColumnToContents(0)
+            self._fit_rows()
             self.tell(lambda: replay_refusal(plan) or "")
             return
         done = self.earlier_steps(plan) if plan is not None else []
@@ -219,6 +237,7 @@ class RunSetupPage(RocPage):
             self.states[step_id] = ("earlier", "")
         self._show_steps()
         self.steps.resizeColumnToContents(0)
+        self._fit_rows()
         self.resume_button.setVisible(bool(done))
         if done:
             count = len(done)

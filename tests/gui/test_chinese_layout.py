@@ -48,3 +48,27 @@ def test_nothing_is_clipped_in_chinese(qtbot: Any, chinese: None, machine: str,
             clipped.append(f"{type(widget).__name__} {widget.text()!r}: {widget.width()} px "
                            f"of {widget.minimumSizeHint().width()}")
     assert clipped == []
+
+
+@pytest.mark.parametrize("machine", ["rx6600-ubuntu2404-fresh"])
+def test_every_step_of_the_set_up_shows_in_chinese(qtbot: Any, chinese: None,
+                                                   machine: str) -> None:
+    """Issue 31/14: in Chinese (taller rows) the step list clipped its last row above an empty
+    band; the list is now as tall as its steps."""
+    from PySide6.QtWidgets import QTreeWidget
+
+    wizard = RocWizard(_session(machine))
+    qtbot.addWidget(wizard)
+    wizard.resize(900, 720)
+    wizard.show()
+    wizard.setStartId(int(PageId.RUN_SETUP))
+    wizard.restart()
+    _settle()
+    QCoreApplication.processEvents()
+    tree = wizard.currentPage().findChild(QTreeWidget)
+    assert tree is not None and tree.topLevelItemCount() >= 10
+    view = tree.viewport().rect()
+    for i in range(tree.topLevelItemCount()):
+        rect = tree.visualItemRect(tree.topLevelItem(i))
+        assert view.contains(rect), (i, rect, view)  # the whole row, the last one too
+    assert not tree.verticalScrollBar().isVisible()
