@@ -5,27 +5,18 @@ really read-only: as root the test drops the capability that lets root write any
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-import pytest
+from tests.permissions import as_a_user
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _as_a_user() -> list[str]:
-    if os.geteuid() != 0:
-        return []
-    if shutil.which("setpriv") is None:
-        pytest.skip("setpriv (util-linux) is needed to drop root's write-anything capabilities")
-    return ["setpriv", "--bounding-set=-dac_override,-dac_read_search"]
-
-
 def _bench(tmp_path: Path, out: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "xdg")}
-    return subprocess.run([*_as_a_user(), sys.executable, "-m", "core.cli", "bench", "gemm",
+    return subprocess.run([*as_a_user(), sys.executable, "-m", "core.cli", "bench", "gemm",
                            "--device", "cpu", "--size", "tiny", "--python", sys.executable,
                            "--out", str(out)], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=300, check=False)

@@ -10,7 +10,6 @@ normal user."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -19,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from core.operations.machine import check_machine
+from tests.permissions import as_a_user
 
 ROOT = Path(__file__).resolve().parents[2]
 READY = ROOT / "tests/fixtures/machines/popos2204-rx6800-ready"
@@ -26,18 +26,8 @@ INVENTED = {"not-in-render-group", "kfd-missing", "kfd-no-access", "torch-missin
             "torch-not-rocm", "torch-probe-failed"}
 
 
-def _as_a_user() -> list[str]:
-    """The argv prefix under which file permissions hold (root without its read-anything
-    capabilities); skips where that cannot be had."""
-    if os.geteuid() != 0:
-        return []
-    if shutil.which("setpriv") is None:
-        pytest.skip("setpriv (util-linux) is needed to drop root's read-anything capabilities")
-    return ["setpriv", "--bounding-set=-dac_override,-dac_read_search"]
-
-
 def _rocmate(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*_as_a_user(), sys.executable, "-m", "core.cli", *args], cwd=ROOT,
+    return subprocess.run([*as_a_user(), sys.executable, "-m", "core.cli", *args], cwd=ROOT,
                           capture_output=True, text=True, timeout=120, check=False)
 
 

@@ -111,14 +111,19 @@ class _Ana(LiveSystem):
                 "HSA_OVERRIDE_GFX_VERSION": "10.3.0"}
 
 
-def test_a_snapshot_names_a_neutral_user_and_still_replays(tmp_path: Path) -> None:
-    home = tmp_path / "home" / "ana"
+def _snapshot_of_ana(home: Path, out: Path) -> None:
+    """A snapshot into ``out`` of this machine as 'ana', whose home ``home`` sets an override."""
     home.mkdir(parents=True)
     (home / ".bashrc").write_text("export HSA_OVERRIDE_GFX_VERSION=10.3.0\n")
-    out = tmp_path / "snap"
     recorder = RecordingSystem(out, live=_Ana(home))
     run_doctor(recorder, probe_torch=False)
     recorder.finish()
+
+
+def test_a_snapshot_names_a_neutral_user_and_still_replays(tmp_path: Path) -> None:
+    home = tmp_path / "home" / "ana"
+    out = tmp_path / "snap"
+    _snapshot_of_ana(home, out)
     user = json.loads((out / "user.json").read_text())
     assert (user["name"], user["home"]) == ("user", "/home/user")
     assert user["groups"] == ["user", "video"] and "ana" not in user["configured_groups"]
@@ -134,13 +139,8 @@ def test_a_snapshot_names_a_neutral_user_and_still_replays(tmp_path: Path) -> No
 # --- issue 30/12: what a snapshot still gave away ----------------------------------------------
 
 def test_no_empty_folders_of_the_real_homes_place_are_left(tmp_path: Path) -> None:
-    home = tmp_path / "people" / "ana"
-    home.mkdir(parents=True)
-    (home / ".bashrc").write_text("export HSA_OVERRIDE_GFX_VERSION=10.3.0\n")
     out = tmp_path / "snap"
-    recorder = RecordingSystem(out, live=_Ana(home))
-    run_doctor(recorder, probe_torch=False)
-    recorder.finish()
+    _snapshot_of_ana(tmp_path / "people" / "ana", out)
     files = out / "files"
     assert not (files / str(tmp_path).lstrip("/") / "people").exists()
     empty = [p for p in files.rglob("*") if p.is_dir() and not p.is_symlink()

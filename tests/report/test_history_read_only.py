@@ -7,29 +7,21 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.permissions import as_a_user
 from tests.report.support import CPU, H200
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _as_a_user() -> list[str]:
-    if os.geteuid() != 0:
-        return []
-    if shutil.which("setpriv") is None:
-        pytest.skip("setpriv (util-linux) is needed to drop root's write-anything capabilities")
-    return ["setpriv", "--bounding-set=-dac_override,-dac_read_search"]
-
-
 def _rocmate(xdg: Path, *args: str, user: bool = True) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "XDG_DATA_HOME": str(xdg)}
-    return subprocess.run([*(_as_a_user() if user else []), sys.executable, "-m", "core.cli",
+    return subprocess.run([*(as_a_user() if user else []), sys.executable, "-m", "core.cli",
                            "report", *args], cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=120, check=False)
 
