@@ -39,7 +39,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
-    QMessageBox,
     QPushButton,
     QSplitter,
     QStackedWidget,
@@ -65,6 +64,7 @@ from core.report.history import HistoryEntry
 from core.report.interruption import interrupted_words
 from gui.bridge import Bridge
 from gui.compare import CompareView
+from gui.widgets.confirm import ask
 from gui.widgets.message import MessageLine
 from gui.widgets.results_view import (
     ResultsView,
@@ -731,14 +731,12 @@ class HistoryWindow(QDialog):
         if not ids:
             return
         names = ", ".join(f"#{i}" for i in ids)
-        answer = QMessageBox.question(
-            self, self.tr("Delete runs"),
-            (self.tr("Delete run %1 from the history? This cannot be undone.") if len(ids) == 1
-             else self.tr("Delete %n runs from the history (%1)? This cannot be undone.", "",
-                          len(ids))).replace("%1", names),
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-            QMessageBox.StandardButton.No)
-        if answer == QMessageBox.StandardButton.Yes:
+        if ask(self, self.tr("Delete runs"),
+               (self.tr("Delete run %1 from the history? This cannot be undone.")
+                if len(ids) == 1
+                else self.tr("Delete %n runs from the history (%1)? This cannot be undone.", "",
+                             len(ids))).replace("%1", names),
+               self.tr("&Delete"), self.tr("&Keep", "the runs")):
             self.bridge.start(f"{self.key}:delete", plainly, delete_runs, self.history_path,
                               ids)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, QEvent, QSettings, Qt, Signal
 from PySide6.QtGui import QActionGroup, QCloseEvent
-from PySide6.QtWidgets import QMenu, QMessageBox, QPushButton, QWidget, QWizard
+from PySide6.QtWidgets import QMenu, QPushButton, QWidget, QWizard
 
 from gui import i18n
 from gui.bridge import Bridge
@@ -21,6 +21,7 @@ from gui.pages.welcome import WelcomePage
 from gui.pages.windows_side import WindowsSidePage
 from gui.session import Session
 from gui.widgets import focus_ring
+from gui.widgets.confirm import ask
 
 _QT_CONTEXT = "QWizard"
 _QT_BUTTONS = {QWizard.WizardButton.BackButton: "< &Back",
@@ -155,7 +156,8 @@ class RocWizard(QWizard):
         return self._stop_then_close(
             PageId.RUN_SETUP, self.tr("The set-up is running"),
             self.tr("Stop the set-up after the step that is running now, and close? The steps "
-                    "that finished are kept; the next start of rocmate can resume."))
+                    "that finished are kept; the next start of rocmate can resume."),
+            self.tr("&Stop and close"), self.tr("&Keep going"))
 
     def confirm_stop_benchmark(self) -> bool:
         """While a benchmark runs: ask first; Yes cancels it (kept in the history as
@@ -163,18 +165,16 @@ class RocWizard(QWizard):
         return self._stop_then_close(
             PageId.BENCHMARK, self.tr("A benchmark is running"),
             self.tr("Cancel the benchmark and close? What it measured so far is kept in the "
-                    "history as cancelled."))
+                    "history as cancelled."),
+            self.tr("&Cancel it and close"), self.tr("&Keep running"))
 
-    def _stop_then_close(self, page_id: PageId, title: str, question: str) -> bool:
-        """Ask; on Yes the page stops its work and closes the window once it has stopped (so
-        the close asked for now waits: False)."""
-        answer = QMessageBox.question(
-            self, title, question,
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-            QMessageBox.StandardButton.No)
+    def _stop_then_close(self, page_id: PageId, title: str, question: str, act: str,
+                         keep: str) -> bool:
+        """Ask; on ``act`` the page stops its work and closes the window once it has stopped
+        (so the close asked for now waits: False)."""
+        stop = ask(self, title, question, act, keep)
         page = self.pages[page_id]
-        if answer == QMessageBox.StandardButton.Yes and isinstance(page, (RunSetupPage,
-                                                                         BenchmarkPage)):
+        if stop and isinstance(page, (RunSetupPage, BenchmarkPage)):
             page.close_when_stopped = True
             page.stop()
         return False

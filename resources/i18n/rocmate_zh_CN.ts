@@ -601,6 +601,15 @@ Run a benchmark on the Benchmark page (or rocmate bench in a terminal): each run
         </translation>
     </message>
     <message>
+        <source>&amp;Delete</source>
+        <translation>删除(&amp;D)</translation>
+    </message>
+    <message>
+        <source>&amp;Keep</source>
+        <comment>the runs</comment>
+        <translation>保留(&amp;K)</translation>
+    </message>
+    <message>
         <source>Import a report</source>
         <translation>导入报告</translation>
     </message>
@@ -1012,12 +1021,28 @@ Run a benchmark on the Benchmark page (or rocmate bench in a terminal): each run
         <translation>要在当前步骤完成后停止安装并关闭吗？已完成的步骤会保留；下次启动rocmate时可以继续。</translation>
     </message>
     <message>
+        <source>&amp;Stop and close</source>
+        <translation>停止并关闭(&amp;S)</translation>
+    </message>
+    <message>
+        <source>&amp;Keep going</source>
+        <translation>继续安装(&amp;K)</translation>
+    </message>
+    <message>
         <source>A benchmark is running</source>
         <translation>性能测试正在运行</translation>
     </message>
     <message>
         <source>Cancel the benchmark and close? What it measured so far is kept in the history as cancelled.</source>
         <translation>要取消性能测试并关闭吗？目前已测得的结果会以“已取消”状态保存在历史记录中。</translation>
+    </message>
+    <message>
+        <source>&amp;Cancel it and close</source>
+        <translation>取消运行并关闭(&amp;C)</translation>
+    </message>
+    <message>
+        <source>&amp;Keep running</source>
+        <translation>继续运行(&amp;K)</translation>
     </message>
 </context>
 <context>

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
 from core.operations.reports import HistoryAccess, compare_reports, list_runs, load_report
 from core.report import formatting as fmt
@@ -147,24 +147,33 @@ def test_enter_in_the_table_opens_the_run_and_in_the_filter_only_filters(
     assert window.shown_ids == set(window.visible_ids()[:1])
 
 
-def test_delete_asks_first(qtbot: Any, aloop: Any, bridge: Bridge, db: Path,
-                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_delete_asks_first(qtbot: Any, aloop: Any, bridge: Bridge, db: Path) -> None:
+    """A real question whose buttons say what they do (issue 31/17: it was Yes and No); Keep
+    (the default, and Esc) keeps the run."""
     window = _window(qtbot, bridge, db)
     victim = _entries(db)[0].id
     window.select_ids([victim])
     asked: list[str] = []
+    buttons: list[list[str]] = []
 
-    def answer(reply: QMessageBox.StandardButton) -> Any:
-        def question(_parent: Any, _title: str, text: str, *_: Any) -> Any:
-            asked.append(text)
-            return reply
-        return question
+    def answer(reply: QMessageBox.StandardButton) -> None:
+        def look(left: int = 200) -> None:
+            box = QApplication.activeModalWidget()
+            if isinstance(box, QMessageBox) and box.isVisible():
+                asked.append(box.text())
+                buttons.append(sorted(b.text() for b in box.buttons()))
+                assert box.defaultButton() is box.button(QMessageBox.StandardButton.No)
+                box.button(reply).click()
+            elif left:
+                QTimer.singleShot(20, lambda: look(left - 1))
+        QTimer.singleShot(0, look)
 
-    monkeypatch.setattr(QMessageBox, "question", answer(QMessageBox.StandardButton.No))
+    answer(QMessageBox.StandardButton.No)
     window.delete_button.click()
     assert asked == [f"Delete run #{victim} from the history? This cannot be undone."]
+    assert buttons == [["&Delete", "&Keep"]]
     assert not bridge.busy() and victim in _by_id(db)
-    monkeypatch.setattr(QMessageBox, "question", answer(QMessageBox.StandardButton.Yes))
+    answer(QMessageBox.StandardButton.Yes)
     window.delete_button.click()
     qtbot.waitUntil(lambda: victim not in window.visible_ids() and not bridge.busy(),
                     timeout=30_000)
