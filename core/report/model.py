@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, TypeVar
 
+from core.i18n import t
 from core.report.columns import build, look, looks_kept
 from core.report.pause import collector_paused
 
@@ -734,4 +735,11 @@ def _strict_parse(text: str | bytes) -> Any:
     except RecursionError:
         raise ReportError("not a rocmate report: the JSON is nested too deeply") from None
     except ValueError as exc:
+        head = (text[:200].decode("utf-8", "replace") if isinstance(text, bytes)
+                else text[:200]).lstrip().lower()
+        if head.startswith(("<!doctype html", "<html")):  # the page "Open in the browser" wrote
+            raise ReportError(t("report.format.is-html", "this is a report's web page (HTML), "
+                                "not the report: import its JSON file, which {save} in the app "
+                                "or {export} writes", save="Save report...",
+                                export="rocmate report export ID -o FILE.json")) from None
         raise ReportError(f"not a rocmate report: not JSON ({exc})") from None

@@ -202,6 +202,26 @@ def test_import_a_shared_report(qtbot: Any, aloop: Any, bridge: Bridge, db: Path
     assert len(_entries(db)) == 6
 
 
+def test_importing_the_apps_own_web_page_says_what_to_import(
+        qtbot: Any, aloop: Any, bridge: Bridge, db: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 31/17: the page "Open in the browser" writes was taken, then failed with a JSON
+    parser's error."""
+    from core.report.html import render_html
+    from core.report.model import from_json
+
+    page = tmp_path / "rocmate-report.html"
+    page.write_text(render_html(from_json(CPU.read_text())))
+    window = _window(qtbot, bridge, db)
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(page), ""))
+    with qtbot.waitSignal(bridge.failed, timeout=30_000):
+        window.import_button.click()
+    text = window.message.text()
+    assert "web page (HTML), not the report: import its JSON file" in text
+    assert "Expecting value" not in text and "not JSON" not in text
+    assert len(_entries(db)) == 5
+
+
 def test_compare_two_rows_shows_cores_ratios(qtbot: Any, aloop: Any, bridge: Bridge,
                                              db: Path) -> None:
     window = _window(qtbot, bridge, db)
