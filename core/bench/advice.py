@@ -132,6 +132,10 @@ def _messages(run: SuiteRun, err: ErrorInfo) -> Iterator[Make]:
     # the runner's own messages (core/bench/runner.py writes them in English)
     yield lambda t: t("bench.message.cancelled", "the run was cancelled")
     said = err.message
+    if found := re.fullmatch(r"No module named '([\w.]+)' in the target Python", said):
+        module = found[1]
+        yield lambda t: t("bench.message.no-module", "No module named {module} in the target "
+                          "Python", module=repr(module))
     if found := re.fullmatch(r"the worker was killed by (\S+)", said):
         signal = found[1]
         yield lambda t: t("bench.message.killed", "the worker was killed by {signal}",

@@ -196,17 +196,24 @@ class RunSetupPage(RocPage):
 
     def _fit_rows(self) -> None:
         """The step list as tall as its rows (every step shows; no empty band under the last),
-        up to MAX_ROWS_SHOWN rows, past which it scrolls. Rows are measured, not assumed: a
-        Chinese font's rows are taller than a Latin one's."""
+        up to MAX_ROWS_SHOWN rows, past which it scrolls. Rows and the list's own frame and
+        header are measured, not assumed (a Chinese font's rows are taller than a Latin one's);
+        measured again once the page is laid out."""
         tree = self.steps
         count = tree.topLevelItemCount()
         rows = sum(max(tree.sizeHintForRow(i), 1) for i in range(min(count, MAX_ROWS_SHOWN)))
-        header = tree.header().sizeHint().height()
-        height = header + rows + 2 * tree.frameWidth() + 2
+        if tree.isVisible() and tree.viewport().height() > 0:
+            chrome = tree.height() - tree.viewport().height()  # frame and header, as drawn
+        else:
+            chrome = tree.header().sizeHint().height() + 2 * tree.frameWidth()
+        height = chrome + rows + 2
         if count > MAX_ROWS_SHOWN:
             height += tree.horizontalScrollBar().sizeHint().height()
-        tree.setMinimumHeight(height)
-        tree.setMaximumHeight(height)
+        if tree.maximumHeight() != height:
+            tree.setMinimumHeight(height)
+            tree.setMaximumHeight(height)
+            if tree.isVisible():  # the new height changes the chrome's measure: once more
+                QTimer.singleShot(0, self._fit_rows)
 
     def initializePage(self) -> None:
         self.steps.clear()
@@ -230,6 +237,7 @@ class RunSetupPage(RocPage):
             self._show_steps()
             self.steps.resizeColumnToContents(0)
             self._fit_rows()
+            QTimer.singleShot(0, self._fit_rows)  # once laid out, measured as drawn
             self.tell(lambda: replay_refusal(plan) or "")
             return
         done = self.earlier_steps(plan) if plan is not None else []
@@ -238,6 +246,7 @@ class RunSetupPage(RocPage):
         self._show_steps()
         self.steps.resizeColumnToContents(0)
         self._fit_rows()
+        QTimer.singleShot(0, self._fit_rows)
         self.resume_button.setVisible(bool(done))
         if done:
             count = len(done)
