@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, QEvent, QSettings, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QActionGroup, QCloseEvent
 from PySide6.QtWidgets import QMenu, QPushButton, QWidget, QWizard
 
@@ -60,8 +60,11 @@ class RocWizard(QWizard):
         self._add_toolbar()
         focus_ring.install()  # the focus drawn so that it can be seen
         self.currentIdChanged.connect(self._keyboard_order)
+        self.currentIdChanged.connect(self._no_back_while_busy)
         for shown in self.pages.values():
             shown.completeChanged.connect(self._keyboard_order)
+            # after QWizard's own handler (connected by setPage), which enables Back again
+            shown.completeChanged.connect(self._no_back_while_busy)
         welcome = self.pages[PageId.WELCOME]
         assert isinstance(welcome, WelcomePage)
         welcome.language_chosen.connect(self.set_language)
@@ -178,6 +181,17 @@ class RocWizard(QWizard):
             page.close_when_stopped = True
             page.stop()
         return False
+
+    def _no_back_while_busy(self) -> None:
+        """Back is off while the page's work runs (a set-up, a benchmark): leaving the page
+        would leave the work behind it, unseen. Decided once QWizard has updated its buttons
+        for the change (it enables Back again on each of its updates)."""
+        QTimer.singleShot(0, self._back_as_busy_says)
+
+    def _back_as_busy_says(self) -> None:
+        page = self.currentPage()
+        if isinstance(page, RocPage) and page.busy:
+            self.button(QWizard.WizardButton.BackButton).setEnabled(False)
 
     def _busy_page(self) -> RocPage | None:
         """The page whose work runs now (a set-up, a benchmark), if any."""
