@@ -20,6 +20,7 @@ from gui.pages.benchmark import BenchmarkPage
 from gui.session import Session
 from gui.wizard import RocWizard
 from tests.bench.helpers import python_without_diffusers
+from tests.gui.keys import answer_next_question
 
 RUN_S = 240_000  # ms: a tiny CPU run takes seconds; a loaded CI machine gets slack
 
@@ -178,12 +179,10 @@ def test_closing_the_window_mid_run_asks_then_cancels(qtbot: Any, aloop: Any,
     choose(page, "resnet50-train", steps=100_000)
     page.start_button.click()
     qtbot.waitUntil(lambda: page.plots.steps_seen >= 1, timeout=RUN_S)
-    monkeypatch.setattr(QMessageBox, "question",
-                        lambda *a, **k: QMessageBox.StandardButton.No)
+    answer_next_question(QMessageBox.StandardButton.No, [])  # the real question: keep going
     wizard.close()
     assert wizard.isVisible() and page.busy
-    monkeypatch.setattr(QMessageBox, "question",
-                        lambda *a, **k: QMessageBox.StandardButton.Yes)
+    answer_next_question(QMessageBox.StandardButton.Yes, [])  # stop it and close
     wizard.close()
     qtbot.waitUntil(lambda: not wizard.isVisible(), timeout=RUN_S)
     assert session.history_path is not None

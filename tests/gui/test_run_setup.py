@@ -18,6 +18,7 @@ from core.operations.setup import finished_steps
 from gui.pages.base import PageId
 from gui.session import Session
 from gui.wizard import RocWizard
+from tests.gui.keys import answer_next_question
 
 
 def _page(qtbot: Any, plan: Plan, state: Path, helper: list[str] | None
@@ -85,10 +86,10 @@ def test_closing_the_window_during_a_run_asks_and_stops_after_the_step(
     wizard, page = _page(qtbot, plan, tmp_path / "state", None)
     page.start_button.click()
     qtbot.waitUntil(lambda: page.items["slow"].text(1) == "running", timeout=30_000)
-    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.No)
+    answer_next_question(QMessageBox.StandardButton.No, [])  # the real question: keep going
     wizard.close()
     assert wizard.isVisible() and page.busy  # "No": the run goes on, the window stays
-    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
+    answer_next_question(QMessageBox.StandardButton.Yes, [])  # stop it and close
     with qtbot.waitSignal(page.bridge.finished, timeout=60_000):
         wizard.close()
     qtbot.waitUntil(lambda: not wizard.isVisible(), timeout=10_000)
