@@ -393,25 +393,25 @@ class SnapshotSystem:
             self._note(host, "unreadable")
         return data
 
-    def _record(self, name: str) -> tuple[bool, dict[str, Any] | None]:
-        """The JSON object ``DIR/name`` holds: (False, None) when the file is absent, (True,
-        None) when it is there but damaged (noted), (True, object) when it is good."""
+    def _record(self, name: str) -> dict[str, Any] | None:
+        """The JSON object ``DIR/name`` holds; None when the file is absent, or there but
+        damaged (then noted)."""
         host = self.root / name
         if not os.path.lexists(host):
-            return False, None
+            return None
         text = self._read(host, 1 << 20)
         if text is None:
             self._note(host, "unreadable")
-            return True, None
+            return None
         try:
             data = json.loads(text.decode("utf-8", errors="replace"))
         except (ValueError, RecursionError):  # RecursionError: nested too deeply
             self._note(host, "not-json")
-            return True, None
+            return None
         if not isinstance(data, dict):
             self._note(host, "not-an-object")
-            return True, None
-        return True, data
+            return None
+        return data
 
     def damaged(self) -> list[Damage]:
         return sorted(self._damage.values(), key=lambda each: each.path)
@@ -494,7 +494,7 @@ class SnapshotSystem:
     # -- the rest ----------------------------------------------------------------------------
     def env(self) -> Mapping[str, str]:
         if self._env is None:
-            data = self._record("env.json")[1]
+            data = self._record("env.json")
             self._env = (
                 {str(k): str(v) for k, v in data.items() if v is not None}
                 if data is not None
@@ -503,7 +503,7 @@ class SnapshotSystem:
         return self._env
 
     def user(self) -> UserInfo:
-        data = self._record("user.json")[1]
+        data = self._record("user.json")
         known = data is not None
         if data is None:
             data = {}
@@ -525,7 +525,7 @@ class SnapshotSystem:
 
     def _devices(self) -> dict[str, Any] | None:
         """What devices.json records; None when it is missing or damaged."""
-        return self._record("devices.json")[1]
+        return self._record("devices.json")
 
     def device(self, path: str) -> DeviceAccess:
         devices = self._devices()
@@ -555,11 +555,11 @@ class SnapshotSystem:
     def answer(self, name: str, ask: Callable[[System], dict[str, Any]]) -> dict[str, Any] | None:
         if not re.fullmatch(r"[a-z][a-z0-9_-]*", name):
             return None
-        return self._record(f"{name}.json")[1]
+        return self._record(f"{name}.json")
 
     def disk_free(self, path: str) -> int | None:
         """From the optional ``disk.json`` ({"/home/ana": bytes, ...}); None when not recorded."""
-        data = self._record("disk.json")[1]
+        data = self._record("disk.json")
         value = data.get(path) if data is not None else None
         return value if isinstance(value, int) else None
 
