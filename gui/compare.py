@@ -162,10 +162,9 @@ class CompareView(QWidget):
 
     def verdict_words(self, d: FigureDelta) -> str:
         """The "B is" cell: better, worse, about the same; a difference smaller than the steps
-        varied is said to be within the noise, not better or worse."""
-        if d.within_noise and d.verdict in ("better", "worse"):
-            return self.tr("within the noise")
-        return core_word(d.verdict) if d.verdict else "-"
+        varied is said to be within the noise, not better or worse (core's words, as in the
+        terminal and the reports)."""
+        return core_word(d.shown_verdict) if d.shown_verdict else "-"
 
     def _differences(self, name: str, title: str, same: str, diffs: list[Difference]) -> None:
         heading = text_label(title, bold=True)
@@ -175,7 +174,7 @@ class CompareView(QWidget):
             self._add(text_label(same))
             return
         grid = TextGrid([self.tr("What"), self.tr("A"), self.tr("B")],
-                        [[d.key, d.a, d.b] for d in diffs], wrap=(1, 2))
+                        [[fmt.setting_label(d.key), d.a, d.b] for d in diffs], wrap=(1, 2))
         self.difference_grids[name] = grid
         self._add(grid)
 

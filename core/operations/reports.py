@@ -295,7 +295,8 @@ _LARGEST_ID = 2**63 - 1  # SQLite's largest INTEGER
 def summary(report: Report) -> str:
     """Each run's suite, device and headline figure, on one line."""
     return t("doctor.list-separator", "; ").join(
-        t("ops.reports.summary", "{suite} on {device}, {headline}", suite=r.suite,
+        t("ops.reports.summary", "{suite} on {device}, {headline}",
+          suite=fmt.suite_title(r.suite),
           device=r.device.name if r.device else fmt.unknown_device(), headline=fmt.headline(r))
         for r in report.runs)
 

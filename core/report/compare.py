@@ -56,6 +56,14 @@ class FigureDelta:
                 and abs(self.ratio - 1.0) < self.noise)
 
     @property
+    def shown_verdict(self) -> str | None:
+        """The verdict as every writer shows it: "better" or "worse" by less than the steps
+        varied reads "within the noise" (``verdict`` keeps the measured direction)."""
+        if self.within_noise and self.verdict in ("better", "worse"):
+            return "within the noise"
+        return self.verdict
+
+    @property
     def unit_text(self) -> str:
         """The unit column: ``TFLOP/s``, ``TFLOP/s (B: 9,000 GFLOP/s)`` or ``A in s, B in it/s``."""
         if self.b_unit is not None:
@@ -237,7 +245,7 @@ def _machine(a: Report, b: Report, pairs: list[tuple[SuiteRun, SuiteRun]]) -> li
         v: dict[str, Any] = {k: p.get(k) for k in ("distro_name", "distro_version", "kernel",
                                                     "wsl")}
         v.update({k: x for k, x in p.items() if "driver" in k})
-        v["gpus"] = ", ".join(str(g.get("name")) for g in r.machine.gpus) or None
+        v["gpus_in_machine"] = ", ".join(str(g.get("name")) for g in r.machine.gpus) or None
         if run is not None and run.device is not None:
             d = run.device
             v.update({"device": d.name, "backend": d.backend, "arch": d.arch,

@@ -20,7 +20,7 @@ def suite_titles() -> dict[str, str]:
     """Each suite's title, in the current language (suite ids stay as they are)."""
     return {
         "resnet50-train": t("report.format.suite.resnet50-train", "ResNet-50 training"),
-        "sd15-infer": t("report.format.suite.sd15-infer", "Stable Diffusion 1.5 inference"),
+        "sd15-infer": t("report.format.suite.sd15-infer", "Stable Diffusion 1.5 images"),
         "llm-train": t("report.format.suite.llm-train", "LLM training"),
         "gemm": t("report.format.suite.gemm", "GEMM (matrix multiply)"),
         "bandwidth": t("report.format.suite.bandwidth", "Memory bandwidth"),
@@ -217,9 +217,62 @@ def settings_flags(settings: Mapping[str, Any]) -> list[str]:
 
 
 def settings_items(settings: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """Every setting that was set, as (key, text)."""
-    return [(k, value(v)) for k, v in settings.items()
+    """Every setting that was set, as (its name in words, text)."""
+    return [(setting_label(k), value(v)) for k, v in settings.items()
             if v is not None and k not in _QUIET_SETTINGS]
+
+
+def _setting_words() -> dict[str, str]:
+    """The settings, suite details and machine facts a reader meets, in words (the current
+    language); the keys are the report's own (``batch_size``, ``details.cudnn_benchmark``)."""
+    return {
+        "batch_size": t("report.setting.batch-size", "batch size"),
+        "precision": t("report.setting.precision", "precision"),
+        "size": t("report.setting.size", "shapes"),
+        "device": t("report.setting.device", "device"),
+        "steps": t("report.setting.steps", "measured steps"),
+        "seconds": t("report.setting.seconds", "measured for (s)"),
+        "channels_last": t("report.setting.channels-last", "channels_last memory format"),
+        "compile": t("report.setting.compile", "torch.compile"),
+        "model": t("report.setting.model", "model"),
+        "gpus": t("report.setting.gpus", "GPUs (data-parallel)"),
+        "preset": t("report.setting.preset", "model preset"),
+        "seq_len": t("report.setting.seq-len", "sequence length"),
+        "inference_steps": t("report.setting.inference-steps", "denoising steps"),
+        "resolution": t("report.setting.resolution", "resolution"),
+        "cudnn_benchmark": t("report.setting.cudnn-benchmark",
+                             "convolution autotuning (cudnn.benchmark)"),
+        "cudnn_allow_tf32": t("report.setting.cudnn-tf32", "TF32 in convolutions"),
+        "matmul_allow_tf32": t("report.setting.matmul-tf32", "TF32 in matrix products"),
+        "memory_format": t("report.setting.memory-format", "memory format"),
+        "dtype": t("report.setting.dtype", "data type"),
+        "shape": t("report.setting.shape", "matrix shape"),
+        "optimizer": t("report.setting.optimizer", "optimizer"),
+        "distro_name": t("report.setting.distro-name", "distribution"),
+        "distro_version": t("report.setting.distro-version", "distribution version"),
+        "kernel": t("report.setting.kernel", "kernel"),
+        "wsl": t("report.setting.wsl", "WSL"),
+        "gpus_in_machine": t("report.setting.gpus-in-machine", "GPUs in the machine"),
+        "backend": t("report.setting.backend", "backend"),
+        "arch": t("report.setting.arch", "GPU architecture"),
+        "device memory": t("report.setting.device-memory", "device memory"),
+        "driver": t("report.setting.driver", "driver"),
+    }
+
+
+def setting_label(key: str) -> str:
+    """A setting's, detail's or machine fact's name as a person reads it: ``batch_size`` is
+    "batch size", ``details.cudnn_benchmark`` "convolution autotuning (cudnn.benchmark)". A
+    package keeps its name ("transformers (package)"), an environment variable its name (what
+    a user types); a key rocmate does not know reads with its underscores as spaces."""
+    prefix, _, rest = key.partition(".")
+    if rest and prefix == "env":
+        return rest
+    if rest and prefix == "packages":
+        return t("report.setting.package", "{name} (package)", name=rest)
+    name = rest if rest and prefix == "details" else key
+    words = _setting_words()
+    return words.get(name) or name.replace("_", " ")
 
 
 def headline(run: SuiteRun) -> str:

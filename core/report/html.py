@@ -500,7 +500,7 @@ def _step_chart(run: SuiteRun, i: int) -> str:
     if times and warm and max(y for _, y in warm) > 1.6 * max(times):
         cap = max(times) * 1.35
     svg = charts.render(Chart(title=t("report.html.chart.step-time", "Step time, {suite}",
-                                      suite=run.suite),
+                                      suite=fmt.suite_title(run.suite)),
                               x_label=t("report.html.chart.step", "step"), y_unit="s",
                               series=series, rules=rules, y_cap=cap, chart_id=f"r{i}-steps"))
     note = t("report.html.chart.step-time.note",
@@ -667,8 +667,8 @@ def _machine_software(report: Report) -> str:
 def _diff_table(title: str, diffs: list[Difference], a: str = "A", b: str = "B") -> str:
     if not diffs:
         return ""
-    rows = "".join(f"<tr><td><code>{e(d.key)}</code></td><td>{e(d.a)}</td><td>{e(d.b)}</td></tr>"
-                   for d in diffs)
+    rows = "".join(f"<tr><td>{e(fmt.setting_label(d.key))}</td><td>{e(d.a)}</td>"
+                   f"<td>{e(d.b)}</td></tr>" for d in diffs)
     what = e(t("report.md.what", "what"))
     return (f"<h3>{e(title)}</h3><div class=\"scroll\"><table><thead><tr><th>{what}</th>"
             f"<th>{e(a)}</th><th>{e(b)}</th></tr></thead><tbody>{rows}</tbody></table></div>")
@@ -680,18 +680,19 @@ def _comparison_section(c: Comparison) -> str:
            _dl([(t("report.html.compared.a", "A (baseline)"), c.a_label),
                 (t("report.html.compared.b", "B (this report)"), c.b_label)])]
     for rc in c.runs:
-        title = rc.suite_a if rc.same_suite else t("report.text.suites", "{a} vs {b}",
-                                                   a=rc.suite_a, b=rc.suite_b)
+        title = (fmt.suite_title(rc.suite_a) if rc.same_suite
+                 else t("report.text.suites", "{a} vs {b}", a=fmt.suite_title(rc.suite_a),
+                        b=fmt.suite_title(rc.suite_b)))
         out.append(f"<h3>{e(title)}</h3>")
         out.append(_dl([("A", rc.device_a), ("B", rc.device_b)]))
         out += [f'<p class="warnline">{e(n)}</p>' for n in rc.notes]
         if rc.figures:
             rows = []
             for d in rc.figures:
-                cls = {"better": "better", "worse": "worse"}.get(d.verdict or "", "same")
+                cls = {"better": "better", "worse": "worse"}.get(d.shown_verdict or "", "same")
                 rows.append(f"<tr><td>{e(fmt.figure_label(d.name))}</td>{_num_cell(d.a)}"
                             f"{_num_cell(d.b)}<td class=\"n\">{e(fmt.ratio(d.ratio))}</td>"
-                            f'<td class="{cls}">{e(verdict_word(d.verdict) or "-")}</td>'
+                            f'<td class="{cls}">{e(verdict_word(d.shown_verdict) or "-")}</td>'
                             f"<td>{e(d.unit_text)}</td></tr>")
             out.append(f'<div class="scroll"><table><thead><tr>'
                        f'<th>{e(t("report.label.figure", "figure"))}</th><th class="n">A'
@@ -712,12 +713,15 @@ def _comparison_section(c: Comparison) -> str:
 
 
 def _references_section(refs: CardsLikeMine) -> str:
-    if refs.arch:
+    if refs.on_cpu:
+        heading = t("report.html.references.cpu", "Reference results: {suite}",
+                    suite=e(fmt.suite_title(refs.suite)))
+    elif refs.arch:
         heading = t("report.html.references.arch", "Cards like mine: {suite} on {device} ({arch})",
-                    suite=e(refs.suite), device=e(refs.device), arch=e(refs.arch))
+                    suite=e(fmt.suite_title(refs.suite)), device=e(refs.device), arch=e(refs.arch))
     else:
         heading = t("report.html.references", "Cards like mine: {suite} on {device}",
-                    suite=e(refs.suite), device=e(refs.device))
+                    suite=e(fmt.suite_title(refs.suite)), device=e(refs.device))
     intro = e(t("report.html.references.intro",
                 "Published figures and blog claims, each with its source and conditions. Where "
                 "the conditions differ from this run, the ratio is only a hint."))

@@ -146,7 +146,7 @@ def _comparison_summary(c: Comparison) -> str:
         out += [f"*{md(n)}*" for n in rc.notes]
         if rc.figures:
             rows = [[md(fmt.figure_label(d.name)), md(fmt.num(d.a)), md(fmt.num(d.b)),
-                     md(fmt.ratio(d.ratio)), md(verdict_word(d.verdict) or "-"),
+                     md(fmt.ratio(d.ratio)), md(verdict_word(d.shown_verdict) or "-"),
                      md(d.unit_text)] for d in rc.figures]
             out.append(_table([t("report.label.figure", "figure"), "A", "B", "B/A",
                                t("report.md.b-is", "B is"), t("report.label.unit", "unit")],
@@ -155,13 +155,18 @@ def _comparison_summary(c: Comparison) -> str:
 
 
 def _references_summary(refs: CardsLikeMine) -> str:
-    if refs.arch:
+    suite = md(fmt.suite_title(refs.suite))
+    if refs.on_cpu:
+        title, which = t("report.md.references.cpu", "Reference results"), suite
+    elif refs.arch:
+        title = t("report.md.cards-like-mine", "Cards like mine")
         which = t("report.md.cards-like-mine.arch", "{suite} on {device} ({arch})",
-                  suite=md(refs.suite), device=md(refs.device), arch=md(refs.arch))
+                  suite=suite, device=md(refs.device), arch=md(refs.arch))
     else:
-        which = t("report.label.suite-on-device", "{suite} on {device}", suite=md(refs.suite),
+        title = t("report.md.cards-like-mine", "Cards like mine")
+        which = t("report.label.suite-on-device", "{suite} on {device}", suite=suite,
                   device=md(refs.device))
-    out = [f"**{t('report.md.cards-like-mine', 'Cards like mine')}** — {which}"]
+    out = [f"**{title}** — {which}"]
     out += [f"*{md(w)}*" for w in refs.warnings]
     if refs.note:
         out.append(md(refs.note))
@@ -304,7 +309,7 @@ def _diffs(title: str, diffs: list[Difference]) -> list[str]:
         return []
     return [f"**{md(title)}**",
             _table([t("report.md.what", "what"), "A", "B"],
-                   [[md(d.key), md(d.a), md(d.b)] for d in diffs])]
+                   [[md(fmt.setting_label(d.key)), md(d.a), md(d.b)] for d in diffs])]
 
 
 def _comparison_details(c: Comparison) -> list[str]:
@@ -312,7 +317,7 @@ def _comparison_details(c: Comparison) -> list[str]:
            f"A = {md(c.a_label)}  \nB = {md(c.b_label)}"]
     for rc in c.runs:
         out += _diffs(t("report.md.settings-differ", "Settings that differ ({suite})",
-                        suite=rc.suite_a), rc.settings)
+                        suite=fmt.suite_title(rc.suite_a)), rc.settings)
     out += _diffs(t("report.md.software-differs", "Software that differs"), c.software)
     out += _diffs(t("report.md.machine-differs", "Machine that differs"), c.machine)
     return out

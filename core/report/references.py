@@ -22,7 +22,7 @@ import tomllib
 
 from core.i18n import LANGUAGES, Localized, local, t
 from core.knowledge.rows import KnowledgeError, Row
-from core.report.formatting import num, unknown_device
+from core.report.formatting import num, suite_title, unknown_device
 from core.report.model import Report, SuiteRun
 
 KINDS = ("measured", "published", "community", "crowd", "blog-claim")
@@ -334,6 +334,8 @@ class CardsLikeMine:
     matches: list[ReferenceMatch]
     note: str | None = None  # said when nothing matches, or the run cannot be compared
     warnings: list[str] = field(default_factory=list)  # about the run itself (tiny shapes)
+    on_cpu: bool = False  # the run measured the CPU: the references are for GPUs
+    others: int = 0  # references for other cards, left out (shown with ``all_cards``)
 
 
 def model_key(name: str) -> frozenset[str]:
@@ -379,10 +381,12 @@ def cards_like_mine(report: Report, run_index: int = 0, *,
     names, arch = _names_and_arch(report, run)
     device = names[0] if names else unknown_device()
     out = CardsLikeMine(suite=run.suite, device=device, arch=arch, matches=[])
+    suite = suite_title(run.suite)
     if run.settings.get("size") == "tiny":
         out.warnings.append(t("report.refs.tiny", "This run used tiny shapes (a smoke test): "
                               "its figures are not comparable with any reference."))
     if run.device is not None and run.device.backend == "cpu":
+        out.on_cpu = True
         out.note = t("report.refs.cpu", "A CPU run: the reference results are for GPUs.")
         if not all_cards:
             return out
@@ -395,16 +399,15 @@ def cards_like_mine(report: Report, run_index: int = 0, *,
         out.matches.append(_compare_row(row, how_close, run, report))
     out.matches.sort(key=lambda m: (order[m.match], len(m.differences)))  # closest first
     if not out.matches and out.note is None:
-        others = len(suite_rows)
+        out.others = len(suite_rows)
         if arch:
-            out.note = t("report.refs.none.arch", "No reference results for {device} ({arch}) "
-                         "in {suite}; {count} for other cards (show them with {option}).",
-                         device=device, arch=arch, suite=run.suite, count=others,
-                         option="--all-cards")
+            out.note = t("report.refs.none.arch.others", "No reference results for {device} "
+                         "({arch}) in {suite}; {count} for other cards.",
+                         device=device, arch=arch, suite=suite, count=out.others)
         else:
-            out.note = t("report.refs.none", "No reference results for {device} in {suite}; "
-                         "{count} for other cards (show them with {option}).", device=device,
-                         suite=run.suite, count=others, option="--all-cards")
+            out.note = t("report.refs.none.others", "No reference results for {device} in "
+                         "{suite}; {count} for other cards.", device=device, suite=suite,
+                         count=out.others)
     return out
 
 

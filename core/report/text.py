@@ -66,6 +66,7 @@ def verdict_word(verdict: str | None) -> str | None:
         "more": t("report.label.verdict.more", "more"),
         "less": t("report.label.verdict.less", "less"),
         "about the same": t("report.label.verdict.about-the-same", "about the same"),
+        "within the noise": t("report.label.verdict.within-noise", "within the noise"),
     }
     return words.get(verdict, verdict) if verdict is not None else None
 
@@ -101,11 +102,12 @@ def memory_text(peak: str, reserved: str | None) -> str:
 def run_text(run: SuiteRun) -> list[str]:
     flags = fmt.settings_flags(run.settings)
     if flags:
-        title = t("report.text.run.settings", "{suite} on {device}: {settings}", suite=run.suite,
+        title = t("report.text.run.settings", "{suite} on {device}: {settings}",
+                  suite=fmt.suite_title(run.suite),
                   device=fmt.device_label(run), settings=", ".join(flags))
     else:
-        title = t("report.label.suite-on-device", "{suite} on {device}", suite=run.suite,
-                  device=fmt.device_label(run))
+        title = t("report.label.suite-on-device", "{suite} on {device}",
+                  suite=fmt.suite_title(run.suite), device=fmt.device_label(run))
     out = [f"{title}  [{status_word(run.status)}]"]
     cut = interruption_text(run)
     if cut:
@@ -160,8 +162,9 @@ def comparison_text(c: Comparison) -> str:
     lines = [f"A = {c.a_label}", f"B = {c.b_label}"]
     for rc in c.runs:
         lines.append("")
-        title = rc.suite_a if rc.same_suite else t("report.text.suites", "{a} vs {b}",
-                                                   a=rc.suite_a, b=rc.suite_b)
+        title = (fmt.suite_title(rc.suite_a) if rc.same_suite
+                 else t("report.text.suites", "{a} vs {b}", a=fmt.suite_title(rc.suite_a),
+                        b=fmt.suite_title(rc.suite_b)))
         lines.append(t("report.text.compared-runs", "{title}: A on {device_a}, B on {device_b}",
                        title=title, device_a=rc.device_a, device_b=rc.device_b))
         lines += ["  " + t("report.label.note", "note: {note}", note=n) for n in rc.notes]
@@ -169,17 +172,19 @@ def comparison_text(c: Comparison) -> str:
             lines.append(f"  {pad_left(t('report.label.figure', 'figure'), 20)}{'A':>12}  "
                          f"{'B':>12}  {'B/A':>8}  {t('report.text.verdict', 'verdict')}")
             for d in rc.figures:
-                lines.append(f"  {d.name:<20}{fmt.num(d.a):>12}  {fmt.num(d.b):>12}  "
-                             f"{fmt.ratio(d.ratio):>8}  {verdict_word(d.verdict) or '-'}  "
+                lines.append(f"  {pad_left(fmt.figure_label(d.name), 20)}{fmt.num(d.a):>12}  "
+                             f"{fmt.num(d.b):>12}  "
+                             f"{fmt.ratio(d.ratio):>8}  {verdict_word(d.shown_verdict) or '-'}  "
                              f"({d.unit_text})")
         if rc.settings:
             lines.append("  " + t("report.text.settings-differ", "settings that differ:"))
-            lines += [f"    {d.key}: {d.a} -> {d.b}" for d in rc.settings]
+            lines += [f"    {fmt.setting_label(d.key)}: {d.a} -> {d.b}" for d in rc.settings]
     for title, diffs in ((t("report.text.software-differs", "software that differs:"),
                           c.software),
                          (t("report.text.machine-differs", "machine that differs:"), c.machine)):
         if diffs:
-            lines += ["", title] + [f"  {d.key}: {d.a} -> {d.b}" for d in diffs]
+            lines += ["", title] + [f"  {fmt.setting_label(d.key)}: {d.a} -> {d.b}"
+                                    for d in diffs]
     if c.unpaired:
         lines += ["", t("report.text.unpaired", "runs with no partner: {runs}",
                         runs=", ".join(c.unpaired))]
@@ -187,17 +192,23 @@ def comparison_text(c: Comparison) -> str:
 
 
 def references_text(refs: CardsLikeMine) -> str:
-    if refs.arch:
+    suite = fmt.suite_title(refs.suite)
+    if refs.on_cpu:
+        heading = t("report.text.references.cpu", "Reference results for {suite}", suite=suite)
+    elif refs.arch:
         heading = t("report.text.references.arch",
                     "Reference results for {suite} on cards like {device} ({arch})",
-                    suite=refs.suite, device=refs.device, arch=refs.arch)
+                    suite=suite, device=refs.device, arch=refs.arch)
     else:
         heading = t("report.text.references", "Reference results for {suite} on cards like "
-                    "{device}", suite=refs.suite, device=refs.device)
+                    "{device}", suite=suite, device=refs.device)
     lines = [heading]
     lines += [f"  ! {w}" for w in refs.warnings]
     if refs.note:
         lines.append(f"  {refs.note}")
+    if refs.others and not refs.matches:
+        lines.append("  " + t("report.text.references.all-cards", "(show them with {option})",
+                              option="--all-cards"))
     for m in refs.matches:
         r = m.row
         lines.append("")

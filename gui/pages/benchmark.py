@@ -55,6 +55,7 @@ from core.operations.suites import (
     prepare_reports,
 )
 from core.probe.gpus import Gpu, work_memory
+from core.report import formatting as fmt
 from core.report.model import Report
 from gui.app import settle_collector
 from gui.bridge import Bridge
@@ -601,7 +602,8 @@ class BenchmarkPage(RocPage):
         left = estimate - elapsed
         when = (self.tr("%1 left").replace("%1", about(left)) if left > 0
                 else self.tr("taking longer than the estimate"))
-        suite = self._suite or (self._chosen[0].choice.suites[0] if self._chosen else "")
+        suite = fmt.suite_title(
+            self._suite or (self._chosen[0].choice.suites[0] if self._chosen else ""))
         text = self.tr("%1 (%2 of %3): %4 — %5 elapsed, %6")
         for marker, value in (("%1", suite), ("%2", str(self._run_index + 1)),
                               ("%3", str(self._runs)), ("%4", self._doing()),

@@ -45,7 +45,7 @@ from gui.widgets.plot_marks import Band, Rule, Tag
 
 STEP_PLOTS = ("throughput", "step_time")
 TELEMETRY_PLOTS = ("power", "temperature", "clocks", "vram", "busy")
-_NoteFacts = tuple[tuple[str, ...], bool, float | None, str | None]
+_NoteFacts = tuple[tuple[str, ...], bool, float | None, str | None, bool]
 """What the note under the plots says: telemetry missing, nothing recorded, where telemetry
 stopped, how a run without a step ended (LivePlots._note_facts)."""
 MISSING_AFTER = 3  # samples without a kind of telemetry before it is "not available"
@@ -62,6 +62,7 @@ _VRAM_NAMES = {"used": QT_TRANSLATE_NOOP("LivePlots", "used"),
 """The VRAM plot's two curves, named in its legend (translated when shown; the names of the
 card's sensors and clocks are the card's own)."""
 _ALL_GPUS = str(QT_TRANSLATE_NOOP("LivePlots", "all GPUs"))
+_RANK_NAME = "rank %1"  # a data-parallel rank's series: "GPU 1" or "process 1" when shown
 """The throughput plot's total line, named once a data-parallel run adds a line per GPU."""
 _RANK_KEY = re.compile(r"rank([0-9]{1,2})_s")
 """A data-parallel step's own time of each rank (core.bench.worker.parallel)."""
@@ -272,6 +273,7 @@ class LivePlots(QWidget):
         self._samples = 0
         self._have: set[str] = set()
         self._no_telemetry = False  # known before a sample could come: a CPU, a stop
+        self._on_cpu = False  # the run measures the CPU: no card, no card's telemetry
         self._hello_t: float | None = None
         self._silent = False  # no sample SILENT_AFTER_S after the hello
         self._stopped_at: float | None = None
@@ -341,6 +343,7 @@ class LivePlots(QWidget):
             self._hello_t = t
             if event.get("backend") == "cpu":  # no sampler reads a CPU's power or clocks
                 self._no_telemetry = True
+                self._on_cpu = True
                 self._laid_out = False
         elif kind == "telemetry-stopped":
             self._stopped_at = t
@@ -378,6 +381,8 @@ class LivePlots(QWidget):
                               None if s.vram_total_bytes is None else float(s.vram_total_bytes),
                               s.temps_c, s.clocks_mhz)
         self._close_warmup()
+        if run.device is not None and run.device.backend == "cpu":
+            self._no_telemetry = self._on_cpu = True
         if run.error is not None or run.status != "ok":
             self._ended_by = "cancelled" if run.status == "cancelled" else _ended_by(
                 run.error.kind if run.error else None)
@@ -475,7 +480,7 @@ class LivePlots(QWidget):
             self._titled = False
         share = items / len(ranks)
         for rank, seconds in sorted(ranks.items()):
-            self._append(f"rank:{rank}", "throughput", f"GPU {rank}", t,
+            self._append(f"rank:{rank}", "throughput", _RANK_NAME.replace("%1", str(rank)), t,
                          share / seconds if seconds > 0 else math.nan,
                          dash=Qt.PenStyle.DotLine)
 
@@ -636,13 +641,16 @@ class LivePlots(QWidget):
             self._samples or self.steps_seen or self._hello_t is not None or self._no_telemetry)
         stopped = self._stopped_at if self._stopped_at is not None and self._samples else None
         empty = self._ended_by if self._finished and not self.steps_seen else None
-        return missing, nothing, stopped, empty
+        return missing, nothing, stopped, empty, self._on_cpu
 
     def _note_text(self, facts: _NoteFacts) -> str:
         """The note, in the language now set."""
-        missing, nothing, stopped, _ = facts  # an empty run's words are over its plots
+        missing, nothing, stopped, _, on_cpu = facts  # an empty run's words are over its plots
         parts: list[str] = []
-        if nothing:
+        if on_cpu:
+            parts.append(self.tr("Measured on the CPU: no card's power, temperature, clocks or "
+                                 "load to show."))
+        elif nothing:
             parts.append(self.tr("No telemetry was recorded."))  # the run ended before it began
         elif len(missing) == len(TELEMETRY_PLOTS):
             parts.append(self.tr("Telemetry (power, temperature, clocks, VRAM, GPU busy) is not "
@@ -1178,10 +1186,7 @@ class LivePlots(QWidget):
             unit = self._unit if key == "throughput" else self._y_units[key]
             title = self._titles[key] + (f" ({unit})" if unit else "")
             entries = [(s.colour, _LINE_SAMPLES.get(s.dash, "\u2501\u2501"),
-                        QCoreApplication.translate("LivePlots", str(_VRAM_NAMES[s.name]))
-                        if key == "vram" and s.name in _VRAM_NAMES else
-                        QCoreApplication.translate("LivePlots", _ALL_GPUS)
-                        if s.name == _ALL_GPUS else s.name)
+                        self._legend_name(key, s.name))
                        for s in self._series.values() if s.plot == key and s.name is not None]
             needed = title_px.horizontalAdvance(title) + sum(
                 legend_px.horizontalAdvance(f"    {sample} {name}") for _, sample, name in entries)
@@ -1201,6 +1206,20 @@ class LivePlots(QWidget):
             item.setLabel("bottom", x_label, color=self._fg.name(), **{"font-size": "8pt"})
             item.showLabel("bottom", key in self._bottom)
         self._titled = True
+
+    def _legend_name(self, plot: str, name: str) -> str:
+        """A series' name in the legend, in the language now set: a data-parallel run's total
+        and ranks are GPUs, or processes on the CPU."""
+        if plot == "vram" and name in _VRAM_NAMES:
+            return QCoreApplication.translate("LivePlots", str(_VRAM_NAMES[name]))
+        if name == _ALL_GPUS:
+            return (self.tr("all processes") if self._on_cpu
+                    else QCoreApplication.translate("LivePlots", _ALL_GPUS))
+        if name.startswith("rank "):
+            rank = name.removeprefix("rank ")
+            return (self.tr("process %1") if self._on_cpu else self.tr("GPU %1")).replace(
+                "%1", rank)
+        return name
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:

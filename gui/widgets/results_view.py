@@ -68,6 +68,7 @@ _CORE_WORDS = {  # core's words for a reference or a comparison, translated when
     "less": QT_TRANSLATE_NOOP("Results", "less"),
     "better": QT_TRANSLATE_NOOP("Results", "better"),
     "worse": QT_TRANSLATE_NOOP("Results", "worse"),
+    "within the noise": QT_TRANSLATE_NOOP("Results", "within the noise"),
 }
 
 
@@ -380,7 +381,8 @@ class RunCard(QFrame):
             self.column.addWidget(self.references_note)
             return
         arch = f" ({refs.arch})" if refs.arch else ""
-        heading = text_label(self.tr("Cards like mine: reference results for %1")
+        heading = text_label(self.tr("Reference results") if refs.on_cpu else
+                             self.tr("Cards like mine: reference results for %1")
                              .replace("%1", refs.device + arch), bold=True)
         heading.setContentsMargins(0, 8, 0, 0)
         self.column.addWidget(heading)

@@ -362,10 +362,6 @@ B在%2上</translation>
         <translation>设置相同。</translation>
     </message>
     <message>
-        <source>within the noise</source>
-        <translation>在波动范围内</translation>
-    </message>
-    <message>
         <source>What</source>
         <translation>项目</translation>
     </message>
@@ -657,6 +653,10 @@ Run a benchmark on the Benchmark page (or rocmate bench in a terminal): each run
         <translation>全部GPU</translation>
     </message>
     <message>
+        <source>Measured on the CPU: no card&apos;s power, temperature, clocks or load to show.</source>
+        <translation>在CPU上测量：没有显卡的功耗、温度、频率或负载可显示。</translation>
+    </message>
+    <message>
         <source>No telemetry was recorded.</source>
         <translation>没有记录到监控数据。</translation>
     </message>
@@ -756,6 +756,18 @@ Run a benchmark on the Benchmark page (or rocmate bench in a terminal): each run
     <message>
         <source>Nothing to show: the run failed before its first step.</source>
         <translation>没有可显示的内容：这次运行在第一步之前就失败了。</translation>
+    </message>
+    <message>
+        <source>all processes</source>
+        <translation>所有进程</translation>
+    </message>
+    <message>
+        <source>process %1</source>
+        <translation>进程%1</translation>
+    </message>
+    <message>
+        <source>GPU %1</source>
+        <translation>GPU %1</translation>
     </message>
 </context>
 <context>
@@ -878,6 +890,10 @@ Run a benchmark on the Benchmark page (or rocmate bench in a terminal): each run
     <message>
         <source>worse</source>
         <translation>更差</translation>
+    </message>
+    <message>
+        <source>within the noise</source>
+        <translation>在波动范围内</translation>
     </message>
 </context>
 <context>
@@ -1171,6 +1187,10 @@ Run a benchmark on the Benchmark page (or rocmate bench in a terminal): each run
     <message>
         <source>Reference results could not be read: %1</source>
         <translation>无法读取参考结果：%1</translation>
+    </message>
+    <message>
+        <source>Reference results</source>
+        <translation>参考结果</translation>
     </message>
     <message>
         <source>Cards like mine: reference results for %1</source>

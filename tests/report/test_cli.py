@@ -74,9 +74,9 @@ def test_list_shows_time_suite_device_headline_status(filled: str,
 
 def test_show_by_id_and_by_file(filled: str, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _run(capsys, "--db", filled, "show", "#2")
-    assert code == 0 and "resnet50-train on NVIDIA H200" in out and "4,624" in out
+    assert code == 0 and "ResNet-50 training on NVIDIA H200" in out and "4,624" in out
     code, out, _ = _run(capsys, "--db", filled, "show", str(H200), "--references")
-    assert code == 0 and "Reference results for resnet50-train" in out
+    assert code == 0 and "Reference results for ResNet-50 training" in out
     code, out, _ = _run(capsys, "--db", filled, "show", "2", "--json")
     assert from_json(out) == from_json(H200.read_text())
     code, out, _ = _run(capsys, "--db", filled, "show", "2", "--format", "md")
@@ -132,7 +132,7 @@ def test_render(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     for fmt in ("html", "md"):
         out = tmp_path / f"x.{fmt}"
         code, stdout, _ = _run(capsys, "render", str(GEMM), "--format", fmt, "-o", str(out))
-        assert code == 0 and out.exists() and "gemm on" in stdout
+        assert code == 0 and out.exists() and "GEMM (matrix multiply) on" in stdout
     code, stdout, _ = _run(capsys, "render", str(GEMM), "--format", "md")
     assert code == 0 and stdout.startswith("### rocmate: GEMM")
     code, stdout, _ = _run(capsys, "render", str(GEMM), "-o", str(tmp_path / "y.html"))

@@ -58,7 +58,7 @@ def test_same_suite_ratios_and_verdicts() -> None:
 def test_different_devices_show_machine_differences() -> None:
     c = compare(load(CPU), load(H200))
     keys = {d.key for d in c.machine}
-    assert {"device", "backend", "arch", "distro_name", "gpus"} <= keys
+    assert {"device", "backend", "arch", "distro_name", "gpus_in_machine"} <= keys
     assert "A used tiny shapes (a smoke test)" in c.runs[0].notes
 
 
@@ -221,7 +221,9 @@ def test_a_card_without_references_says_so() -> None:
     refs = cards_like_mine(r)
     assert refs.matches == []
     assert refs.note and "No reference results for AMD Radeon RX 6600 XT (gfx1032)" in refs.note
-    assert "--all-cards" in refs.note
+    assert refs.others > 0 and f"{refs.others} for other cards." in refs.note
+    assert "--all-cards" not in refs.note  # the app has no options to name
+    assert "(show them with --all-cards)" in references_text(refs)  # the terminal does
 
 
 def test_cpu_and_tiny_runs_are_flagged() -> None:

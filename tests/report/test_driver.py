@@ -273,7 +273,7 @@ def test_a_comparison_shows_a_different_driver() -> None:
     assert "driver: amdgpu 6.10.5 (DKMS) -> amdgpu in-tree (kernel 6.8.0-52-generic)" in \
         comparison_text(c)
     html = render(b, "html", baseline=a)
-    assert ("<tr><td><code>driver</code></td><td>amdgpu 6.10.5 (DKMS)</td>"
+    assert ("<tr><td>driver</td><td>amdgpu 6.10.5 (DKMS)</td>"
             "<td>amdgpu in-tree (kernel 6.8.0-52-generic)</td></tr>") in html
     md = render(b, "md", baseline=a)
     assert "| driver | amdgpu 6.10.5 (DKMS) | amdgpu in-tree (kernel 6.8.0-52-generic) |" in md

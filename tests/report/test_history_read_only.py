@@ -42,7 +42,7 @@ def test_a_read_only_history_is_listed_and_shown(tmp_path: Path, folder_writable
         as_json = _rocmate(xdg, "list", "--json")
         assert as_json.returncode == 0 and json.loads(as_json.stdout)[0]["id"] == 1
         shown = _rocmate(xdg, "show", "1")
-        assert shown.returncode == 0 and "resnet50-train" in shown.stdout, shown.stderr
+        assert shown.returncode == 0 and "ResNet-50 training" in shown.stdout, shown.stderr
         stored = _rocmate(xdg, "import", str(H200))
         assert stored.returncode == 1 and stored.stderr.count("\n") == 1
         assert "Traceback" not in stored.stderr and "cannot be used" in stored.stderr
