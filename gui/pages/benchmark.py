@@ -56,7 +56,7 @@ from core.operations.suites import (
 )
 from core.probe.gpus import Gpu, work_memory
 from core.report import formatting as fmt
-from core.report.model import Report
+from core.report.model import Report, SuiteRun
 from gui.app import settle_collector
 from gui.bridge import Bridge
 from gui.pages.base import PageId, RocPage
@@ -342,9 +342,24 @@ class BenchmarkPage(RocPage):
         buttons.addWidget(self.status, 1)
         buttons.addWidget(self.start_button)
         buttons.addWidget(self.cancel_button)
+        # after a run of several suites, whose graphs are shown: each suite's, not only the last
+        self.shown_runs: list[SuiteRun] = []
+        self.run_choice = QComboBox()
+        self.run_choice.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.run_choice.currentIndexChanged.connect(self._show_chosen_run)
+        self.run_choice_label = QLabel()
+        self.run_choice_label.setBuddy(self.run_choice)
+        self.run_row = QWidget()
+        run_row = QHBoxLayout(self.run_row)
+        run_row.setContentsMargins(0, 0, 0, 0)
+        run_row.addWidget(self.run_choice_label)
+        run_row.addWidget(self.run_choice)
+        run_row.addStretch(1)
+        self.run_row.setVisible(False)
         layout = QVBoxLayout(self)
         layout.addWidget(self.choices)
         layout.addLayout(buttons)
+        layout.addWidget(self.run_row)
         layout.addWidget(self.advanced)
         layout.addWidget(self.progress)
         layout.addWidget(self.message)
@@ -386,6 +401,8 @@ class BenchmarkPage(RocPage):
         self.cancel_button.setText(self.tr("&Cancel the run"))
         self.choose_again.setText(self.tr("Choose a&gain"))
         self.choose_again.setToolTip(self.tr("Show the benchmark cards again"))
+        self.run_choice_label.setText(self.tr("Gra&phs of:"))
+        self._name_runs()
         self._say_waiting()
         if self._replayed is not None:
             self.start_button.setToolTip(
@@ -529,6 +546,7 @@ class BenchmarkPage(RocPage):
             self._show_message(str(exc))
             return
         self._runs = len(requests)
+        self.offer_runs([])  # the last run's choice goes with it
         self._estimate_s = sum(p.estimate_s for p in self._chosen)
         self._started = time.monotonic()
         self._doing = lambda: self.tr("starting the worker")
@@ -581,9 +599,37 @@ class BenchmarkPage(RocPage):
             device = str(event.get("device_name") or event.get("device") or "?")
             self._doing = lambda: self.tr("the worker started on %1").replace("%1", device)
 
+    def offer_runs(self, runs: list[SuiteRun]) -> None:
+        """The runs whose graphs can be shown, the last one shown now; the choice is offered
+        where there are several (the health check's two suites, a run of several cards)."""
+        self.shown_runs = list(runs)
+        self.run_choice.blockSignals(True)
+        self.run_choice.clear()
+        for _ in self.shown_runs:
+            self.run_choice.addItem("")
+        self.run_choice.setCurrentIndex(len(self.shown_runs) - 1)
+        self.run_choice.blockSignals(False)
+        self._name_runs()
+        self.run_row.setVisible(len(self.shown_runs) > 1)
+
+    def _name_runs(self) -> None:
+        """Each offered run by its suite's title (and what set it apart), in the words now
+        set."""
+        for i, run in enumerate(self.shown_runs[:self.run_choice.count()]):
+            flags = fmt.settings_flags(run.settings)
+            name = fmt.suite_title(run.suite)
+            self.run_choice.setItemText(i, self.tr("%1 (%2)").replace("%1", name).replace(
+                "%2", ", ".join(flags)) if flags else name)
+
+    def _show_chosen_run(self, index: int) -> None:
+        if 0 <= index < len(self.shown_runs) and not self.busy:
+            self.plots.show_run(self.shown_runs[index])
+
     def show_recorded(self, report: Report) -> None:
-        """The graphs of a finished run (the last of ``report``), as it was saved."""
+        """The graphs of a finished run (the last of ``report``), as it was saved; the others
+        are offered."""
         self.plots.show_run(report.runs[-1])
+        self.offer_runs(report.runs)
         self.show_choices(False)
         last = replace(report, runs=report.runs[-1:])  # the run the graphs show
         self.say(self.status, lambda: self.tr("A recorded run: %1").replace("%1", summary(last)))
@@ -618,6 +664,7 @@ class BenchmarkPage(RocPage):
         self.result = result
         self.session.bench_report = result.report
         self.session.bench_history_ids = result.history_ids
+        self.offer_runs(result.report.runs)
         last = result.results[-1]
         if result.status == "ok":
             self.progress.setValue(1000)

@@ -62,6 +62,7 @@ _VRAM_NAMES = {"used": QT_TRANSLATE_NOOP("LivePlots", "used"),
 """The VRAM plot's two curves, named in its legend (translated when shown; the names of the
 card's sensors and clocks are the card's own)."""
 _ALL_GPUS = str(QT_TRANSLATE_NOOP("LivePlots", "all GPUs"))
+STAR_PX = 13.0  # the cold start's star, across (the x range leaves room for half of it)
 _RANK_NAME = "rank %1"  # a data-parallel rank's series: "GPU 1" or "process 1" when shown
 """The throughput plot's total line, named once a data-parallel run adds a line per GPU."""
 _RANK_KEY = re.compile(r"rank([0-9]{1,2})_s")
@@ -851,16 +852,20 @@ class LivePlots(QWidget):
         redraw (each change makes pyqtgraph clip and downsample every curve again)."""
         master = self._plots["throughput"].widget
         if self._x_follow:
-            lo, hi = master.getPlotItem().getViewBox().viewRange()[0]
+            box = master.getPlotItem().getViewBox()
+            lo, hi = box.viewRange()[0]
             first = self._t_min if self._t_min is not None else 0.0
             span = max(self._t_max - first, 1.0)
+            # room at each end for the first step's star (STAR_PX across), whole at any width
+            room = max(0.02, STAR_PX / max(box.width(), 50.0))
             if self._finished:  # the data, not the worker's start and exit around them
                 span = max((self._t_data or self._t_max) - first, 0.1)
-                pad = 0.02 * span
+                pad = room * span
                 if abs(lo - (first - pad)) > 1e-9 or abs(hi - (first + span + pad)) > 1e-9:
                     self._set_x(first - pad, first + span + pad)
-            elif lo != first or self._t_max > hi or hi - self._t_max > 0.5 * span:
-                self._set_x(first, first + 1.25 * span)
+            elif (abs(lo - (first - room * span)) > 0.01 * span or self._t_max > hi
+                  or hi - self._t_max > 0.5 * span):
+                self._set_x(first - room * span, first + 1.25 * span)
         for key in changed:
             plot = self._plots[key]
             want = self._y_range(key)
@@ -903,10 +908,15 @@ class LivePlots(QWidget):
         lo = min(0.0, lo)
         if hi <= lo:
             hi = lo + 1.0
-        lo -= 0.04 * (hi - lo)  # the zero line and a marker on it stay in view
         # room above the data: for the median's label, and for a capped first step's star
-        factor = 1.3 if key == "throughput" else 1.35 if capped else 1.2
-        return (lo, hi * factor)
+        top = hi * (1.3 if key == "throughput" else 1.35 if capped else 1.2)
+        # the zero line and a marker on it stay in view: 4 %, and at least half a star (the
+        # first step, far slower than the rest, sits on the zero line of throughput)
+        height = self._plots[key].widget.getPlotItem().getViewBox().height()
+        f = min((STAR_PX / 2 + 1) / max(height, 40.0), 0.25)  # that half star, of the height
+        bottom = lo - 0.04 * (hi - lo)
+        # (lo - bottom) = f * (top - bottom): the bottom that leaves f of the height below 0
+        return (min(bottom, (lo - f * top) / (1 - f)), top)
 
     def _cold_capped(self) -> float | None:
         """The first step's time when it is far above every later step and still held (it is
@@ -985,7 +995,7 @@ class LivePlots(QWidget):
     def _make_star(self) -> QGraphicsPathItem:
         """The cold start's mark: a star 13 px across, drawn by Qt itself (a scatter plot
         of one point costs pyqtgraph a millisecond at every paint of its plot)."""
-        star = QGraphicsPathItem(_star_path(6.5))
+        star = QGraphicsPathItem(_star_path(STAR_PX / 2))
         star.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
         star.setBrush(QColor(COLOURS[1]))
         pen = QPen(self._fg, 1.0)

@@ -221,6 +221,10 @@
         <translation>重新选择(&amp;G)</translation>
     </message>
     <message>
+        <source>Gra&amp;phs of:</source>
+        <translation>图表(&amp;P)：</translation>
+    </message>
+    <message>
         <source>The graphs appear here when a run starts: throughput and step time, live, measured on the CPU.</source>
         <translation>开始运行后，这里会实时显示图表：在CPU上测得的吞吐量和单步耗时。</translation>
     </message>
@@ -239,6 +243,10 @@
     <message>
         <source>the worker started on %1</source>
         <translation>工作进程已在%1上启动</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
     </message>
     <message>
         <source>A recorded run: %1</source>

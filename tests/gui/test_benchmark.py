@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PySide6.QtCore import Qt
 
 from core.report.history import History
 from gui.bridge import Bridge
@@ -21,6 +22,7 @@ from gui.session import Session
 from gui.wizard import RocWizard
 from tests.bench.helpers import python_without_diffusers
 from tests.gui.keys import answer_next_question
+from tests.gui.test_live_plots import assert_star_inside
 
 RUN_S = 240_000  # ms: a tiny CPU run takes seconds; a loaded CI machine gets slack
 
@@ -85,6 +87,21 @@ def test_each_suite_runs_for_real_and_feeds_the_graphs(
     assert any(e["event"] == "phase" and e.get("phase") == "setup" for e in events)
     assert len(session.bench_history_ids) == len(suites)
     assert "Done" in page.status.text() and not page.message.isVisible()
+    # the first step's star lies whole inside each step plot (issue 31/15)
+    for plot in ("throughput", "step_time"):
+        assert_star_inside(page.plots, plot)
+    # each suite's graphs can be shown again once the run is done, not only the last one's
+    assert page.run_row.isVisible() == (len(suites) > 1)
+    if len(suites) > 1:
+        assert [page.run_choice.itemText(i) for i in range(page.run_choice.count())] == [
+            "GEMM (matrix multiply) (tiny shapes, each dtype)",
+            "Memory bandwidth (tiny shapes)"]
+        assert page.run_choice.currentIndex() == 1
+        page.run_choice.setFocus()
+        qtbot.keyClick(page.run_choice, Qt.Key.Key_Up)  # as a user picks the first suite
+        first = run_files(session)[0]
+        assert page.run_choice.currentIndex() == 0
+        assert page.plots.steps_seen == sum(e["event"] == "step" for e in first)
 
 
 def test_cancel_mid_run_leaves_no_worker_and_a_cancelled_row(

@@ -15,13 +15,13 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 import pytest
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QRectF, QTimer
 from PySide6.QtWidgets import QGraphicsPathItem, QLabel
 
 from core.bench.runner import BenchRunner
 from core.bench.worker.options import BenchOptions
 from core.report.model import SuiteRun, from_json
-from gui.widgets.live_plots import TELEMETRY_PLOTS, LivePlots, Ring
+from gui.widgets.live_plots import STAR_PX, TELEMETRY_PLOTS, LivePlots, Ring
 from gui.widgets.plot_marks import Band, Rule, Tag
 
 REPORTS = Path(__file__).resolve().parents[1] / "fixtures" / "reports"
@@ -227,6 +227,26 @@ def test_every_plot_shares_one_time_axis_and_an_outlying_first_step_stays_in_vie
     texts = [i.toPlainText() for i in plots.plot("step_time").getPlotItem().items
              if isinstance(i, Tag)]
     assert any("cold start 11.23 s" in t for t in texts)
+    # the star is drawn whole in both plots: on throughput the slow first step sits on the
+    # zero line, and half of it was cut off by the plot's bottom edge (issue 31/15)
+    for key in ("throughput", "step_time"):
+        assert_star_inside(plots, key)
+    plots.resize(640, 400)  # a small window: 4 % of a short plot is less than half a star
+    plots.show_run(run)
+    for key in ("throughput", "step_time"):
+        assert_star_inside(plots, key)
+
+
+def assert_star_inside(plots: LivePlots, plot: str) -> None:
+    """The cold-start star (STAR_PX across, drawn in pixels around its point) lies whole
+    inside the plot's view box."""
+    star = plots._deco[(plot, "cold")]
+    box = plots.plot(plot).getPlotItem().getViewBox()
+    inside = box.sceneBoundingRect().adjusted(-0.5, -0.5, 0.5, 0.5)
+    centre = box.mapViewToScene(star.pos())
+    half = STAR_PX / 2
+    drawn = QRectF(centre.x() - half, centre.y() - half, 2 * half, 2 * half)
+    assert inside.contains(drawn), (plot, drawn, inside)
 
 
 # -- telemetry a card does not offer ---------------------------------------------------------------
@@ -237,7 +257,8 @@ def test_a_run_without_telemetry_says_so_in_words_instead_of_empty_plots(qtbot: 
     assert run.telemetry == []
     plots = _plots(qtbot)
     plots.show_run(run)
-    assert "not available on this card" in plots.telemetry_note()
+    assert "Measured on the CPU" in plots.telemetry_note()
+    assert "this card" not in plots.telemetry_note()  # a CPU run has no card (issue 31/16)
     note = plots.findChild(QLabel, "live-plots-telemetry-note")
     assert note is not None and note.isVisible()
     assert plots.visible_plots() == ["throughput", "step_time"]
@@ -252,7 +273,7 @@ def test_a_cpu_run_says_it_live_from_its_hello(qtbot: Any) -> None:
     before = plots.redraws
     plots.add_event({"event": "hello", "backend": "cpu", "rx_t": 1.0})
     _redrawn(qtbot, plots, before)
-    assert "not available on this card" in plots.telemetry_note()
+    assert "Measured on the CPU" in plots.telemetry_note()
     assert plots.visible_plots() == ["throughput", "step_time"]
 
 
@@ -433,7 +454,7 @@ def test_a_real_cpu_run_is_drawn_live_with_a_median_per_part(
                                 if e["part"] == part and e["phase"] == "measure")
         for part in parts})
     assert len(_regions(plots, "throughput")) == 3  # one warm-up per part
-    assert "not available on this card" in plots.telemetry_note()
+    assert "Measured on the CPU" in plots.telemetry_note()
 
 
 # -- a frame at a time: what a moving time axis repaints -------------------------------------------
