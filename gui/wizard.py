@@ -61,6 +61,7 @@ class RocWizard(QWizard):
         focus_ring.install()  # the focus drawn so that it can be seen
         self.currentIdChanged.connect(self._keyboard_order)
         self.currentIdChanged.connect(self._no_back_while_busy)
+        self.currentIdChanged.connect(self._one_language_choice)
         for shown in self.pages.values():
             shown.completeChanged.connect(self._keyboard_order)
             # after QWizard's own handler (connected by setPage), which enables Back again
@@ -181,6 +182,15 @@ class RocWizard(QWizard):
             page.close_when_stopped = True
             page.stop()
         return False
+
+    def _one_language_choice(self, page: int) -> None:
+        """The Welcome page has its own language choice, named in words: the one among the
+        wizard's buttons shows on the other pages only (two choices of one thing confuse)."""
+        QTimer.singleShot(0, self._language_button_as_page_says)
+
+    def _language_button_as_page_says(self) -> None:
+        self.button(QWizard.WizardButton.CustomButton3).setVisible(
+            self.currentId() != PageId.WELCOME)
 
     def _no_back_while_busy(self) -> None:
         """Back is off while the page's work runs (a set-up, a benchmark): leaving the page

@@ -4,7 +4,7 @@ snapshot for a bug report."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTime
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -98,6 +98,7 @@ class SystemCheckPage(RocPage):
         bridge.finished.connect(self._finished)
         bridge.failed.connect(self._failed)
         self.failed_check = False
+        self._before: DoctorReport | None = None
         self.retranslate()
 
     def retranslate(self) -> None:
@@ -129,6 +130,7 @@ class SystemCheckPage(RocPage):
             self.show_report(self.session.report)
 
     def start_check(self) -> None:
+        self._before = self.session.report  # a check again: what it found, to say what changed
         self.set_busy(True)
         self.failed_check = False
         self.progress.show()
@@ -142,6 +144,9 @@ class SystemCheckPage(RocPage):
             self.session.new_report(result)
             self.show_report(result)
             self.set_busy(False)
+            if self._before is not None:
+                before, at = self._before, QTime.currentTime().toString("HH:mm:ss")
+                self.say(self.message, lambda: self.recheck_words(before, result, at))
         elif key == "snapshot" and isinstance(result, Snapshot):
             self.say(self.message, lambda: self.snapshot_words(result))
 
@@ -154,6 +159,18 @@ class SystemCheckPage(RocPage):
             self.failed_check = True
             self.verdict.setText(self.tr("The check could not finish"))
             self.set_busy(False)
+
+    def recheck_words(self, before: DoctorReport, now: DoctorReport, at: str) -> str:
+        """What a check again found against the check before it: a sign that it ran, and
+        whether anything changed (the problems fixed since, the new ones)."""
+        def acting(report: DoctorReport) -> set[str]:
+            return {f.id for f in report.findings if f.needs_action}
+
+        fixed, new = len(acting(before) - acting(now)), len(acting(now) - acting(before))
+        if not fixed and not new and before.verdict == now.verdict:
+            return self.tr("Checked again at %1: the same as before.").replace("%1", at)
+        return (self.tr("Checked again at %1: %2 fixed since, %3 new.").replace("%1", at)
+                .replace("%2", str(fixed)).replace("%3", str(new)))
 
     # -- showing it ------------------------------------------------------------------------------
 

@@ -3,7 +3,9 @@ WSL version, WSLg for this window — and exactly what to do there; re-check aft
 
 from __future__ import annotations
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+import html
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -22,12 +24,20 @@ from gui.widgets.tables import facts_table, fit_rows
 
 WINDOWS_STEPS = QT_TRANSLATE_NOOP(
     "WindowsSidePage",
-    "On Windows, install AMD Software: Adrenalin Edition with WSL support (AMD's ROCm-on-WSL "
-    "page names the version for each ROCm release), then restart Windows.\n"
+    "On Windows, install AMD Software: Adrenalin Edition 26.2.2 or newer (it brings ROCm's "
+    "WSL support, ROCDXG; AMD's ROCm pages for Radeon and Ryzen, linked below, name the "
+    "version for each ROCm release), then restart Windows.\n"
     "In PowerShell: wsl --update, then wsl --shutdown, and open this distribution again.\n"
     "Check again here."
 )
-"""What to do on Windows, in English; translated when shown."""
+"""What to do on Windows, in English; translated when shown. Adrenalin 26.2.2 introduced ROCDXG
+for WSL (AMD in ROCm/librocdxg#34; ../shared/research/rocm-2026.md, "WSL 2")."""
+
+LINKS = (("https://rocm.docs.amd.com/projects/radeon-ryzen/en/latest/",
+          QT_TRANSLATE_NOOP("WindowsSidePage", "AMD's ROCm pages for Radeon and Ryzen")),
+         ("https://github.com/ROCm/librocdxg",
+          QT_TRANSLATE_NOOP("WindowsSidePage", "librocdxg, ROCm's bridge to the Windows driver")))
+"""The pages the steps name, as links (the browser opens them)."""
 
 
 class WindowsSidePage(RocPage):
@@ -41,6 +51,11 @@ class WindowsSidePage(RocPage):
         self.findings = FindingsView()
         self.steps = selectable_label("")
         self.what_to_do = QLabel()
+        self.links = QLabel()
+        self.links.setObjectName("windows-links")
+        self.links.setTextFormat(Qt.TextFormat.RichText)
+        self.links.setOpenExternalLinks(True)
+        self.links.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
         self.recheck = QPushButton()
         self.recheck.clicked.connect(self.start_check)
         buttons = QHBoxLayout()
@@ -52,6 +67,7 @@ class WindowsSidePage(RocPage):
         layout.addWidget(self.findings)
         layout.addWidget(self.what_to_do)
         layout.addWidget(self.steps)
+        layout.addWidget(self.links)
         layout.addStretch(1)
         layout.addLayout(buttons)
         bridge.finished.connect(self._finished)
@@ -68,6 +84,9 @@ class WindowsSidePage(RocPage):
         self.what_to_do.setText(self.tr("What to do on Windows when something above is not "
                                         "right:"))
         self.recheck.setText(self.tr("&Re-check"))
+        self.links.setText("<br>".join(
+            f'<a href="{url}">{html.escape(QCoreApplication.translate("WindowsSidePage", name))}'
+            f"</a> — {html.escape(url)}" for url, name in LINKS))
         if self.shown and self.session.report is not None:
             self.show_report(self.session.report)
 

@@ -1604,8 +1604,20 @@ Run a benchmark on the Benchmark page (or rocmate bench in a terminal): each run
         <translation>把这台电脑的信息匿名记录到一个空文件夹</translation>
     </message>
     <message>
+        <source>Checked again at %1: the same as before.</source>
+        <translation>%1 重新检查：与之前相同。</translation>
+    </message>
+    <message>
+        <source>Checked again at %1: %2 fixed since, %3 new.</source>
+        <translation>%1 重新检查：已修复%2项，新出现%3项。</translation>
+    </message>
+    <message>
         <source>Not supported: see the problems below.</source>
         <translation>不支持：见下面的问题。</translation>
+    </message>
+    <message>
+        <source>Nothing to fix, but not yet proved: the Verify page runs PyTorch on the card.</source>
+        <translation>没有要解决的问题，但尚未验证：“验证”页面会在显卡上实际运行PyTorch。</translation>
     </message>
     <message numerus="yes">
         <source>Ready after these fixes (%n to fix).</source>
@@ -1838,12 +1850,20 @@ PyTorch：%4</translation>
 <context>
     <name>WindowsSidePage</name>
     <message>
-        <source>On Windows, install AMD Software: Adrenalin Edition with WSL support (AMD&apos;s ROCm-on-WSL page names the version for each ROCm release), then restart Windows.
+        <source>On Windows, install AMD Software: Adrenalin Edition 26.2.2 or newer (it brings ROCm&apos;s WSL support, ROCDXG; AMD&apos;s ROCm pages for Radeon and Ryzen, linked below, name the version for each ROCm release), then restart Windows.
 In PowerShell: wsl --update, then wsl --shutdown, and open this distribution again.
 Check again here.</source>
-        <translation>在Windows上安装支持WSL的AMD Software: Adrenalin Edition（AMD的ROCm-on-WSL页面列出了每个ROCm版本对应的驱动版本），然后重启Windows。
+        <translation>在Windows上安装AMD Software: Adrenalin Edition 26.2.2或更新版本（它带来ROCm的WSL支持ROCDXG；下方链接的AMD Radeon与Ryzen ROCm页面列出了每个ROCm版本对应的驱动版本），然后重启Windows。
 在PowerShell中运行 wsl --update，再运行 wsl --shutdown，然后重新打开这个发行版。
 最后回到这里重新检查。</translation>
+    </message>
+    <message>
+        <source>AMD&apos;s ROCm pages for Radeon and Ryzen</source>
+        <translation>AMD的Radeon与Ryzen ROCm页面</translation>
+    </message>
+    <message>
+        <source>librocdxg, ROCm&apos;s bridge to the Windows driver</source>
+        <translation>librocdxg：ROCm通往Windows驱动的桥梁</translation>
     </message>
     <message>
         <source>The Windows side</source>

@@ -124,3 +124,4 @@ def test_a_missing_catalogue_leaves_the_app_in_english(
         assert core_i18n.language() == "en"  # never Chinese findings in English pages
     finally:
         i18n.switch("en")
+

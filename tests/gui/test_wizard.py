@@ -246,3 +246,79 @@ def test_the_release_and_package_set_are_choices_on_the_plan_page(qtbot: Any) ->
     assert any("rocm-hip-sdk" in " ".join(s.argv or ()) for s in expected.steps)
     releases = [page.release.itemData(i) for i in range(page.release.count())]
     assert releases[0] == "" and len(releases) > 1  # the best fit first, then each release
+
+
+def test_welcome_offers_one_language_choice_and_the_other_pages_theirs(qtbot: Any) -> None:
+    """Welcome's own labelled list is its only language choice; from the System check on,
+    the wizard's language button is there (issue 31/17: two selectors on Welcome)."""
+    from PySide6.QtWidgets import QWizard
+
+    from tests.gui.support import click_next, open_wizard
+
+    wizard = open_wizard(qtbot, "rx6600-ubuntu2404-fresh")
+
+    def shown() -> bool:  # the wizard's language button (asked anew: QWizard may remake it)
+        return wizard.button(QWizard.WizardButton.CustomButton3).isVisible()
+
+    assert wizard.currentId() == PageId.WELCOME
+    assert wizard.pages[PageId.WELCOME].language.isVisible()  # type: ignore[attr-defined]
+    qtbot.waitUntil(lambda: not shown(), timeout=2000)
+    click_next(qtbot, wizard)
+    assert wizard.currentId() == PageId.SYSTEM_CHECK
+    qtbot.waitUntil(shown, timeout=2000)
+    wizard.back()
+    assert wizard.currentId() == PageId.WELCOME
+    qtbot.waitUntil(lambda: not shown(), timeout=2000)
+
+
+def test_re_check_says_that_it_ran_and_what_changed(qtbot: Any, aloop: Any) -> None:
+    """Re-check answers in words under the findings: when it ran, and whether anything
+    changed since the check before (issue 31/17: it gave no sign that it ran)."""
+    from PySide6.QtCore import Qt
+
+    from core.operations.machine import check_machine
+    from gui.pages.base import PageId
+    from tests.gui.support import MACHINES, click_next, open_wizard
+
+    wizard = open_wizard(qtbot, "rx6600-ubuntu2404-fresh")
+    click_next(qtbot, wizard)
+    page = wizard.pages[PageId.SYSTEM_CHECK]
+    qtbot.waitUntil(lambda: not page.busy, timeout=60_000)
+    assert page.message.text() == ""  # type: ignore[attr-defined]
+    qtbot.mouseClick(page.recheck, Qt.MouseButton.LeftButton)  # type: ignore[attr-defined]
+    qtbot.waitUntil(lambda: "Checked again at" in page.message.text(),  # type: ignore
+                    timeout=60_000)
+    assert "the same as before" in page.message.text()  # type: ignore[attr-defined]
+    # the check before found other things (another machine's): the words count them
+    wizard.session.report = check_machine(str(MACHINES / "rx7900xtx-ubuntu2404-ready"))
+    qtbot.mouseClick(page.recheck, Qt.MouseButton.LeftButton)  # type: ignore[attr-defined]
+    qtbot.waitUntil(lambda: "fixed since" in page.message.text(), timeout=60_000)  # type: ignore
+    assert "0 fixed since," in page.message.text()  # type: ignore[attr-defined]
+    assert " 0 new" not in page.message.text()  # type: ignore[attr-defined]
+
+
+def test_the_windows_side_names_its_pages_as_links(qtbot: Any) -> None:
+    """The pages the Windows steps name are links the browser opens (issue 31/17: "AMD's
+    ROCm-on-WSL page" was words only), in both languages."""
+    from PySide6.QtCore import QCoreApplication
+
+    from gui import i18n
+    from gui.pages.base import PageId
+    from tests.gui.support import open_wizard
+
+    wizard = open_wizard(qtbot, "wsl2-ubuntu2204-rx7900xtx-ready")
+    page = wizard.pages[PageId.WINDOWS_SIDE]
+    wizard.setStartId(int(PageId.WINDOWS_SIDE))
+    wizard.restart()
+    links = page.links  # type: ignore[attr-defined]
+    assert links.isVisible() and links.openExternalLinks()
+    for url in ("https://rocm.docs.amd.com/projects/radeon-ryzen/",
+                "https://github.com/ROCm/librocdxg"):
+        assert f'<a href="{url}' in links.text()
+    try:
+        i18n.switch("zh_CN")
+        QCoreApplication.processEvents()  # the language change reaches the page
+        assert "librocdxg" in links.text() and "AMD" in links.text()
+        assert "Windows driver" not in links.text()
+    finally:
+        i18n.switch("en")
