@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Qt, QTimer
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QSettings, Qt, QTimer
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -196,6 +196,7 @@ class AdvancedSettings(QWidget):
                             ("measure", self.measure), ("steps", self.steps)):
             self.labels[name].setBuddy(field)  # as addRow gives a row named in words
         self.retranslate()
+        self.recall()
 
     def retranslate(self) -> None:
         """Every word of the settings in the language now set; what is chosen stays (the
@@ -272,6 +273,50 @@ class AdvancedSettings(QWidget):
             self.tr("Safetensors (*.safetensors);;All files (*)"))
         if path:
             self.model.setText(path)
+
+    _KEY = "benchmark/advanced"  # QSettings group of what was chosen for the last run
+
+    def remember(self) -> None:
+        """What is chosen now, for the next start of the app (a run was started with it)."""
+        store = QSettings()
+        store.beginGroup(self._KEY)
+        for name, value in (("device", self.device.currentData()), ("tiny", self.tiny.isChecked()),
+                            ("precision", self.precision.currentData() or ""),
+                            ("batch", self.batch.value()), ("measure", self.measure.value()),
+                            ("steps", self.steps.value()),
+                            ("channels_last", self.channels_last.isChecked()),
+                            ("compile", self.compile.isChecked()), ("model", self.model.text())):
+            store.setValue(name, value)
+        store.endGroup()
+
+    def recall(self) -> None:
+        """What was chosen for the last run, where this machine still offers it (a value that
+        does not read is left at its default: nothing is lost, nothing raises)."""
+        store = QSettings()
+        store.beginGroup(self._KEY)
+        try:
+            def number(name: str) -> float:
+                try:
+                    return float(store.value(name, 0) or 0)
+                except (TypeError, ValueError):
+                    return 0.0
+
+            def flag(name: str) -> bool:
+                return str(store.value(name, "false")).lower() in ("true", "1")
+
+            for combo, name in ((self.device, "device"), (self.precision, "precision")):
+                index = combo.findData(store.value(name) or None)
+                if store.contains(name) and index >= 0:
+                    combo.setCurrentIndex(index)
+            self.tiny.setChecked(flag("tiny"))
+            self.channels_last.setChecked(flag("channels_last"))
+            self.compile.setChecked(flag("compile"))
+            self.batch.setValue(int(number("batch")))
+            self.measure.setValue(number("measure"))
+            self.steps.setValue(int(number("steps")))
+            self.model.setText(str(store.value("model", "") or ""))
+        finally:
+            store.endGroup()
 
     def settings(self) -> Settings:
         return Settings(
@@ -545,6 +590,7 @@ class BenchmarkPage(RocPage):
         except OperationError as exc:
             self._show_message(str(exc))
             return
+        self.advanced.remember()  # the settings of a run that starts: offered again next time
         self._runs = len(requests)
         self.offer_runs([])  # the last run's choice goes with it
         self._estimate_s = sum(p.estimate_s for p in self._chosen)

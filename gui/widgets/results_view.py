@@ -475,11 +475,16 @@ class ResultsView(QWidget):
         self.save_button = QPushButton()
         self.copy_button = QPushButton()
         self.browser_button = QPushButton()
+        self.show_file_button = QPushButton()  # the page written for the browser, in its folder
+        self.page: Path | None = None
         self.save_button.clicked.connect(self.choose_file)
         self.copy_button.clicked.connect(self.copy_markdown)
         self.browser_button.clicked.connect(self.open_in_browser)
+        self.show_file_button.clicked.connect(self.show_file)
         self.area, self.message = scrolled_pane(
-            self, self.content, [self.save_button, self.copy_button, self.browser_button])
+            self, self.content,
+            [self.save_button, self.copy_button, self.browser_button, self.show_file_button])
+        self.show_file_button.setVisible(False)
         bridge.finished.connect(self._finished)
         bridge.failed.connect(self._failed)
         self.retranslate()
@@ -490,6 +495,9 @@ class ResultsView(QWidget):
         self.save_button.setText(self.tr("&Save report…"))
         self.copy_button.setText(self.tr("Copy as &Markdown"))
         self.browser_button.setText(self.tr("Open in the bro&wser"))
+        self.show_file_button.setText(self.tr("Show the fi&le"))
+        self.show_file_button.setToolTip(self.tr("The page written for the browser, in its "
+                                                 "folder"))
         self.copy_button.setToolTip(self.tr("For a forum post or an issue"))
         report = self.report
         if report is not None:
@@ -582,6 +590,16 @@ class ResultsView(QWidget):
             self.bridge.start(f"{self.key}:html", plainly, _write_page, self.report,
                               folder / f"{self.file_stem()}.html")
 
+    def show_file(self) -> None:
+        """The folder of the page written for the browser, in the file manager (or, where
+        none opens, where it is, in words)."""
+        page = self.page
+        if page is None:
+            return
+        if not self.open_url(QUrl.fromLocalFile(str(page.parent))):
+            self.say(lambda: self.tr("No file manager could be opened. The page is saved as "
+                                     "%1.").replace("%1", str(page)))
+
     def file_stem(self) -> str:
         """``rocmate-resnet50-train-2026-11-30-0715``: the report's suites and time."""
         report = self.report
@@ -602,8 +620,14 @@ class ResultsView(QWidget):
                                      "issue."))
         elif key == f"{self.key}:html" and isinstance(result, Written):
             page = str(result.path)
+            self.page = result.path
+            self.show_file_button.setVisible(True)
+            self.show_file_button.setEnabled(True)
+            # a True answer means a program was started to open it (xdg-open), not that a
+            # browser showed it: the words say so, and the file can be shown instead
             if self.open_url(QUrl.fromLocalFile(page)):
-                self.say(lambda: self.tr("Opened in the browser: %1").replace("%1", page))
+                self.say(lambda: self.tr("Sent to the browser: %1. If no window opens, use Show "
+                                         "the file.").replace("%1", page))
             else:
                 self.say(lambda: self.tr("No browser could be opened. The page is saved as %1: "
                                          "open it from a file manager.").replace("%1", page))

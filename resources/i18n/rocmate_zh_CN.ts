@@ -938,6 +938,14 @@ Run a benchmark on the Benchmark page (or rocmate bench in a terminal): each run
         <translation>在浏览器中打开(&amp;W)</translation>
     </message>
     <message>
+        <source>Show the fi&amp;le</source>
+        <translation>显示文件(&amp;L)</translation>
+    </message>
+    <message>
+        <source>The page written for the browser, in its folder</source>
+        <translation>为浏览器写出的页面，在它所在的文件夹中</translation>
+    </message>
+    <message>
         <source>For a forum post or an issue</source>
         <translation>用于论坛帖子或issue</translation>
     </message>
@@ -982,6 +990,10 @@ Run a benchmark on the Benchmark page (or rocmate bench in a terminal): each run
         <translation>正在生成网页……</translation>
     </message>
     <message>
+        <source>No file manager could be opened. The page is saved as %1.</source>
+        <translation>无法打开文件管理器。页面已保存为 %1。</translation>
+    </message>
+    <message>
         <source>Saved %1 (%2).</source>
         <translation>已保存到 %1（%2）。</translation>
     </message>
@@ -990,8 +1002,8 @@ Run a benchmark on the Benchmark page (or rocmate bench in a terminal): each run
         <translation>已复制为Markdown：可以粘贴到论坛帖子或issue里。</translation>
     </message>
     <message>
-        <source>Opened in the browser: %1</source>
-        <translation>已在浏览器中打开：%1</translation>
+        <source>Sent to the browser: %1. If no window opens, use Show the file.</source>
+        <translation>已交给浏览器：%1。如果没有窗口打开，请使用“显示文件”。</translation>
     </message>
     <message>
         <source>No browser could be opened. The page is saved as %1: open it from a file manager.</source>

@@ -206,3 +206,26 @@ def test_closing_the_window_mid_run_asks_then_cancels(qtbot: Any, aloop: Any,
     with History(session.history_path) as history:
         (row,) = history.list()
     assert row.status == "cancelled"
+
+
+def test_the_advanced_settings_of_a_run_are_offered_again_next_time(
+        qtbot: Any, aloop: Any, session: Session) -> None:
+    """What a run was started with is there again in a new window (issue 31/17: the advanced
+    settings were forgotten); a value that no longer reads is left at its default."""
+    from PySide6.QtCore import QSettings
+
+    page = make_page(qtbot, session)
+    choose(page, "health", steps=3)
+    page.advanced.precision.setCurrentIndex(page.advanced.precision.findData("fp32"))
+    page.advanced.measure.setValue(7)
+    page.start_button.click()
+    wait_done(qtbot, page)
+    again = make_page(qtbot, session)
+    advanced = again.advanced
+    assert advanced.device.currentData() == "cpu" and advanced.tiny.isChecked()
+    assert advanced.steps.value() == 3 and advanced.measure.value() == 7
+    assert advanced.precision.currentData() == "fp32"
+    QSettings().setValue("benchmark/advanced/steps", "many")  # a hand-edited file
+    QSettings().setValue("benchmark/advanced/device", "cuda:7")  # not offered here
+    third = make_page(qtbot, session).advanced
+    assert third.steps.value() == 0 and third.device.currentData() == "cuda:0"

@@ -231,12 +231,19 @@ def test_open_in_the_browser_writes_the_page_and_opens_it(qtbot: Any, aloop: Any
     page = Path(opened[0].toLocalFile())
     assert page.parent == tmp_path / "cache" / "rocmate" / "reports"
     assert page.read_text() == render_report(report, "html", references=True)
-    assert view.message.text() == f"Opened in the browser: {page}"
+    # xdg-open started is not a browser shown: the words do not claim it (issue 31/17)
+    assert view.message.text() == (f"Sent to the browser: {page}. If no window opens, use "
+                                   "Show the file.")
+    assert not view.show_file_button.isHidden() and view.show_file_button.isEnabled()
+    view.show_file_button.click()
+    assert opened[-1] == QUrl.fromLocalFile(str(page.parent))  # its folder, to the file manager
     view.open_url = lambda url: False  # no browser on this desktop
     with qtbot.waitSignal(bridge.finished, timeout=30_000):
         view.browser_button.click()
     assert view.message.text().startswith("No browser could be opened")
     assert str(page) in view.message.text()
+    view.show_file_button.click()  # nor a file manager: where it is, in words
+    assert view.message.text() == f"No file manager could be opened. The page is saved as {page}."
 
 
 def test_several_runs_each_get_a_card_in_a_scrolled_column(qtbot: Any, bridge: Bridge) -> None:
