@@ -115,7 +115,8 @@ HELPER_MAY_IMPORT = {
     "core.knowledge.loader", "core.knowledge.rows", "core.knowledge.gpus",
     "core.knowledge.releases", "core.knowledge.wheels", "core.knowledge.overrides",
     "core.knowledge.support", "core.knowledge.distros", "core.knowledge.error_patterns",
-    "core.knowledge.checks", "core.knowledge.names", "core.resources",
+    "core.knowledge.checks", "core.knowledge.names", "core.knowledge.known_bad",
+    "core.resources",
     "core.i18n",  # a row's text and its translations beside it (stdlib and core.resources)
 }
 

@@ -246,6 +246,7 @@ def run(args: argparse.Namespace) -> int:
         BenchmarkRequest,
         BenchmarkRun,
         baseline_request,
+        known_bad_warnings,
         run_to_end,
     )
 
@@ -260,6 +261,9 @@ def run(args: argparse.Namespace) -> int:
     except OperationError as exc:
         print(f"rocmate bench: {exc}", file=sys.stderr)
         return exc.status
+    for warning in known_bad_warnings():  # a stack that public reports show hanging the card
+        print("rocmate: " + t("cli.bench.known-bad", "warning: {text}", text=warning),
+              file=sys.stderr)
     base = baseline_request(request)
     if base is not None:  # --gpus N: one GPU first, through the same launcher, to scale against
         print("rocmate: " + t("cli.bench.baseline", "first the same run on one GPU (--gpus 1), "

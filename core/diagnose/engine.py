@@ -31,6 +31,7 @@ RULES: tuple[Rule, ...] = (
     rules_links.gpu_links,
     rules_system.distro,
     rules_system.kernel,
+    rules_system.known_bad_stack,
     rules_system.rocm_multiple,
     rules_system.dkms,
 )

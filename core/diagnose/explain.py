@@ -9,6 +9,12 @@ text: the card and its gfx target, the installed PyTorch's arch list, the doctor
 the card (its override value, from overrides.toml through the support table) and the wheel
 indexes rocmate knows to carry the target (torch.toml). Without facts (no AMD GPU with a known
 target) it is a generic answer that names no value.
+
+A row may have a cause, fix and confirming findings of its own under WSL 2 (``cause_wsl``,
+``fix_wsl``, ``findings_wsl``): there the GPU is reached through the Windows driver and AMD's WSL
+runtime (librocdxg), so advice about the render group or the Linux kernel driver is wrong. explain
+gives them when this machine is WSL 2 or the pasted text shows it came from WSL
+(:data:`core.knowledge.error_patterns.WSL_TEXT`).
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from core.diagnose.doctor import DoctorReport
 from core.diagnose.doctor_text import WIDTH, wrap_block
 from core.diagnose.finding import Finding
 from core.i18n import local, t
-from core.knowledge.error_patterns import ErrorPattern
+from core.knowledge.error_patterns import WSL_TEXT, ErrorPattern
 from core.knowledge.loader import Knowledge
 from core.knowledge.rows import version_tuple
 from core.knowledge.wheels import TorchIndex
@@ -101,11 +107,15 @@ class CardFacts:
             return ""
         if not self.carried and setting.gfx == self.posing:
             return ""  # the doctor's own value
-        return t("explain.card.unset-override",
-                 "{setting} makes the {gpu} pose as {posing}, which is not the answer for this "
-                 "card: remove it where it is set ({doctor} says where).",
-                 setting=f"{setting.variable}={setting.value}", gpu=self.gpu,
-                 posing=setting.gfx, doctor="rocmate doctor")
+        unset = t("explain.card.unset-override",
+                  "{setting} makes the {gpu} pose as {posing}, which is not the answer for this "
+                  "card: remove it where it is set ({doctor} says where).",
+                  setting=f"{setting.variable}={setting.value}", gpu=self.gpu,
+                  posing=setting.gfx, doctor="rocmate doctor")
+        if setting.gfx is None or not cross_generation(self.gfx, setting.gfx):
+            return unset
+        return unset + t("doctor.sentence-gap", " ") + cross_generation_note(self.gfx,
+                                                                              setting.gfx)
 
     def _wheel_line(self) -> str:
         torch = self.torch
@@ -179,6 +189,34 @@ class CardFacts:
             "override": self.advice_override(),
             "index": self.wheel.url if self.wheel else None,
         }
+
+
+def gfx_generation(gfx: str) -> int | None:
+    """The major version of a gfx target, as HSA_OVERRIDE_GFX_VERSION's first field: gfx1031 ->
+    10, gfx906 and gfx90a -> 9, gfx1201 -> 12; None for what is not a target name."""
+    digits = gfx.removeprefix("gfx")
+    if len(digits) == 3 and digits[:1].isdigit():
+        return int(digits[0])
+    if len(digits) == 4 and digits[:2].isdigit():
+        return int(digits[:2])
+    return None
+
+
+def cross_generation(card: str, posing: str) -> bool:
+    """An override that makes ``card`` pose as a target of another generation (major
+    version): what newer runtimes refuse (ROCm/rocm-systems PR #5686)."""
+    mine, other = gfx_generation(card), gfx_generation(posing)
+    return mine is not None and other is not None and mine != other
+
+
+def cross_generation_note(card: str, posing: str) -> str:
+    """Why a cross-generation override is worse than useless, with its sources."""
+    return t("explain.card.cross-generation",
+             "Posing a {card} as {posing} crosses GPU generations: newer ROCm runtimes refuse "
+             "such a value outright ({refused}), so programs see no GPU, and older ones can "
+             "flood the kernel with 'ih_fifo overflow' and hang the GPU ({crash}).",
+             card=card, posing=posing, refused="ROCm/rocm-systems PR #5686",
+             crash="ROCm/rocm-systems#3531")
 
 
 def _gap(text: str) -> str:
@@ -258,15 +296,25 @@ class Explanation:
     """Findings on this machine that point to this cause."""
     card: CardFacts | None = None
     """This machine's facts for a fix with :data:`CARD_FIELD`; None: none known."""
+    wsl: bool = False
+    """The error is from WSL 2 (this machine is, or the text says so): the row's WSL cause and
+    fix, where it has them."""
 
     @property
     def uses_card(self) -> bool:
-        return CARD_FIELD in self.pattern.fix
+        return CARD_FIELD in self.pattern.fix_for(self.wsl)
+
+    def cause(self, *, english: bool = False) -> str:
+        """The pattern's cause for this platform, in the current language (``english``: the
+        English row)."""
+        text = self.pattern.cause_for(self.wsl)
+        return str.__str__(text) if english else local(text)
 
     def fix(self, *, english: bool = False) -> str:
-        """The pattern's fix in the current language (``english``: the English row), its
-        :data:`CARD_FIELD` filled from this machine's facts."""
-        text = str.__str__(self.pattern.fix) if english else local(self.pattern.fix)
+        """The pattern's fix for this platform in the current language (``english``: the
+        English row), its :data:`CARD_FIELD` filled from this machine's facts."""
+        fix = self.pattern.fix_for(self.wsl)
+        text = str.__str__(fix) if english else local(fix)
         if CARD_FIELD not in text:
             return text
         advice = self.card.text() if self.card is not None else generic_card_advice()
@@ -276,8 +324,9 @@ class Explanation:
         out: dict[str, object] = {
             "id": self.pattern.id,
             "title": self.pattern.title,
-            "cause": self.pattern.cause,
+            "cause": self.cause(english=True),
             "fix": self.fix(english=True),
+            "platform": "wsl" if self.wsl else "linux",
             "source": self.pattern.source,
             "on_this_machine": [f.to_json() for f in self.confirmed_by],
         }
@@ -286,15 +335,22 @@ class Explanation:
         return out
 
 
+def from_wsl(text: str, report: DoctorReport | None) -> bool:
+    """Whether the error is from WSL 2: this machine is, or the text shows it."""
+    machine = report is not None and report.facts.platform.wsl == 2
+    return machine or WSL_TEXT.search(text) is not None
+
+
 def explain(text: str, kb: Knowledge, report: DoctorReport | None) -> list[Explanation]:
     """Matching patterns, those confirmed by this machine's findings first."""
     findings = [f for f in (report.findings if report else ()) if f.needs_action]
     card = card_facts(report, kb)
+    wsl = from_wsl(text, report)
     result = []
     for pattern in kb.match_errors(text):
-        confirmed = tuple(f for f in findings if f.id in pattern.findings)
-        result.append(Explanation(pattern, confirmed, card if CARD_FIELD in pattern.fix
-                                  else None))
+        confirmed = tuple(f for f in findings if f.id in pattern.findings_for(wsl))
+        result.append(Explanation(pattern, confirmed,
+                                  card if CARD_FIELD in pattern.fix_for(wsl) else None, wsl))
     return sorted(result, key=lambda e: 0 if e.confirmed_by else 1)
 
 
@@ -321,7 +377,7 @@ def render_explanations(
     for number, item in enumerate(explanations, start=1):
         pattern = item.pattern
         lines.append(f"{number}. {local(pattern.title)}")
-        lines += _labelled("   ", t("explain.text.cause-label", "Cause:"), local(pattern.cause))
+        lines += _labelled("   ", t("explain.text.cause-label", "Cause:"), item.cause())
         if item.confirmed_by:
             lines.append("   " + t("explain.text.on-this-machine", "On this machine:"))
             for finding in item.confirmed_by:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, replace
 
 from core.diagnose.context import Context
 from core.diagnose.finding import Finding
+from core.diagnose.known_bad import known_bad_findings
 from core.diagnose.release_choice import (
     describe_distro,
     releases_for,
@@ -452,6 +453,12 @@ def kernel(ctx: Context) -> list[Finding]:
             fix,
         )
     ]
+
+
+def known_bad_stack(ctx: Context) -> list[Finding]:
+    """known-bad-stack: the kernel, linux-firmware or ROCm release here is one public reports show
+    hanging or crashing this machine's card (resources/data/known_bad.toml)."""
+    return known_bad_findings(ctx)
 
 
 def rocm_multiple(ctx: Context) -> list[Finding]:

@@ -18,6 +18,7 @@ from core.knowledge.checks import cross_check
 from core.knowledge.distros import DistroDerivative, DistroFamily, UbuntuRelease, parse_distros
 from core.knowledge.error_patterns import ErrorPattern, parse_explain
 from core.knowledge.gpus import GpuRow, parse_gpus
+from core.knowledge.known_bad import KnownBadStack, parse_known_bad
 from core.knowledge.names import name_words
 from core.knowledge.overrides import NoOverride, OverrideRule, parse_overrides
 from core.knowledge.releases import RocmRelease, RocmRepository, parse_rocm
@@ -43,6 +44,7 @@ FILES = (
     "support.toml",
     "distros.toml",
     "explain.toml",
+    "known_bad.toml",
 )
 
 
@@ -61,6 +63,8 @@ class Knowledge:
     families: tuple[DistroFamily, ...]
     patterns: tuple[ErrorPattern, ...]
     data_dir: Path
+    known_bad: tuple[KnownBadStack, ...] = ()
+    """Kernel, linux-firmware and ROCm releases public reports show hanging some cards."""
 
     # -- GPUs ------------------------------------------------------------------------------
 
@@ -232,6 +236,7 @@ def _load(folder: Path) -> Knowledge:
         families=families,
         patterns=patterns,
         data_dir=folder,
+        known_bad=parse_known_bad(data["known_bad.toml"]),
     )
     cross_check(gpus=gpus, releases=releases, targets=targets, overrides=rules,
                 therock=therock, torch_indexes=indexes)

@@ -210,6 +210,23 @@ def recover_interrupted(history_path: Path | None = None, runs_dir: Path | None 
     return [i for item in found for i in item.history_ids]
 
 
+def known_bad_warnings(system: System | None = None) -> list[str]:
+    """What to say before a long benchmark starts: the kernel, linux-firmware or ROCm release
+    here is one public reports show hanging or crashing this machine's card
+    (resources/data/known_bad.toml), one line each in the current language; [] when none is, or
+    when the machine cannot be read. Reads the machine as the doctor does, without PyTorch."""
+    from core.diagnose.known_bad import stack_warnings
+    from core.knowledge.loader import load_knowledge
+    from core.probe.facts import gather
+
+    try:
+        kb = load_knowledge()
+        facts = gather(system or LiveSystem(), probe_torch=False, kb=kb)
+    except Exception:  # a warning must never keep a run from starting
+        return []
+    return stack_warnings(facts, kb.known_bad)
+
+
 def baseline_request(request: BenchmarkRequest) -> BenchmarkRequest | None:
     """For a data-parallel run on more than one GPU, the same suite on one GPU through the same
     launcher (``--gpus 1``), run first and kept in the report beside it (not on its own in the

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from core.probe.firmware import FirmwareFacts, probe_firmware
 from core.probe.parse.platform_files import parse_mokutil_sb_state, parse_secure_boot_efivar
 from core.system import System
 
@@ -45,6 +46,9 @@ class DriverFacts:
     dkms_module_in_use: bool = False
     """The running kernel's amdgpu comes from DKMS (modules.dep names updates/dkms/ or extra/):
     old rock-dkms builds have no version file, so the version alone does not tell."""
+    firmware: FirmwareFacts | None = None
+    """The installed linux-firmware package with amdgpu's firmware (core.probe.firmware); None
+    when not known (WSL, no package found, a snapshot taken before rocmate asked)."""
 
     def kernels_without_headers(self) -> list[str]:
         return [k.release for k in self.kernels if not k.headers]
@@ -59,6 +63,8 @@ class DriverFacts:
             "uefi": self.uefi,
             "secure_boot": self.secure_boot,
             "dkms_module_in_use": self.dkms_module_in_use,
+            # added later, only where known
+            **({"linux_firmware": self.firmware.to_json()} if self.firmware else {}),
         }
 
 
@@ -76,6 +82,7 @@ def probe_driver(system: System, wsl: int | None) -> DriverFacts:
         uefi=uefi,
         secure_boot=_secure_boot(system) if uefi else False,
         dkms_module_in_use=_dkms_module_in_use(system) if not wsl else False,
+        firmware=probe_firmware(system, wsl),
     )
 
 

@@ -46,6 +46,19 @@ FIRST_MATCH = {
     "rocminfo-killed-hsa-enable-sdma0-rx9070xt.txt": "rocminfo-killed-sdma",
     "rocminfo-no-such-file-dev-kfd-docker-navi21.txt": "kfd-no-such-file",
     "torch-not-compiled-with-cuda-windows-rocm-7900xt.txt": "torch-not-compiled-with-cuda",
+    # issue 32, item 5 (threads in ../shared/research/rocm-2026.md, "Error texts users paste")
+    "hw-exception-gpu-hang-r9700-rocm713-raylight.txt": "gpu-hang-hw-exception",
+    "kfd-ih-fifo-overflow-gfx1151-override-12-0-1.txt": "kfd-ih-fifo-overflow",
+    "hipblaslt-unsupported-architecture-warning-gfx908.txt": "hipblaslt-unsupported-arch",
+    "wsl-rocr-unsupported-gpu-rocminfo-7600xt.txt": "wsl-rocr-unsupported-gpu",
+    "wsl-hsa-out-of-resources-rocminfo-7900xt.txt": "hsa-out-of-resources",
+    "wsl-thunk-proxy-queryadapterinfo-assert-7900xtx.txt": "wsl-thunk-proxy-assert",
+    "wsl-no-wddm-adapters-ryzen-ai-max-rocm72.txt": "wsl-no-wddm-adapters",
+    "libmiopen-so-cannot-open-therock-gfx1151-wheel.txt": "rocm-library-not-found",
+    "libtorch-cuda-so-with-rocm-wheel-780m.txt": "libtorch-cuda-in-rocm-torch",
+    "segfault-after-first-gpu-call-torch-exit.txt": "segfault-torch",
+    "miopen-incorrect-params-forward-convolution-dcu.txt": "miopen-incorrect-params",
+    "miopen-code-object-build-failed-comgr-vega-gfx900.txt": "miopen-code-object-build-failed",
 }
 
 # further patterns each transcript must also produce (the secondary lines in it)
@@ -60,6 +73,8 @@ ALSO = {
         "apt-key-deprecated", "apt-unable-to-locate-rocm-package",
     },
     "dpkg-rock-dkms-rocm-dkms-errors-pop-os.txt": {"kfd-permission-denied"},
+    "wsl-rocr-unsupported-gpu-rocminfo-7600xt.txt": {"hsa-out-of-resources"},
+    "wsl-no-wddm-adapters-ryzen-ai-max-rocm72.txt": {"rock-module-not-loaded"},
 }
 
 
@@ -155,10 +170,20 @@ def test_unrelated_text_matches_nothing(kb: Knowledge) -> None:
     assert kb.match_errors("Everything worked: 42 images/s") == []
 
 
+# finding ids beyond the required ones that rows may name: each must be one the doctor emits
+# (its literal is in core/diagnose/)
+OTHER_FINDINGS = frozenset({"wsl-gpu-unsupported", "known-bad-stack"})
+
+
 def test_findings_are_design_ids(kb: Knowledge) -> None:
-    used = {finding for pattern in kb.patterns for finding in pattern.findings}
+    used = {finding for pattern in kb.patterns
+            for finding in (*pattern.findings, *(pattern.findings_wsl or ()))}
     assert used, "no pattern names a confirming finding"
-    assert used <= DESIGN_FINDINGS, used - DESIGN_FINDINGS
+    assert used <= DESIGN_FINDINGS | OTHER_FINDINGS, used - DESIGN_FINDINGS - OTHER_FINDINGS
+    rules = "".join(path.read_text(encoding="utf-8") for path in
+                    (Path(__file__).resolve().parents[2] / "core" / "diagnose").glob("*.py"))
+    for finding in OTHER_FINDINGS:
+        assert f'"{finding}"' in rules, finding
 
 
 def test_patterns_are_complete(kb: Knowledge) -> None:
