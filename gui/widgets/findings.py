@@ -4,10 +4,12 @@ title, the detail, what causes it, and the fix (selectable, to copy a command)."
 from __future__ import annotations
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Qt
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
+    QPushButton,
     QSizePolicy,
     QStyle,
     QVBoxLayout,
@@ -15,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.diagnose.finding import Finding
+from core.diagnose.fix_commands import commands
 from gui.widgets.cards import CardColumn
 
 _WORDS = {
@@ -23,6 +26,15 @@ _WORDS = {
     "info": QT_TRANSLATE_NOOP("Findings", "Note"),
     "ok": QT_TRANSLATE_NOOP("Findings", "OK"),
 }
+
+
+APP_WAYS = {
+    "rocmate install": QT_TRANSLATE_NOOP("Findings", "In this app: Next leads to the set-up "
+                                         "plan, which does this."),
+    "rocmate doctor": QT_TRANSLATE_NOOP("Findings", "In this app: Re-check."),
+    "rocmate bench": QT_TRANSLATE_NOOP("Findings", "In this app: the Benchmark page."),
+}
+"""Where a fix names one of rocmate's own commands, the way to the same in the app."""
 
 
 def severity_word(severity: str) -> str:
@@ -89,12 +101,31 @@ class FindingCard(QFrame):
         if self.caused_by is not None:
             body.addWidget(self.caused_by)
         self.fix_heading: QLabel | None = None
+        self.commands = commands(finding.fix) if finding.needs_action else ()
+        self.copy_button: QPushButton | None = None
+        self.app_way: QLabel | None = None
         if finding.fix and finding.needs_action:
             self.fix_heading = selectable_label("")
-            body.addWidget(self.fix_heading)
+            heading_row = QHBoxLayout()
+            heading_row.addWidget(self.fix_heading, 1)
+            if self.commands:  # the commands alone, never the sentence around them
+                self.copy_button = QPushButton()
+                self.copy_button.setObjectName("copy-command")
+                self.copy_button.clicked.connect(self.copy_commands)
+                heading_row.addWidget(self.copy_button, 0, Qt.AlignmentFlag.AlignRight)
+            body.addLayout(heading_row)
             body.addWidget(selectable_label(finding.fix, mono=True))
+            if any(c.startswith(tuple(APP_WAYS)) for c in self.commands):
+                self.app_way = selectable_label("")
+                body.addWidget(self.app_way)
         row.addLayout(body, 1)
         self.retranslate()
+
+    def copy_commands(self) -> None:
+        """The fix's commands to the clipboard, a line each (to paste into a terminal)."""
+        QGuiApplication.clipboard().setText("\n".join(self.commands))
+        if self.copy_button is not None:
+            self.copy_button.setText(QCoreApplication.translate("Findings", "Copied"))
 
     def retranslate(self) -> None:
         """The card's own words in the current language (the finding's are core's: the page
@@ -109,6 +140,17 @@ class FindingCard(QFrame):
                                    .replace("%1", separator.join(self.causes)))
         if self.fix_heading is not None:
             self.fix_heading.setText(QCoreApplication.translate("Findings", "How to fix it:"))
+        if self.copy_button is not None:
+            self.copy_button.setText(
+                QCoreApplication.translate("Findings", "Copy the command")
+                if len(self.commands) == 1
+                else QCoreApplication.translate("Findings", "Copy the commands"))
+            self.copy_button.setToolTip("\n".join(self.commands))
+        if self.app_way is not None:
+            ways = [str(way) for start, way in APP_WAYS.items()
+                    if any(c.startswith(start) for c in self.commands)]
+            self.app_way.setText(" ".join(QCoreApplication.translate("Findings", w)
+                                          for w in dict.fromkeys(ways)))
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:

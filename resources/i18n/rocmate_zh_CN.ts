@@ -401,6 +401,22 @@ B在%2上</translation>
         <translation>正常</translation>
     </message>
     <message>
+        <source>In this app: Next leads to the set-up plan, which does this.</source>
+        <translation>在本应用中：点“下一步”进入安装计划，它会完成这一步。</translation>
+    </message>
+    <message>
+        <source>In this app: Re-check.</source>
+        <translation>在本应用中：点“重新检查”。</translation>
+    </message>
+    <message>
+        <source>In this app: the Benchmark page.</source>
+        <translation>在本应用中：“基准测试”页面。</translation>
+    </message>
+    <message>
+        <source>Copied</source>
+        <translation>已复制</translation>
+    </message>
+    <message>
         <source>%1: %2</source>
         <translation>%1：%2</translation>
     </message>
@@ -415,6 +431,14 @@ B在%2上</translation>
     <message>
         <source>How to fix it:</source>
         <translation>解决办法：</translation>
+    </message>
+    <message>
+        <source>Copy the command</source>
+        <translation>复制命令</translation>
+    </message>
+    <message>
+        <source>Copy the commands</source>
+        <translation>复制这些命令</translation>
     </message>
 </context>
 <context>

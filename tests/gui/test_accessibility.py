@@ -42,10 +42,17 @@ def test_every_button_is_on_the_tab_chain_and_has_a_mnemonic(qtbot: Any) -> None
     wizard.next()
     page = wizard.pages[PageId.SYSTEM_CHECK]
     chain = _tab_chain(wizard)
+    copies = 0
     for button in page.findChildren(QPushButton):
         assert button in chain, button.text()
-        assert "&" in button.text(), button.text()
         assert button.focusPolicy() != Qt.FocusPolicy.NoFocus
+        if button.objectName() == "copy-command":
+            # one per finding: a shared letter would only cycle between them, so they have
+            # none and are reached with Tab, inside their finding's card
+            copies += 1
+            continue
+        assert "&" in button.text(), button.text()
+    assert copies >= 2  # the machine's fixes have commands to copy
 
 
 def test_findings_say_their_severity_in_words_and_are_selectable(qtbot: Any) -> None:

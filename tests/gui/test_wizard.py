@@ -322,3 +322,27 @@ def test_the_windows_side_names_its_pages_as_links(qtbot: Any) -> None:
         assert "Windows driver" not in links.text()
     finally:
         i18n.switch("en")
+
+
+def test_how_to_fix_it_copies_the_command_alone(qtbot: Any) -> None:
+    """A fix's commands are one click from the clipboard, without the sentence around them;
+    where a fix names rocmate's own command, the card says where the app does the same
+    (issue 31/17)."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QGuiApplication
+
+    from gui.pages.base import PageId
+    from gui.widgets.findings import FindingCard
+    from tests.gui.support import click_next, open_wizard
+
+    wizard = open_wizard(qtbot, "rx6600-ubuntu2404-fresh")
+    click_next(qtbot, wizard)
+    page = wizard.pages[PageId.SYSTEM_CHECK]
+    cards = {c.finding_id: c for c in page.findChildren(FindingCard)}
+    group = cards["not-in-render-group"]
+    assert group.copy_button is not None and group.copy_button.text() == "Copy the command"
+    qtbot.mouseClick(group.copy_button, Qt.MouseButton.LeftButton)
+    assert QGuiApplication.clipboard().text() == "sudo usermod -aG render,video $USER"
+    assert group.copy_button.text() == "Copied"
+    torch = cards["torch-missing"]
+    assert torch.app_way is not None and "In this app" in torch.app_way.text()
