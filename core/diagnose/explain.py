@@ -171,7 +171,7 @@ class CardFacts:
                      "  {command}\n{caveat}",
                      gpu=self.gpu, gfx=self.gfx, lacks=_gap(lacks), posing=posing,
                      command=f"export HSA_OVERRIDE_GFX_VERSION={override}",
-                     caveat=_join(caveat, need)).rstrip()
+                     caveat=_join(caveat, same_generation_note(), need)).rstrip()
         reason = local(self.no_override) if self.no_override else t(
             "explain.card.nothing-known",
             "rocmate knows no PyTorch wheel with {gfx} code and no override value for it.",
@@ -217,6 +217,14 @@ def cross_generation_note(card: str, posing: str) -> str:
              "flood the kernel with 'ih_fifo overflow' and hang the GPU ({crash}).",
              card=card, posing=posing, refused="ROCm/rocm-systems PR #5686",
              crash="ROCm/rocm-systems#3531")
+
+
+def same_generation_note() -> str:
+    """Said with every override value explain gives: only the card's own generation works."""
+    return t("explain.card.same-generation",
+             "Use this value and no other: ROCm runtimes from mid-2026 on refuse a value of "
+             "another GPU generation than the card's ({refused}).",
+             refused="ROCm/rocm-systems PR #5686")
 
 
 def _gap(text: str) -> str:
