@@ -124,6 +124,9 @@ class GpuFacts:
     nvidia: tuple[GpuPath, ...] | None = ()
     """How each pair of NVIDIA GPUs is connected (NVLink or the PCIe path, by nvidia-smi's
     indexes), where there are two or more; None when ``nvidia-smi topo -m`` did not answer."""
+    cpu_model: str | None = None
+    """The processor's model name (/proc/cpuinfo, else rocminfo's CPU agent): AMD's ROCm lists
+    name Ryzen APUs by processor model, not by GPU (issue 32)."""
 
     def link_of(self, gpu: Gpu) -> PcieLink | None:
         return next((link for slot, link in self.pcie if slot == gpu.slot), None)
@@ -161,7 +164,22 @@ def probe_gpus(
         pcie=tuple(_pcie_links(system, gpus)),
         peers=peer_links(system, {n.node for n in nodes}) if len(nodes) > 1 else (),
         nvidia=nvidia_paths(system) if sum(g.vendor == "nvidia" for g in gpus) > 1 else (),
+        cpu_model=cpu_model(system, rocminfo),
     )
+
+
+def cpu_model(system: System, rocminfo: RocminfoReport | None = None) -> str | None:
+    """The first ``model name`` of /proc/cpuinfo, else the marketing name of rocminfo's first
+    CPU agent; None when neither says."""
+    for line in (system.read_text("/proc/cpuinfo") or "").splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() == "model name" and value.strip():
+            return " ".join(value.split())
+    if rocminfo is not None:
+        for agent in rocminfo.agents:
+            if (agent.device_type or "").upper() == "CPU" and agent.marketing_name:
+                return " ".join(agent.marketing_name.split())
+    return None
 
 
 def _pcie_links(system: System, gpus: list[Gpu]) -> list[tuple[str, PcieLink]]:
@@ -396,6 +414,10 @@ def _name_and_classify(
     # An APU is known from its KFD node (CPU cores and SIMDs) or from its row, never from its
     # memory size: a discrete card can have 2 GiB (R7 370) and an APU a large carve-out.
     integrated = gpu.integrated or bool(row is not None and row.integrated)
+    if row is None and gpu.is_amd and gfx and _apu_only_target(kb, gfx):
+        # An id no table names yet (a new APU's revision or device id, matched by class in the
+        # kernel): a target that only APUs have (gfx1036, gfx1103, gfx115x) is an iGPU's.
+        integrated = True
     return replace(
         gpu,
         name=name,
@@ -404,6 +426,12 @@ def _name_and_classify(
         integrated=integrated,
         arch=row.arch if row is not None else gpu.arch,
     )
+
+
+def _apu_only_target(kb: Knowledge, gfx: str) -> bool:
+    """True when every row of ``gfx`` in gpus.toml is an integrated GPU (and there is one)."""
+    rows = kb.gpus_by_gfx(gfx)
+    return bool(rows) and all(row.integrated for row in rows)
 
 
 def _best_name(
