@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
 from core.i18n import Localized, language, t
 from core.knowledge.loader import Knowledge
+from core.knowledge.rows import gfx_base
 from core.probe.facts import Facts
 from core.probe.gpus import Gpu
 from core.probe.parse.kfd import override_to_gfx, parse_gfx_override
 
-STATUS_RANK = {"official": 0, "override": 1, "unsupported": 2, "not-amd": 3}
+STATUS_RANK = {"official": 0, "override": 1, "unknown": 2, "unsupported": 3, "not-amd": 4}
+"""``unknown``: a target newer than rocmate's tables (gfx1154, gfx1170): not known to run, not
+known not to (issue 32)."""
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,13 @@ def support_for(gpu: Gpu, kb: Knowledge) -> Support:
                     "chip, so no ROCm release can use it.")),
         )
     row = kb.support_for(gpu.gfx)
+    if row is None and newer_than_known(gpu.gfx, kb):
+        return Support("unknown", None, (), _note(
+            f"{gpu.gfx} is newer than rocmate's tables: whether ROCm and PyTorch run on it is "
+            "not known to rocmate yet (AMD's newest per-device wheels may carry it).",
+            t("probe.support.newer", "{gfx} is newer than rocmate's tables: whether ROCm and "
+              "PyTorch run on it is not known to rocmate yet (AMD's newest per-device wheels "
+              "may carry it).", gfx=gpu.gfx)))
     if row is None:
         return Support("unsupported", None, (), _note(
             f"{gpu.gfx} is not in rocmate's knowledge base.",
@@ -77,6 +88,28 @@ def support_for(gpu: Gpu, kb: Knowledge) -> Support:
         confidence=rule.confidence if rule else None,
         caveat=rule.caveat if rule else None,
     )
+
+
+def gfx_version(gfx: str) -> tuple[int, int, int] | None:
+    """``"gfx1154"`` -> (11, 5, 4), ``"gfx90a"`` -> (9, 0, 10); None for a name that is not one."""
+    name = gfx_base(gfx)
+    if not re.fullmatch(r"gfx[0-9]{1,2}[0-9a-f]{2}", name):
+        return None
+    digits = name[3:]
+    return int(digits[:-2]), int(digits[-2], 16), int(digits[-1], 16)
+
+
+def newer_than_known(gfx: str, kb: Knowledge) -> bool:
+    """True for a target the tables do not know that is newer than every target they know of
+    its major version (or of a major version above them all): a new card, not an old one."""
+    wanted = gfx_version(gfx)
+    if wanted is None or kb.support_for(gfx) is not None:
+        return False
+    known = [v for v in (gfx_version(row.gfx) for row in kb.targets) if v is not None]
+    same_major = [v for v in known if v[0] == wanted[0]]
+    if same_major:
+        return wanted > max(same_major)
+    return bool(known) and wanted[0] > max(v[0] for v in known)
 
 
 def data_parallel_gpus(gpus: Sequence[Gpu], supports: Sequence[Support]) -> list[Gpu]:

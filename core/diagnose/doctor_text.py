@@ -81,6 +81,7 @@ def _status(status: str, override: str | None) -> str:
         "official": t("doctor.text.status.official", "official"),
         "override": t("doctor.text.status.override", "override"),
         "unsupported": t("doctor.text.status.unsupported", "unsupported"),
+        "unknown": t("doctor.text.status.unknown", "newer than rocmate knows"),
     }
     word = words.get(status, status)
     return f"{word} {override}" if override else word

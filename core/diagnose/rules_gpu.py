@@ -7,6 +7,15 @@ import re
 from core.diagnose.context import Context, OverrideSetting, Support, fits, make_setting
 from core.diagnose.finding import Finding
 from core.i18n import local, t
+from core.knowledge.math_libraries import (
+    Coverage,
+    Route,
+    load_math_libraries,
+    processor_listed,
+    routes_for,
+    wheel_has,
+    wheel_lacks,
+)
 from core.probe.gpus import Gpu
 from core.probe.parse.kfd import override_to_gfx
 
@@ -104,8 +113,16 @@ def support(ctx: Context) -> list[Finding]:
                       "run rocmate doctor again.", finding="kfd-missing"),
                 )
             ]
+        if sup.status == "unknown":
+            return [_gfx_newer(ctx, gpu, sup)]
         torch = ctx.facts.torch
         if gpu.gfx and ctx.torch_has_native_code(gpu) and torch is not None and torch.available:
+            math = load_math_libraries(ctx.kb.data_dir)
+            lacking = wheel_lacks(math.coverage, torch.version, gpu.gfx)
+            if lacking is not None:
+                return [_legacy_no_kernels(ctx, gpu, lacking, torch.version)]
+            if not wheel_has(math.coverage, torch.version, gpu.gfx):
+                return [_legacy_unverified(ctx, gpu, sup, torch.version)]
             return [
                 Finding(
                     "gfx-legacy-works",
@@ -130,13 +147,15 @@ def support(ctx: Context) -> list[Finding]:
                 t("doctor.gfx-unsupported.title", "{gpu} ({gfx}) is not supported by ROCm",
                   gpu=gpu.name, gfx=gpu.gfx or _unknown_target()),
                 t("doctor.gfx-unsupported.detail", "{note} No HSA_OVERRIDE_GFX_VERSION value is "
-                  "known to make PyTorch run on it.", note=sup.note),
+                  "known to make PyTorch run on it.", note=sup.note) + _routes_text(ctx, gpu),
                 t("doctor.gfx-unsupported.fix",
                   "Use a supported card (RX 6800/6900 series, RX 7000 series, RX 9000 series, "
                   "Radeon PRO W6800/W7000, Instinct), or run PyTorch on the CPU."),
             )
         )
         return findings
+    findings += _per_processor(ctx)
+    findings += _wheel_kernels(ctx)
     for gpu, sup in ctx.amd:
         if not sup.usable:
             findings.append(
@@ -151,6 +170,161 @@ def support(ctx: Context) -> list[Finding]:
                 )
             )
     return findings
+
+
+def _routes_text(ctx: Context, gpu: Gpu) -> str:
+    """" Routes: ..." for a target math_libraries.toml has wheel routes for (gfx900, gfx906)."""
+    routes = [r for r in routes_for(load_math_libraries(ctx.kb.data_dir).routes, gpu.gfx or "")
+              if r.kind != "per-processor"]
+    if not routes:
+        return ""
+    parts = [_route_words(ctx, r) for r in routes]
+    return t("doctor.sentence-gap", " ") + t(
+        "doctor.gfx-routes", "What still runs it: {routes}",
+        routes=t("doctor.gfx-routes.or", " Or: ").join(parts))
+
+
+def _route_words(ctx: Context, route: Route) -> str:
+    """A route as words: what it is, the requirement and index, its known problems."""
+    where = route.index or ""
+    named = next((i.url for i in ctx.kb.torch_indexes if i.name == where), None)
+    where = named or where
+    return t("doctor.gfx-route", "{note} Install {requirement} from {index}. Known problems: "
+             "{problems}", note=local(route.note), requirement=route.requirement or "torch",
+             index=where, problems=local(route.problems))
+
+
+def _legacy_no_kernels(ctx: Context, gpu: Gpu, lacking: Coverage, version: str | None) -> Finding:
+    """gfx-legacy-no-kernels: the wheel names the target, its rocBLAS has no kernels for it."""
+    return Finding(
+        "gfx-legacy-no-kernels",
+        "error",
+        t("doctor.gfx-legacy-no-kernels.title",
+          "{gpu} ({gfx}): this PyTorch's {library} has no kernels for it", gpu=gpu.name,
+          gfx=gpu.gfx, library=lacking.library_name),
+        t("doctor.gfx-legacy-no-kernels.detail",
+          "The installed PyTorch {version} names {gfx} in its arch list, but the {library} it "
+          "brings has no kernels for it. {note}", version=version, gfx=gpu.gfx,
+          library=lacking.library_name,
+          note=local(lacking.note)) + _routes_text(ctx, gpu),
+        t("doctor.gfx-legacy-no-kernels.fix",
+          "Do not keep this PyTorch for this card: install one of the routes above into a new "
+          "environment (rocmate install does not pick them for you), or run PyTorch on the CPU."),
+    )
+
+
+def _legacy_unverified(ctx: Context, gpu: Gpu, sup: Support, version: str | None) -> Finding:
+    """gfx-legacy-unverified: the wheel names the target; whether its math libraries have
+    kernels for it no public output shows."""
+    return Finding(
+        "gfx-legacy-unverified",
+        "warning",
+        t("doctor.gfx-legacy-unverified.title",
+          "{gpu} ({gfx}) is past AMD's support; whether this PyTorch runs on it is unverified",
+          gpu=gpu.name, gfx=gpu.gfx),
+        t("doctor.gfx-legacy-unverified.detail",
+          "{note} The installed PyTorch {version} names {gfx} in its arch list, but an arch "
+          "list is not proof of kernels: whether its rocBLAS and MIOpen carry {gfx} no public "
+          "output shows.", note=sup.note, version=version, gfx=gpu.gfx) + _routes_text(ctx, gpu),
+        t("doctor.gfx-legacy-unverified.fix",
+          "Run a matrix product on the card before relying on it ({command}); if it passes, "
+          "keep this PyTorch ({pin}).", command="rocmate doctor",
+          pin=_pin_command(ctx, version)),
+    )
+
+
+def _wheel_kernels(ctx: Context) -> list[Finding]:
+    """wheel-no-kernels: the card is usable, the installed wheel names the target the runtime
+    will load code for (the card's own, or the one an override poses as), and
+    math_libraries.toml records that the wheel's rocBLAS has no kernels for it."""
+    torch = ctx.facts.torch
+    if ctx.primary is None or torch is None or not torch.available:
+        return []
+    gpu, sup = ctx.primary
+    if not sup.usable or not gpu.gfx:
+        return []
+    setting = ctx.override_for(gpu)
+    target = setting.gfx if setting is not None and setting.valid and setting.gfx else gpu.gfx
+    if target not in (ctx.torch_targets or ()):
+        return []  # torch-arch-missing says it first
+    lacking = wheel_lacks(load_math_libraries(ctx.kb.data_dir).coverage, torch.version, target)
+    if lacking is None:
+        return []
+    return [Finding(
+        "wheel-no-kernels",
+        "error",
+        t("doctor.wheel-no-kernels.title",
+          "{gpu}: this PyTorch's {library} has no kernels for {gfx}", gpu=gpu.name,
+          library=lacking.library_name, gfx=target),
+        t("doctor.wheel-no-kernels.detail",
+          "The installed PyTorch {version} names {gfx} in its arch list, but the {library} it "
+          "brings has no kernels for it. {note}", version=torch.version, gfx=target,
+          library=lacking.library_name, note=local(lacking.note)) + _routes_text(ctx, gpu),
+        t("doctor.wheel-no-kernels.fix",
+          "Replace this PyTorch with a wheel whose libraries carry {gfx} ({command} chooses "
+          "one), and run rocmate doctor again.", gfx=target, command="rocmate install"),
+    )]
+
+
+def _per_processor(ctx: Context) -> list[Finding]:
+    """apu-processor-list: AMD's ROCm list names APUs by processor model (gfx1103: the Ryzen
+    200 series, not the 7040/8040 laptops most Radeon 780M owners have): say which this is."""
+    if ctx.primary is None:
+        return []
+    gpu, sup = ctx.primary
+    if not gpu.integrated or not gpu.gfx or not sup.usable:
+        return []
+    math = load_math_libraries(ctx.kb.data_dir)
+    lists = routes_for(math.routes, gpu.gfx, "per-processor")
+    if not lists:
+        return []
+    route = lists[0]
+    cpu = ctx.facts.gpus.cpu_model
+    listed = processor_listed(route, cpu)
+    names = ", ".join(route.processors)
+    wheel = next(iter(routes_for(math.routes, gpu.gfx, "wheel")), None)
+    advice = (t("doctor.sentence-gap", " ") + _route_words(ctx, wheel)) if wheel else ""
+    if listed:
+        return [Finding(
+            "apu-processor-list", "ok",
+            t("doctor.apu-processor-list.title.listed",
+              "AMD's ROCm list names this processor ({cpu}) for {gfx}", cpu=cpu, gfx=gpu.gfx),
+            local(route.note))]
+    if listed is None:
+        title = t("doctor.apu-processor-list.title.unknown",
+                  "AMD's ROCm list names processors for {gfx}, and this one is not known",
+                  gfx=gpu.gfx)
+    else:
+        title = t("doctor.apu-processor-list.title.not-listed",
+                  "AMD's ROCm list does not name this processor ({cpu}) for {gfx}",
+                  cpu=cpu, gfx=gpu.gfx)
+    return [Finding(
+        "apu-processor-list", "info", title,
+        t("doctor.apu-processor-list.detail",
+          "{note} It names: {names}. {problems}", note=local(route.note), names=names,
+          problems=local(route.problems)) + advice,
+    )]
+
+
+def _gfx_newer(ctx: Context, gpu: Gpu, sup: Support) -> Finding:
+    """gfx-newer: a target newer than rocmate's tables is not called unsupported (issue 32)."""
+    newest = ctx.kb.newest_release()
+    index = ctx.kb.torch_index_for(newest.version) if newest is not None else None
+    url = index.url if index is not None else "https://stable.repo.amd.com/rocm/whl-next/"
+    command = f'pip install --index-url {url} "torch[device-{gpu.gfx}]"'
+    return Finding(
+        "gfx-newer",
+        "warning",
+        t("doctor.gfx-newer.title", "{gpu} ({gfx}) is newer than rocmate knows",
+          gpu=gpu.name, gfx=gpu.gfx),
+        t("doctor.gfx-newer.detail",
+          "{note} rocmate does not call it unsupported: its tables end before this target. "
+          "Only a PyTorch that runs a matrix product on the card can show that it works.",
+          note=local(sup.note)),
+        t("doctor.gfx-newer.fix",
+          "If AMD publishes a wheel for it, install that ({command}) and run rocmate doctor "
+          "again: its kernel check then says whether the card runs.", command=command),
+    )
 
 
 def _unknown_target() -> str:

@@ -145,3 +145,41 @@ def test_no_text_sends_people_to_the_archived_repository() -> None:
         assert "github.com/ROCm/TheRock/issues" in texts[row], row
     core = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "core").rglob("*.py"))
     assert not re.search(r"github\.com/ROCm/ROCm\b", core)
+
+
+# ---- each new transcript gets its own fix -------------------------------------------------
+
+@pytest.mark.parametrize(("name", "pattern", "words"), [
+    ("hw-exception-gpu-hang-r9700-rocm713-raylight.txt", "gpu-hang-hw-exception",
+     ["rocmate doctor", "HSA_ENABLE_SDMA=0", "ROCm/TheRock/issues"]),
+    ("kfd-ih-fifo-overflow-gfx1151-override-12-0-1.txt", "kfd-ih-fifo-overflow",
+     ["Remove HSA_OVERRIDE_GFX_VERSION", "reboot"]),
+    ("hipblaslt-unsupported-architecture-warning-gfx908.txt", "hipblaslt-unsupported-arch",
+     ["Nothing to fix", "TORCH_BLAS_PREFER_HIPBLASLT"]),
+    ("wsl-rocr-unsupported-gpu-rocminfo-7600xt.txt", "wsl-rocr-unsupported-gpu",
+     ["WSL 2 list", "native Linux"]),
+    ("wsl-thunk-proxy-queryadapterinfo-assert-7900xtx.txt", "wsl-thunk-proxy-assert",
+     ["Adrenalin", "wsl --shutdown", "libhsa-runtime64-1"]),
+    ("wsl-no-wddm-adapters-ryzen-ai-max-rocm72.txt", "wsl-no-wddm-adapters",
+     ["/dev/dxg", "26.2.2", "HSA_ENABLE_DXG_DETECTION=1"]),
+    ("libmiopen-so-cannot-open-therock-gfx1151-wheel.txt", "rocm-library-not-found",
+     ["_rocm_sdk_core/lib", "LD_LIBRARY_PATH", "rocmate install --dry-run"]),
+    ("libtorch-cuda-so-with-rocm-wheel-780m.txt", "libtorch-cuda-in-rocm-torch",
+     ["torchaudio", "--force-reinstall"]),
+    ("segfault-after-first-gpu-call-torch-exit.txt", "segfault-torch",
+     ["faulthandler", "AMD_LOG_LEVEL=3", "ROCm/TheRock/issues"]),
+    ("miopen-incorrect-params-forward-convolution-dcu.txt", "miopen-incorrect-params",
+     ["MIOPEN_USER_DB_PATH", "MIOPEN_LOG_LEVEL", "cudnn.enabled = False"]),
+    ("miopen-code-object-build-failed-comgr-vega-gfx900.txt", "miopen-code-object-build-failed",
+     ["LD_LIBRARY_PATH", "rm -rf ~/.cache/miopen"]),
+])
+def test_each_transcript_gets_its_fix(name: str, pattern: str, words: list[str]) -> None:
+    text = _body(name)
+    answer = _match(text, NATIVE, pattern)
+    fix = str(answer["fix"])
+    for word in words:
+        assert word in fix, (name, word)
+    wsl = bool(re.search(r"WSL|thunk_proxy|/sources/wsl/", text))
+    assert answer["platform"] == ("wsl" if wsl else "linux"), name
+    if wsl:
+        assert not BARE_METAL_ADVICE.search(fix), name

@@ -61,6 +61,15 @@ STRIX_HALO = (
 
 # file -> (device count, display devices)
 EXPECTED: dict[str, tuple[int, list[Row]]] = {
+    "lspci/bazzite-ryzen7-9800x3d-rx9070xt-granite-ridge-fpaste.txt": (
+        6,
+        [
+            ("0000:03:00.0", "0300", "VGA compatible controller", "1002", "7550", "c0",
+             f"{AMD_ATI} Navi 48 [Radeon RX 9070/9070 XT/9070 GRE]"),
+            ("0000:0d:00.0", "0300", "VGA compatible controller", "1002", "13c0", "cb",
+             f"{AMD_ATI} Granite Ridge [Radeon Graphics]"),
+        ],
+    ),
     "lspci/epyc7551p-vega20-x8-aspeed-lspci-k.txt": (143, VEGA20),
     "lspci/epyc7551p-vega20-x8-aspeed-lspci-plain.txt": (143, VEGA20),
     "lspci/framework-desktop-strix-halo-lspci-nnk-vfio.txt": (
