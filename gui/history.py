@@ -27,6 +27,7 @@ from PySide6.QtCore import (
     QPersistentModelIndex,
     QSortFilterProxyModel,
     Qt,
+    QTimer,
 )
 from PySide6.QtGui import QCloseEvent, QIcon, QKeyEvent
 from PySide6.QtWidgets import (
@@ -75,6 +76,7 @@ from gui.widgets.results_view import (
 )
 
 MAX_ROWS = 10_000
+PREVIEW_MS = 150  # a selection of one run rests this long before it is shown
 """The newest runs the window lists (a history holds far fewer in practice)."""
 
 MAX_COLUMN = 190  # pixels a column takes at most when sized to its text
@@ -158,7 +160,7 @@ def cell_texts(entry: HistoryEntry, when: str, result: str) -> tuple[str, ...]:
               else status_word(entry.status))
     return tuple(fmt.safe(t) for t in (
         f"#{entry.id}", fmt.suite_title(entry.suite), status, device, result,
-        when.removesuffix(" UTC"),  # the header says UTC
+        fmt.when_local(entry.created),  # this computer's clock; UTC in the tooltip
         origin))
 
 
@@ -285,13 +287,13 @@ class HistoryModel(QAbstractTableModel):
             return None
         if role == Qt.ItemDataRole.DisplayRole:
             return (self.tr("Run"), self.tr("Suite"), self.tr("Status"), self.tr("Device"),
-                    self.tr("Result (median)"), self.tr("When (UTC)"), self.tr("From"))[section]
+                    self.tr("Result (median)"), self.tr("When"), self.tr("From"))[section]
         if role == Qt.ItemDataRole.ToolTipRole:
             return (self.tr("The run's number in the history"), None,
                     self.tr("How the run ended (the reason, for a failed one, in its tooltip)"),
                     None,
                     self.tr("The headline figure: the median of the measured steps"),
-                    self.tr("When the benchmark ran (UTC)"),
+                    self.tr("When the benchmark ran, by this computer's clock"),
                     self.tr("This computer, or the report file it was imported from"))[section]
         return None
 
@@ -312,6 +314,8 @@ class HistoryModel(QAbstractTableModel):
                 return fmt.safe(status_tip(e))
             if column in (SUITE, DEVICE):
                 return row.texts[column]
+            if column == WHEN:
+                return fmt.safe(row.when)  # the same moment in UTC, as reports say it
             if column == RESULT and e.headline:
                 return fmt.safe(fmt.figure_label(e.headline))
             if column == ORIGIN and e.imported:
@@ -394,6 +398,12 @@ class HistoryWindow(QDialog):
         self.shown_ids: set[int] = set()
         """The runs the area under the table shows (opened or compared)."""
         self._asked: dict[str, tuple[int, ...]] = {}  # the runs asked for, by what was asked
+        self._latest = ""  # what was asked last to be shown under the table: open or compare
+        self._preview = QTimer(self)
+        self._preview.setSingleShot(True)
+        self._preview.setInterval(PREVIEW_MS)
+        self._preview.timeout.connect(self._show_selected)
+        self._selecting = False  # select_ids at work: a choice made for the person
         self._loaded: dict[int, LoadedReport] = {}
         """The runs the area under the table shows, as read (to word them again)."""
         self._note: Callable[[], str] | None = None  # said with the count once read again
@@ -479,8 +489,8 @@ class HistoryWindow(QDialog):
         self.splitter.addWidget(upper)
         self.splitter.addWidget(self.detail)
         self.splitter.setStretchFactor(0, 1)
-        self.splitter.setStretchFactor(1, 2)
-        self.splitter.setSizes([240, 400])
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([330, 330])  # a dozen rows above the run shown
         self.splitter.setChildrenCollapsible(False)
 
         self.message_icon = QLabel()
@@ -662,18 +672,24 @@ class HistoryWindow(QDialog):
                 for r in range(self.proxy.rowCount())]
 
     def select_ids(self, ids: list[int]) -> None:
-        selection = self.table.selectionModel()
-        selection.clearSelection()
-        if not ids:
-            return
-        flags = (QItemSelectionModel.SelectionFlag.Select
-                 | QItemSelectionModel.SelectionFlag.Rows)
-        wanted = set(ids)
-        for n, row in enumerate(self.model.rows):
-            if row.entry.id in wanted:
-                index = self.proxy.mapFromSource(self.model.index(n, RUN))
-                if index.isValid():
-                    selection.select(index, flags)
+        """Select these runs (the wizard's or a test's choice: nothing is opened for it; a
+        person's click or arrow key shows the run it lands on)."""
+        self._selecting = True
+        try:
+            selection = self.table.selectionModel()
+            selection.clearSelection()
+            if not ids:
+                return
+            flags = (QItemSelectionModel.SelectionFlag.Select
+                     | QItemSelectionModel.SelectionFlag.Rows)
+            wanted = set(ids)
+            for n, row in enumerate(self.model.rows):
+                if row.entry.id in wanted:
+                    index = self.proxy.mapFromSource(self.model.index(n, RUN))
+                    if index.isValid():
+                        selection.select(index, flags)
+        finally:
+            self._selecting = False
 
     def _selection(self) -> None:
         ids = self.selected_ids()
@@ -684,6 +700,23 @@ class HistoryWindow(QDialog):
             self.selection_hint.setText(self.tr("Compare takes two runs."))
         else:
             self.selection_hint.clear()
+        # the area under the table follows the selection, never shows runs no longer picked:
+        # one run is shown at once; two wait for Compare (a comparison of others goes)
+        if self._selecting:
+            return
+        if len(ids) == 1:
+            self._preview.start()  # once the selection rests (arrow keys pass rows by)
+        elif len(ids) == 2 and self.shown_ids and set(ids) != self.shown_ids:
+            self.pick_two = True
+            self._placeholder()
+
+    def _show_selected(self) -> None:
+        """The one run selected, under the table (unless it is shown or on its way)."""
+        ids = self.selected_ids()
+        if len(ids) == 1 and {ids[0]} != self.shown_ids and not (
+                self._latest == "open" and self._asked.get("open") == (ids[0],)
+                and self.bridge.busy(f"{self.key}:open")):
+            self.open_id(ids[0])
 
     def _entry(self, entry_id: int) -> HistoryEntry | None:
         return next((r.entry for r in self.model.rows if r.entry.id == entry_id), None)
@@ -697,7 +730,9 @@ class HistoryWindow(QDialog):
 
     def open_id(self, entry_id: int) -> None:
         self.say(lambda: self.tr("Opening run #%1…").replace("%1", str(entry_id)))
+        self._preview.stop()
         self._asked["open"] = (entry_id,)
+        self._latest = "open"
         self._reword.discard("open")
         self.bridge.start(f"{self.key}:open", plainly, open_run, self.history_path, entry_id)
 
@@ -722,7 +757,9 @@ class HistoryWindow(QDialog):
         """Show run ``b`` against the baseline ``a`` (ids in the history)."""
         self.say(lambda: self.tr("Comparing run #%1 with run #%2…").replace("%1", str(b))
                  .replace("%2", str(a)))
+        self._preview.stop()
         self._asked["compare"] = (a, b)
+        self._latest = "compare"
         self._reword.discard("compare")
         self.bridge.start(f"{self.key}:compare", plainly, open_pair, self.history_path, a, b)
 
@@ -765,6 +802,8 @@ class HistoryWindow(QDialog):
             self._show_rows(result)
             if reword:
                 self._reword_rows()
+        elif what in ("open", "compare") and what != self._latest:
+            return  # an answer overtaken by a later question: the later one is shown
         elif what == "open" and isinstance(result, LoadedReport):
             self.results.show_report(result.report, result.label)
             self.detail.setCurrentWidget(self.results)

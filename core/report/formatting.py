@@ -107,6 +107,19 @@ def when(iso: str) -> str:
         return str(iso)
 
 
+def when_local(iso: str) -> str:
+    """``2026-11-30 08:15`` from an ISO 8601 time, in this computer's time zone (a person's
+    own clock; the reports and the terminal say UTC). A time without a zone is UTC, as rocmate
+    writes them; a time that does not parse is the text itself."""
+    try:
+        t = _dt.datetime.fromisoformat(iso)
+        if t.tzinfo is None:
+            t = t.replace(tzinfo=_dt.timezone.utc)
+        return t.astimezone().strftime("%Y-%m-%d %H:%M")
+    except (ValueError, OverflowError, TypeError, OSError):
+        return str(iso)
+
+
 def value(v: Any) -> str:
     """A setting's or detail's value as text."""
     if v is None:

@@ -476,12 +476,16 @@ B在%2上</translation>
         <translation>结果（中位数）</translation>
     </message>
     <message>
-        <source>When (UTC)</source>
-        <translation>时间（UTC）</translation>
+        <source>When the benchmark ran, by this computer&apos;s clock</source>
+        <translation>基准测试运行的时间（按本机时钟）</translation>
     </message>
     <message>
         <source>From</source>
         <translation>来源</translation>
+    </message>
+    <message>
+        <source>When</source>
+        <translation>时间</translation>
     </message>
     <message>
         <source>The run&apos;s number in the history</source>
@@ -494,10 +498,6 @@ B在%2上</translation>
     <message>
         <source>The headline figure: the median of the measured steps</source>
         <translation>主要指标：实测步的中位数</translation>
-    </message>
-    <message>
-        <source>When the benchmark ran (UTC)</source>
-        <translation>性能测试的运行时间（UTC）</translation>
     </message>
     <message>
         <source>This computer, or the report file it was imported from</source>

@@ -6,7 +6,7 @@ and an empty history said in words. Every read and write runs through the bridge
 from __future__ import annotations
 
 import sqlite3
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +72,7 @@ def test_a_row_for_each_run_with_its_figure_and_origin(qtbot: Any, aloop: Any, b
         assert row == [f"#{e.id}", fmt.suite_title(e.suite),
                        "finished" if e.status == "ok" else "failed",
                        e.device or "device unknown", result,
-                       fmt.when(e.created).removesuffix(" UTC"), e.origin]
+                       fmt.when_local(e.created), e.origin]
         tip = window.proxy.index(r, 2).data(Qt.ItemDataRole.ToolTipRole)
         assert tip == ("finished" if e.status == "ok" else f"failed: {e.error_kind}")
     assert window.message.text() == "5 runs in the history."
@@ -240,13 +240,15 @@ def test_compare_two_rows_shows_cores_ratios(qtbot: Any, aloop: Any, bridge: Bri
     grid = window.compare.figure_grids[0]
     rows = [[cell.text() for cell in row] for row in grid.cells]
     assert rows == [[fmt.figure_label(d.name), fmt.num(d.a), fmt.num(d.b), fmt.ratio(d.ratio),
-                     d.verdict or "-", d.unit_text] for d in expected.runs[0].figures]
+                     d.shown_verdict or "-", d.unit_text] for d in expected.runs[0].figures]
     assert rows[0][3:5] == ["46.1×", "better"]
     settings = window.compare.difference_grids["settings-1"]
     assert [[c.text() for c in row] for row in settings.cells] == [
-        [d.key, d.a, d.b] for d in expected.runs[0].settings]
+        [fmt.setting_label(d.key), d.a, d.b] for d in expected.runs[0].settings]
+    assert ["shapes", "tiny", "default"] in [[c.text() for c in row] for row in settings.cells]
     software = window.compare.difference_grids["software"]
-    assert [row[0].text() for row in software.cells] == [d.key for d in expected.software]
+    assert [row[0].text() for row in software.cells] == [fmt.setting_label(d.key)
+                                                         for d in expected.software]
 
 
 def test_compare_ids_and_start_compare_for_the_wizards_button(qtbot: Any, aloop: Any,
@@ -334,3 +336,55 @@ def test_a_thousand_runs_load_off_the_gui_thread_in_one_reset(qtbot: Any, aloop:
     qtbot.waitUntil(lambda: window.model.rowCount() == 1024, timeout=60_000)
     assert resets == [1] and inserts == []
     assert window.message.text() == "1024 runs in the history."
+
+
+def test_the_time_is_this_computers_and_utc_is_in_the_tooltip(
+        qtbot: Any, aloop: Any, bridge: Bridge, db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A person reads their own clock (issue 31/17: the table was UTC only); the reports'
+    UTC is a tooltip away."""
+    import time
+
+    monkeypatch.setenv("TZ", "Asia/Shanghai")
+    time.tzset()
+    try:
+        window = _window(qtbot, bridge, db)
+        e = _by_id(db)[window.visible_ids()[0]]
+        cell = window.proxy.index(0, 5)
+        utc = fmt.when(e.created)
+        assert utc.endswith(" UTC") and cell.data() != utc.removesuffix(" UTC")
+        shown = datetime.strptime(cell.data(), "%Y-%m-%d %H:%M")
+        in_utc = datetime.strptime(utc.removesuffix(" UTC"), "%Y-%m-%d %H:%M")
+        assert shown - in_utc == timedelta(hours=8)
+        assert cell.data(Qt.ItemDataRole.ToolTipRole) == utc
+        assert window.model.headerData(5, Qt.Orientation.Horizontal) == "When"
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+
+
+def test_the_area_under_the_table_follows_the_persons_selection(
+        qtbot: Any, aloop: Any, bridge: Bridge, db: Path) -> None:
+    """A click on a run shows it; a comparison of other runs does not stay under a new
+    selection (issue 31/17: a stale comparison under the table)."""
+    window = _window(qtbot, bridge, db)
+    ids = window.visible_ids()
+
+    def click(row: int, modifier: Qt.KeyboardModifier = Qt.KeyboardModifier.NoModifier) -> None:
+        rect = window.table.visualRect(window.proxy.index(row, 1))
+        qtbot.mouseClick(window.table.viewport(), Qt.MouseButton.LeftButton, modifier,
+                         rect.center())
+
+    click(0)
+    qtbot.waitUntil(lambda: window.shown_ids == {ids[0]}, timeout=30_000)
+    assert window.detail.currentWidget() is window.results
+    window.select_ids([ids[1], ids[2]])
+    with qtbot.waitSignal(bridge.finished, timeout=30_000):
+        window.compare_button.click()
+    assert window.detail.currentWidget() is window.compare
+    click(3)  # one other run: shown instead of the comparison
+    qtbot.waitUntil(lambda: window.shown_ids == {ids[3]}, timeout=30_000)
+    assert window.detail.currentWidget() is window.results
+    click(4, Qt.KeyboardModifier.ControlModifier)  # two runs, not compared yet
+    assert window.selected_ids() == [ids[3], ids[4]]
+    assert window.detail.currentWidget() is window.placeholder
+    assert "Compare the two" in window.placeholder.text()
