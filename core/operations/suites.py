@@ -116,7 +116,8 @@ def size_choice(choice: SuiteChoice, memory_bytes: int | None, *, gpu: bool = Tr
     first = 0.0 if tiny or not gpu else choice.seconds_first
     batch, why, warning = choice.batch, t("ops.suites.why.default", "the suite's default"), None
     gb = memory_bytes / GB if memory_bytes else None
-    sold = f"{memory_bytes / GIB:.0f} GB" if memory_bytes else ""  # as the box says: GiB
+    # GiB, as the System check and every report say a card's memory (a "16 GB" card has 16 GiB)
+    sold = f"{memory_bytes / GIB:.0f} GiB" if memory_bytes else ""
     if tiny:
         return SuitePlan(choice, None, t("ops.suites.why.tiny", "tiny shapes: the suite's own "
                                          "small batch"), estimate, 0.0)
@@ -146,7 +147,7 @@ def size_choice(choice: SuiteChoice, memory_bytes: int | None, *, gpu: bool = Tr
                 why = t("ops.suites.why.smallest", "the smallest batch rocmate offers")
     if choice.min_gb is not None and gb is not None and gb < choice.min_gb:
         warning = t("ops.suites.warning.needs-memory", "needs about {needed} of GPU memory; this "
-                    "card has {memory} and may run out", needed=f"{choice.min_gb:.0f} GB",
+                    "card has {memory} and may run out", needed=f"{choice.min_gb * GB / GIB:.0f} GiB",
                     memory=sold)
     return SuitePlan(choice, batch, why, estimate, first, warning)
 

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QProgressBar,
     QPushButton,
+    QSizePolicy,
     QSpinBox,
     QToolButton,
     QVBoxLayout,
@@ -410,7 +411,13 @@ class BenchmarkPage(RocPage):
         layout.addWidget(self.message)
         self.waiting = selectable_label("")
         self.waiting.setObjectName("graphs-placeholder")
-        layout.addWidget(self.waiting)
+        # where the graphs will be: a framed space that says so, not an empty half page
+        self.waiting.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.waiting.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.waiting.setMargin(24)
+        self.waiting.setStyleSheet("#graphs-placeholder { border: 1px dashed palette(mid); "
+                                   "border-radius: 6px; }")
+        layout.addWidget(self.waiting, 10)
         layout.addStretch(1)
         self.layout_ = layout
 

@@ -37,8 +37,8 @@ class VerifyPage(RocPage):
         layout = QVBoxLayout(self)
         layout.addWidget(self.summary)
         layout.addLayout(self.lines)
+        layout.addLayout(buttons)  # under what it checks again, not a page away from it
         layout.addStretch(1)
-        layout.addLayout(buttons)
         self.result: TorchCheck | None = None
         bridge.finished.connect(self._finished)
         bridge.failed.connect(self._failed)

@@ -60,7 +60,7 @@ def test_an_apu_without_a_gtt_record_is_shared_memory_never_0_gib(qtbot: Any) ->
     assert "0 GiB" not in cell and cell.startswith("shared with system memory"), cell
     page = _benchmark(wizard)
     for card in page.cards:
-        assert "0 GB" not in card.facts.text() and not card.warning.isVisible(), \
+        assert "0 GiB" not in card.facts.text() and not card.warning.isVisible(), \
             (card.facts.text(), card.warning.text())
     resnet = next(c for c in page.cards if c.plan.choice.key == "resnet50-train")
     assert "shares system memory" in resnet.facts.text(), resnet.facts.text()
@@ -78,7 +78,7 @@ def test_an_apu_with_its_gtt_says_how_much_and_sizes_the_batch_from_it(
     page = _benchmark(wizard)
     resnet = next(c for c in page.cards if c.plan.choice.key == "resnet50-train")
     assert resnet.plan.batch_size is not None and resnet.plan.batch_size > 8
-    assert "16 GB" in resnet.facts.text() and not resnet.warning.isVisible()
+    assert "16 GiB" in resnet.facts.text() and not resnet.warning.isVisible()
 
 
 def test_doctor_json_adds_the_gtt_size(tmp_path: Path) -> None:
