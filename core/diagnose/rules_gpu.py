@@ -180,7 +180,7 @@ def _routes_text(ctx: Context, gpu: Gpu) -> str:
         return ""
     parts = [_route_words(ctx, r) for r in routes]
     return t("doctor.sentence-gap", " ") + t(
-        "doctor.gfx-routes", "What still runs it: {routes}",
+        "doctor.gfx-routes", "Routes that may still run it: {routes}",
         routes=t("doctor.gfx-routes.or", " Or: ").join(parts))
 
 
