@@ -166,8 +166,11 @@ class RunSetupPage(RocPage):
         """The page's own words again; the steps' titles and states too (a running set-up's
         titles stay those of the plan it runs). The log and the progress stay as they are."""
         self.setTitle(self.tr("Run the set-up"))
-        self.setSubTitle(self.tr("The plan's steps, carried out. Root steps ask for the "
-                                 "administrator's password once."))
+        self.setSubTitle(
+            self.tr("The plan's steps, as they would run on that machine: a recorded machine's "
+                    "plan is shown, never carried out here.") if self.session.root is not None
+            else self.tr("The plan's steps, carried out. Root steps ask for the "
+                         "administrator's password once."))
         self.setButtonText(QWizard.WizardButton.CommitButton, self.tr("&Next >"))
         self.steps.setHeaderLabels([self.tr("Step"), self.tr("State")])
         self.search.setPlaceholderText(self.tr("Search the log"))

@@ -1346,6 +1346,10 @@ Run a benchmark on the Benchmark page (or rocmate bench in a terminal): each run
         <translation>运行安装</translation>
     </message>
     <message>
+        <source>The plan&apos;s steps, as they would run on that machine: a recorded machine&apos;s plan is shown, never carried out here.</source>
+        <translation>计划的各个步骤，按它们在那台机器上的运行方式列出：录制机器的计划只显示，绝不会在这里执行。</translation>
+    </message>
+    <message>
         <source>The plan&apos;s steps, carried out. Root steps ask for the administrator&apos;s password once.</source>
         <translation>逐个执行计划中的步骤。root步骤只会要求输入一次管理员密码。</translation>
     </message>

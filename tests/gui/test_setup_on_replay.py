@@ -43,6 +43,8 @@ def test_start_on_a_replayed_machine_carries_nothing_out_here(
     walk_to(qtbot, wizard, PageId.RUN_SETUP)
     page = wizard.pages[PageId.RUN_SETUP]
     assert page.items, "the replayed plan's steps are shown"
+    # the page's subtitle does not claim its steps are "carried out" on a replay
+    assert "never carried out here" in page.subTitle() and "password" not in page.subTitle()
     qtbot.mouseClick(page.start_button, Qt.MouseButton.LeftButton)
     qtbot.keyClick(page, Qt.Key.Key_S, Qt.KeyboardModifier.AltModifier)  # &Start
     page.start(resume=True)  # Resume's way in: core refuses it too
