@@ -56,9 +56,17 @@ def render_plan(plan: Plan, style: Style) -> str:
     root = " " + t("plan.text.root", "[root]")
     for number, step in enumerate(plan.steps, start=1):
         marked = style(root, "yellow") if step.privileged else ""
+        if step.consent is False:  # a removal not agreed to: said so, its command not as one
+            marked += " " + style(t("plan.text.skipped", "[skipped: {option} includes it]",
+                                    option="--remove-old"), "yellow")
         lines.append(f"  {number:2}. {step.title}{marked}")
         lines.append(style(f"      {step.explain}", "dim"))
-        if step.kind == "verify" and step.argv:
+        if step.consent is False and step.argv:
+            shown = " ".join(step.argv)
+            lines.append(style("      # " + t("plan.text.not-run", "not run: {command}",
+                                              command=shown if len(shown) < 150
+                                              else shown[:147] + "..."), "dim"))
+        elif step.kind == "verify" and step.argv:
             lines.append(f"      $ {step.argv[0]} -c "
                          + t("plan.text.the-check-above", "<the check above>"))
         elif step.argv:

@@ -298,7 +298,7 @@ class AdvancedSettings(QWidget):
         try:
             def number(name: str) -> float:
                 try:
-                    return float(store.value(name, 0) or 0)
+                    return float(str(store.value(name, 0) or 0))
                 except (TypeError, ValueError):
                     return 0.0
 

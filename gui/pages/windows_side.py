@@ -84,9 +84,11 @@ class WindowsSidePage(RocPage):
         self.what_to_do.setText(self.tr("What to do on Windows when something above is not "
                                         "right:"))
         self.recheck.setText(self.tr("&Re-check"))
+        words = [(url, QCoreApplication.translate("WindowsSidePage", str(name)))
+                 for url, name in LINKS]
         self.links.setText("<br>".join(
-            f'<a href="{url}">{html.escape(QCoreApplication.translate("WindowsSidePage", name))}'
-            f"</a> — {html.escape(url)}" for url, name in LINKS))
+            f'<a href="{url}">{html.escape(name)}</a> — {html.escape(url)}'
+            for url, name in words))
         if self.shown and self.session.report is not None:
             self.show_report(self.session.report)
 

@@ -289,6 +289,17 @@ def test_two_rocm_versions_removal_needs_consent() -> None:
     assert all("5.7" in name for name in removal["argv"][3:])
     agreed = plan_for("rocm-multiple-2x-rx7900xtx", remove_old=True)
     assert step(agreed, "remove-old-rocm")["consent"] is True
+    # the terminal's plan says an unagreed removal is skipped, its command never as one to run
+    from core.install.plan_text import render_plan
+
+    def plain(text: str, *_: str) -> str:
+        return text
+
+    said = render_plan(plan, plain)
+    assert "[skipped: --remove-old includes it]" in said
+    assert "$ apt-get purge" not in said and "# not run: apt-get purge -y" in said
+    agreed_said = render_plan(agreed, plain)
+    assert "skipped" not in agreed_said and "$ apt-get purge -y" in agreed_said
 
 
 @pytest.mark.parametrize(
