@@ -713,6 +713,8 @@ class HistoryWindow(QDialog):
     def _show_selected(self) -> None:
         """The one run selected, under the table (unless it is shown or on its way)."""
         ids = self.selected_ids()
+        if not self.isVisible():
+            return  # closed while the selection rested: nothing to show it in
         if len(ids) == 1 and {ids[0]} != self.shown_ids and not (
                 self._latest == "open" and self._asked.get("open") == (ids[0],)
                 and self.bridge.busy(f"{self.key}:open")):
@@ -906,11 +908,13 @@ class HistoryWindow(QDialog):
         super().keyPressEvent(event)
 
     def done(self, result: int) -> None:
+        self._preview.stop()
         for what in ("load", "open", "compare", "relabel", "delete", "import"):
             self.bridge.cancel(f"{self.key}:{what}")
         super().done(result)
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        self._preview.stop()
         for what in ("load", "open", "compare", "relabel"):
             self.bridge.cancel(f"{self.key}:{what}")
         super().closeEvent(event)
