@@ -31,6 +31,7 @@ from core.bench.worker.options import BenchOptions
 from core.i18n import t
 from core.operations.errors import OperationError
 from core.probe.environment import applied_env
+from core.probe.facts import Facts
 from core.probe.managed_env import default_python
 from core.report.history import History, HistoryError, default_path
 from core.report.model import Report, ReportError, to_json
@@ -225,6 +226,18 @@ def known_bad_warnings(system: System | None = None) -> list[str]:
     except Exception:  # a warning must never keep a run from starting
         return []
     return stack_warnings(facts, kb.known_bad)
+
+
+def known_bad_from(facts: Facts) -> list[str]:
+    """:func:`known_bad_warnings` from facts the doctor gathered already (the app's System check
+    holds them): no second look at the machine."""
+    from core.diagnose.known_bad import stack_warnings
+    from core.knowledge.loader import load_knowledge
+
+    try:
+        return stack_warnings(facts, load_knowledge().known_bad)
+    except Exception:  # a warning must never keep a run from starting
+        return []
 
 
 def baseline_request(request: BenchmarkRequest) -> BenchmarkRequest | None:

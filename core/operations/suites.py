@@ -146,9 +146,9 @@ def size_choice(choice: SuiteChoice, memory_bytes: int | None, *, gpu: bool = Tr
                             "memory", memory=sold, batch=batch)
                 why = t("ops.suites.why.smallest", "the smallest batch rocmate offers")
     if choice.min_gb is not None and gb is not None and gb < choice.min_gb:
+        needed = f"{choice.min_gb * GB / GIB:.0f} GiB"
         warning = t("ops.suites.warning.needs-memory", "needs about {needed} of GPU memory; this "
-                    "card has {memory} and may run out", needed=f"{choice.min_gb * GB / GIB:.0f} GiB",
-                    memory=sold)
+                    "card has {memory} and may run out", needed=needed, memory=sold)
     return SuitePlan(choice, batch, why, estimate, first, warning)
 
 

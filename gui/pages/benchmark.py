@@ -42,7 +42,7 @@ from core.bench.worker.protocol import PRECISIONS
 from core.diagnose.context import data_parallel_gpus
 from core.diagnose.engine import NOT_SUPPORTED
 from core.i18n import local
-from core.operations.benchmark import BenchmarkRequest, BenchmarkRun
+from core.operations.benchmark import BenchmarkRequest, BenchmarkRun, known_bad_from
 from core.operations.errors import OperationError
 from core.operations.machine import benchmark_device
 from core.operations.reports import summary
@@ -376,6 +376,11 @@ class BenchmarkPage(RocPage):
         self.message = selectable_label("")
         self.message.setObjectName("benchmark-message")
         self.message.setVisible(False)
+        # a kernel, linux-firmware or ROCm release public reports show hanging this card: said
+        # before a long run starts (core's words, from the System check's facts)
+        self.stack_warning = selectable_label("")
+        self.stack_warning.setObjectName("known-bad-stack")
+        self.stack_warning.setVisible(False)
         self._plots: LivePlots | None = None  # made when the page is first shown (pyqtgraph
         # is slow to import, and the first window must not wait for it)
 
@@ -403,6 +408,7 @@ class BenchmarkPage(RocPage):
         run_row.addStretch(1)
         self.run_row.setVisible(False)
         layout = QVBoxLayout(self)
+        layout.addWidget(self.stack_warning)
         layout.addWidget(self.choices)
         layout.addLayout(buttons)
         layout.addWidget(self.run_row)
@@ -494,6 +500,7 @@ class BenchmarkPage(RocPage):
 
     def initializePage(self) -> None:
         self._device_here()
+        self._warn_of_known_bad_stack()
         prepare_reports()  # once: not while a run is shown live
         self.plots  # noqa: B018  (made now, hidden: pyqtgraph is not imported on Start)
         self.advanced.set_gpu_count(self.usable_gpus())
@@ -502,6 +509,14 @@ class BenchmarkPage(RocPage):
         self.start_button.setToolTip(
             self.tr("A recorded machine runs nothing: the benchmark runs on this computer.")
             if self._replayed else "")
+
+    def _warn_of_known_bad_stack(self) -> None:
+        report = self.session.report
+        warned = bool(report is not None and known_bad_from(report.facts))
+        self.stack_warning.setVisible(warned)
+        if report is not None and warned:
+            self.say(self.stack_warning, lambda: self.tr("Before a long run: %1").replace(
+                "%1", " ".join(known_bad_from(report.facts))))
 
     def usable_gpus(self) -> int:
         """The GPUs a data-parallel run can use here, as the doctor counts them (discrete AMD

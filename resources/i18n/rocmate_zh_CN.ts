@@ -229,6 +229,10 @@
         <translation>开始运行后，这里会实时显示图表：在CPU上测得的吞吐量和单步耗时。</translation>
     </message>
     <message>
+        <source>Before a long run: %1</source>
+        <translation>长时间运行之前请注意：%1</translation>
+    </message>
+    <message>
         <source>starting the worker</source>
         <translation>正在启动工作进程</translation>
     </message>

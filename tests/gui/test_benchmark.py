@@ -229,3 +229,19 @@ def test_the_advanced_settings_of_a_run_are_offered_again_next_time(
     QSettings().setValue("benchmark/advanced/device", "cuda:7")  # not offered here
     third = make_page(qtbot, session).advanced
     assert third.steps.value() == 0 and third.device.currentData() == "cuda:0"
+
+
+def test_a_known_bad_stack_is_said_before_a_run(qtbot: Any, session: Session) -> None:
+    """On a machine whose linux-firmware public reports show hanging its card, the page says
+    so before Start (issue 32, item 6: core's warning, from the System check's facts); a
+    machine without one says nothing."""
+    from core.operations.machine import check_machine
+    from tests.gui.support import MACHINES
+
+    session.report = check_machine(str(MACHINES / "k32-strix-halo-fedora43-firmware-20251125"))
+    page = make_page(qtbot, session)
+    assert page.stack_warning.isVisible()
+    text = page.stack_warning.text()
+    assert text.startswith("Before a long run: ") and "20251125" in text and "hang" in text
+    session.report = check_machine(str(MACHINES / "rx7900xtx-ubuntu2404-ready"))
+    assert not make_page(qtbot, session).stack_warning.isVisible()
