@@ -214,7 +214,10 @@ class SystemCheckPage(RocPage):
                       "override": self.tr("works with override %1").replace(
                           "%1", support.override or "?"),
                       "unsupported": self.tr("not supported"),
-                      "not-amd": self.tr("not an AMD card")}.get(support.status, support.status)
+                      "not-amd": self.tr("not an AMD card"),
+                      # a target newer than rocmate's tables: not known either way
+                      "unknown": self.tr("newer than rocmate knows")}.get(support.status,
+                                                                          support.status)
             for column, text in enumerate((gpu.name, gpu.gfx or "-", memory, status)):
                 self.gpus.setItem(row, column, QTableWidgetItem(text))
         self.gpus.setVisible(bool(gpus))

@@ -346,3 +346,32 @@ def test_how_to_fix_it_copies_the_command_alone(qtbot: Any) -> None:
     assert group.copy_button.text() == "Copied"
     torch = cards["torch-missing"]
     assert torch.app_way is not None and "In this app" in torch.app_way.text()
+
+
+def test_a_target_newer_than_the_tables_reads_in_words(qtbot: Any, tmp_path: Path) -> None:
+    """The System check's table says a gfx target newer than rocmate's tables is "newer than
+    rocmate knows", not the raw status "unknown" (issue 32, item 3). The recorded 780M laptop,
+    its KFD node saying gfx1170 (a target after the tables), as in the core test."""
+    import re
+    import shutil
+
+    from core.operations.machine import check_machine
+    from gui.pages.base import PageId
+    from gui.session import Session
+    from gui.wizard import RocWizard
+    from tests.gui.support import MACHINES, click_next
+
+    root = tmp_path / "machine"
+    shutil.copytree(MACHINES / "phoenix-780m-arch-laptop", root, symlinks=True)
+    props = root / "files/sys/devices/virtual/kfd/kfd/topology/nodes/1/properties"
+    props.write_text(re.sub(r"gfx_target_version \d+", "gfx_target_version 110700",
+                            props.read_text()))
+    session = Session(root=str(root))
+    session.report = check_machine(str(root))
+    wizard = RocWizard(session)
+    qtbot.addWidget(wizard)
+    wizard.show()
+    click_next(qtbot, wizard)
+    table = wizard.pages[PageId.SYSTEM_CHECK].gpus  # type: ignore[attr-defined]
+    assert table.item(0, 1).text() == "gfx1170"
+    assert table.item(0, 3).text() == "newer than rocmate knows"
