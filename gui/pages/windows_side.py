@@ -51,6 +51,8 @@ class WindowsSidePage(RocPage):
         self.findings = FindingsView()
         self.steps = selectable_label("")
         self.what_to_do = QLabel()
+        self.message = selectable_label("")  # a check again that could not finish
+        self.message.setObjectName("windows-check-message")
         self.links = QLabel()
         self.links.setObjectName("windows-links")
         self.links.setTextFormat(Qt.TextFormat.RichText)
@@ -68,9 +70,11 @@ class WindowsSidePage(RocPage):
         layout.addWidget(self.what_to_do)
         layout.addWidget(self.steps)
         layout.addWidget(self.links)
+        layout.addWidget(self.message)
         layout.addStretch(1)
         layout.addLayout(buttons)
         bridge.finished.connect(self._finished)
+        bridge.failed.connect(self._failed)
         self.shown = False
         """A report is on the page (a language change shows the session's again)."""
         self.retranslate()
@@ -97,6 +101,7 @@ class WindowsSidePage(RocPage):
             self.show_report(self.session.report)
 
     def start_check(self) -> None:
+        self.say(self.message, None)
         self.set_busy(True)
         self.bridge.start("windows-check", check_machine, self.session.root,
                           python=self.session.python)
@@ -106,6 +111,14 @@ class WindowsSidePage(RocPage):
             self.session.new_report(result)
             self.show_report(result)
             self.set_busy(False)
+
+    def _failed(self, key: str, message: str, details: str) -> None:
+        """A check again that could not finish: said, and the page is free again (it stayed
+        busy for good, Next grey and nothing said: issue 38)."""
+        if key == "windows-check":
+            self.set_busy(False)
+            self.say(self.message, lambda: self.tr("The check could not finish: %1").replace(
+                "%1", message))
 
     def show_report(self, report: DoctorReport) -> None:
         self.shown = True

@@ -1938,6 +1938,10 @@ Check again here.</source>
         <translation>重新检查(&amp;R)</translation>
     </message>
     <message>
+        <source>The check could not finish: %1</source>
+        <translation>检查未能完成：%1</translation>
+    </message>
+    <message>
         <source>WSL %1, kernel %2.</source>
         <translation>WSL %1，内核%2。</translation>
     </message>

@@ -375,3 +375,34 @@ def test_a_target_newer_than_the_tables_reads_in_words(qtbot: Any, tmp_path: Pat
     table = wizard.pages[PageId.SYSTEM_CHECK].gpus  # type: ignore[attr-defined]
     assert table.item(0, 1).text() == "gfx1170"
     assert table.item(0, 3).text() == "newer than rocmate knows"
+
+
+def test_a_windows_side_check_that_fails_frees_the_page_and_says_why(
+        qtbot: Any, aloop: Any, tmp_path: Path) -> None:
+    """Re-check on the Windows side that cannot finish (its recorded machine gone) says so and
+    leaves the page usable; it stayed busy for good, Next grey and nothing said (issue 38)."""
+    import shutil
+
+    from PySide6.QtCore import Qt
+
+    from core.operations.machine import check_machine
+    from gui.pages.base import PageId
+    from gui.session import Session
+    from gui.wizard import RocWizard
+    from tests.gui.support import MACHINES
+
+    root = tmp_path / "machine"
+    shutil.copytree(MACHINES / "wsl2-ubuntu2204-rx7900xtx-ready", root, symlinks=True)
+    session = Session(root=str(root))
+    session.report = check_machine(str(root))
+    wizard = RocWizard(session)
+    qtbot.addWidget(wizard)
+    wizard.setStartId(int(PageId.WINDOWS_SIDE))
+    wizard.show()
+    page = wizard.pages[PageId.WINDOWS_SIDE]
+    shutil.rmtree(root)
+    qtbot.mouseClick(page.recheck, Qt.MouseButton.LeftButton)  # type: ignore[attr-defined]
+    qtbot.waitUntil(lambda: not page.busy, timeout=30_000)
+    assert page.message.text().startswith("The check could not finish: ")  # type: ignore
+    assert "no snapshot folder" in page.message.text()  # type: ignore[attr-defined]
+    assert page.isComplete()
