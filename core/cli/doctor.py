@@ -9,7 +9,7 @@ import sys
 
 from core.cli.options import machine_options, says_errors
 from core.diagnose.doctor_text import render_text
-from core.diagnose.engine import NOT_SUPPORTED, READY, READY_AFTER_FIXES
+from core.diagnose.engine import NOT_PROVED, NOT_SUPPORTED, READY, READY_AFTER_FIXES
 from core.diagnose.explain import render_explanations
 from core.i18n import t
 from core.operations.machine import check_machine, explain_error, take_snapshot
@@ -21,8 +21,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "doctor",
         help=t("cli.help.doctor.summary", "check this machine for ROCm and PyTorch"),
         epilog=t("cli.help.doctor.epilog", "Exit status: 0 Ready, 1 Ready after these fixes, 4 "
-                 "Not supported (the same with --json); 2 a usage error, 3 rocmate's knowledge "
-                 "base is broken, 130 interrupted."))
+                 "Not supported, 5 Not yet proved: nothing to fix, but no kernel has run on the "
+                 "GPU (--no-torch, a replay without a recorded check) (the same with --json); 2 "
+                 "a usage error, 3 rocmate's knowledge base is broken, 130 interrupted."))
     machine_options(doctor)
     doctor.add_argument("--json", action="store_true",
                         help=t("cli.help.doctor.json", "print rocmate.doctor/1 JSON"))
@@ -86,7 +87,7 @@ def run_doctor(args: argparse.Namespace) -> int:
     return EXIT_STATUS[report.verdict]
 
 
-EXIT_STATUS = {READY: 0, READY_AFTER_FIXES: 1, NOT_SUPPORTED: 4}
+EXIT_STATUS = {READY: 0, READY_AFTER_FIXES: 1, NOT_SUPPORTED: 4, NOT_PROVED: 5}
 """The doctor's exit status for each verdict, for scripts (``rocmate doctor || ...``)."""
 
 

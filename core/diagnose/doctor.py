@@ -36,6 +36,8 @@ class DoctorReport:
             entry = gpu.to_json()
             entry["support"] = support.to_json()
             gpus.append(entry)
+        for index, device in _kernel_devices(facts):
+            gpus[index]["kernel_check"] = device
         return {
             "schema": SCHEMA,
             "rocmate": __version__,
@@ -50,6 +52,7 @@ class DoctorReport:
             "environment": facts.environment.to_json(),
             "driver": facts.driver.to_json(),
             "windows": facts.windows.to_json() if facts.windows is not None else None,
+            "kernel_check": _kernel_json(facts),
             "findings": [f.to_json() for f in self.findings],
             "timings": {**facts.timings, "total_s": round(self.elapsed_s, 4)},
             "problems": list(facts.gpus.problems),
@@ -69,6 +72,27 @@ def _links(gpus: GpuFacts) -> dict[str, Any]:
     if gpus.nvidia:
         links["nvidia"] = [path.to_json() for path in gpus.nvidia]
     return {"links": links}
+
+
+def _kernel_json(facts: Facts) -> dict[str, Any]:
+    """``kernel_check``: the check's answer (``ran: true``), or why it did not run."""
+    if facts.kernel_check is not None:
+        return facts.kernel_check.to_json()
+    return {"ran": False, "reason": facts.kernel_skipped or "no-gpu"}
+
+
+def _kernel_devices(facts: Facts) -> list[tuple[int, dict[str, Any]]]:
+    """Each checked device's result by the index of its GPU in ``gpus``: PyTorch's devices are
+    that build's GPUs (AMD for ROCm, NVIDIA for CUDA) in order, where the counts agree."""
+    check, torch = facts.kernel_check, facts.torch
+    if check is None or torch is None or torch.build not in ("rocm", "cuda"):
+        return []
+    vendor = "amd" if torch.build == "rocm" else "nvidia"
+    same = [i for i, gpu in enumerate(facts.gpus.gpus) if gpu.vendor == vendor]
+    devices = [d for d in check.devices if d.device.isdigit()]
+    if len(same) != len(devices):
+        return []
+    return [(same[int(d.device)], d.to_json()) for d in devices if int(d.device) < len(same)]
 
 
 def reword(report: DoctorReport, kb: Knowledge | None = None) -> DoctorReport:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from core.diagnose.doctor import DoctorReport
-from core.diagnose.engine import NOT_SUPPORTED, READY, READY_AFTER_FIXES
+from core.diagnose.engine import NOT_PROVED, NOT_SUPPORTED, READY, READY_AFTER_FIXES
 from core.i18n import t
 from core.termstyle import Style, char_width, display_width, pad_left
 
@@ -163,6 +163,7 @@ def _verdict_word(verdict: str) -> str:
         READY: t("doctor.text.verdict.ready", "Ready"),
         READY_AFTER_FIXES: t("doctor.text.verdict.ready-after-fixes", "Ready after these fixes"),
         NOT_SUPPORTED: t("doctor.text.verdict.not-supported", "Not supported"),
+        NOT_PROVED: t("doctor.text.verdict.not-proved", "Not yet proved"),
     }
     return words.get(verdict, verdict)
 
@@ -171,7 +172,12 @@ def _verdict_line(report: DoctorReport, style: Style) -> str:
     colour = {READY: "green", NOT_SUPPORTED: "red"}.get(report.verdict, "yellow")
     count = sum(1 for f in report.findings if f.needs_action)
     verdict = _verdict_word(report.verdict)
-    if report.verdict not in (READY, NOT_SUPPORTED):
+    if report.verdict == NOT_PROVED:
+        missing = next((f.title for f in report.findings if f.id == "kernel-check-not-run"), "")
+        line = t("doctor.text.verdict-line.not-proved", "Verdict: {verdict} ({what})",
+                 verdict=verdict, what=missing) if missing else \
+            t("doctor.text.verdict-line", "Verdict: {verdict}", verdict=verdict)
+    elif report.verdict not in (READY, NOT_SUPPORTED):
         line = t("doctor.text.verdict-line.to-fix", "Verdict: {verdict} ({count} to fix)",
                  verdict=verdict, count=count)
     else:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from core.diagnose import rules_gpu, rules_links, rules_record, rules_system
 from core.diagnose.context import Context
 from core.diagnose.finding import Finding
+from core.diagnose.rules_kernel import NOT_RUN, kernel_rules
 from core.diagnose.rules_torch import torch_rules
 
 Rule = Callable[[Context], list[Finding]]
@@ -39,6 +40,9 @@ RULES: tuple[Rule, ...] = (
 READY = "Ready"
 READY_AFTER_FIXES = "Ready after these fixes"
 NOT_SUPPORTED = "Not supported"
+NOT_PROVED = "Not yet proved"
+"""Nothing to fix that the tables can see, but no kernel has run on the GPU yet (``--no-torch``,
+a replay without a recorded kernel check, no PyTorch that sees the GPU)."""
 BLOCKING = {"no-gpu", "no-amd-gpu", "gfx-unsupported", "wsl1", "wsl-gpu-unsupported"}
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2, "ok": 3}
 
@@ -50,6 +54,7 @@ def diagnose(ctx: Context) -> list[Finding]:
     for rule in RULES:
         findings.extend(rule(ctx))
     findings.extend(torch_rules(ctx, findings))
+    findings.extend(kernel_rules(ctx))
     return causes_first(sorted(findings, key=lambda f: SEVERITY_ORDER[f.severity]))
 
 
@@ -73,4 +78,6 @@ def verdict(findings: list[Finding]) -> str:
         return NOT_SUPPORTED
     if any(f.needs_action for f in findings):
         return READY_AFTER_FIXES
+    if NOT_RUN in ids:
+        return NOT_PROVED
     return READY

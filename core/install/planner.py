@@ -48,6 +48,7 @@ from core.knowledge.rows import gfx_base
 from core.knowledge.wheels import TheRockIndex, TorchIndex, current_therock
 from core.probe.facts import Facts
 from core.probe.gpus import Gpu
+from core.probe.kernel_check import verify_script
 from core.probe.managed_env import managed_venv
 from core.probe.parse.kfd import override_to_gfx, parse_gfx_override
 from core.probe.platform import PlatformFacts
@@ -76,17 +77,6 @@ ALLOC_CONF = "expandable_segments:True"
 # Download and install sizes, for the disk check (a ROCm torch wheel set unpacks to ~10 GB).
 VENV_BYTES = 12 << 30
 APT_BYTES = {"runtime": 6 << 30, "sdk": 20 << 30}
-
-VERIFY_SCRIPT = (
-    "import torch, sys\n"
-    "print('torch', torch.__version__, 'hip', torch.version.hip)\n"
-    "ok = torch.cuda.is_available()\n"
-    "print('is_available', ok)\n"
-    "if not ok: sys.exit(1)\n"
-    "print('device', torch.cuda.get_device_name(0))\n"
-    "x = torch.randn(256, 256, device='cuda')\n"
-    "print('matmul ok', float((x @ x).sum().isfinite()))\n"
-)
 
 
 @dataclass(frozen=True)
@@ -1004,9 +994,10 @@ class _Builder:
                 "verify",
                 t("plan.verify.title", "Check that PyTorch sees the GPU"),
                 t("plan.verify.explain",
-                  "torch version, is_available, the device name, a matrix multiply on the GPU, "
-                  "torch.version.hip."),
-                argv=(self.python, "-c", VERIFY_SCRIPT),
+                  "torch version and torch.version.hip, is_available, then on each GPU "
+                  "fp32/fp16/bf16 matrix products, a convolution and attention, each compared "
+                  "with the CPU in its own time limit (the kernel check of rocmate doctor)."),
+                argv=(self.python, "-c", verify_script()),
                 kind="verify",
             )
         )

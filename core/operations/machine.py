@@ -70,7 +70,8 @@ def check_machine(
     return report
 
 
-_RECORDED = ("files", "commands", "env.json", "user.json", "devices.json", "torch.json")
+_RECORDED = ("files", "commands", "env.json", "user.json", "devices.json", "torch.json",
+             "kernel-check.json")
 
 
 def benchmark_device(report: DoctorReport) -> str | None:

@@ -10,6 +10,7 @@ from core.knowledge.vendors import load_vendors
 from core.probe.driver import DriverFacts, probe_driver
 from core.probe.environment import EnvironmentFacts, probe_environment
 from core.probe.gpus import GpuFacts, probe_gpus
+from core.probe.kernel_check import KernelCheck, kernel_answer, kernel_check_from_json
 from core.probe.permissions import PermissionFacts, probe_permissions
 from core.probe.platform import PlatformFacts, probe_platform
 from core.probe.rocm import RocmFacts, probe_rocm
@@ -35,6 +36,12 @@ class Facts:
     damaged: tuple[Damage, ...] = ()
     """A replayed machine's records that are there but could not be read: what they hold is
     unknown, never taken as absent."""
+    kernel_check: KernelCheck | None = None
+    """The kernel check's answer (small kernels run on each GPU PyTorch sees); None when it did
+    not run (:attr:`kernel_skipped` says why)."""
+    kernel_skipped: str | None = None
+    """Why the kernel check did not run: ``no-torch`` (PyTorch not probed), ``no-gpu`` (no
+    PyTorch that sees a GPU), ``replay`` (a recorded machine without a recorded check)."""
 
 
 def gather(
@@ -66,6 +73,8 @@ def gather(
     disk_free = _disk_free(system, permissions.user.home)
     timings["probes_s"] = time.perf_counter() - start
     torch: TorchFacts | None = None
+    kernel: KernelCheck | None = None
+    skipped: str | None = "no-torch"
     if probe_torch:
         start = time.perf_counter()
         torch = torch_facts_from_json(torch_answer(system, python, torch_timeout))
@@ -73,6 +82,7 @@ def gather(
             torch = unreadable_torch_record()
         timings["torch_s"] = time.perf_counter() - start
         gpus = name_from_torch(gpus, torch)
+        kernel, skipped = _kernel_check(system, python, torch, timings)
     return Facts(
         platform=platform,
         gpus=gpus,
@@ -86,7 +96,24 @@ def gather(
         disk_free=disk_free,
         timings=timings,
         damaged=tuple(system.damaged()),
+        kernel_check=kernel,
+        kernel_skipped=skipped,
     )
+
+
+def _kernel_check(system: System, python: str | None, torch: TorchFacts | None,
+                  timings: dict[str, float]) -> tuple[KernelCheck | None, str | None]:
+    """Run (or replay) the kernel check where PyTorch sees a GPU."""
+    if torch is None or torch.problem or not torch.available or torch.device_count < 1:
+        return None, "no-gpu"
+    start = time.perf_counter()
+    devices = [str(i) for i in range(torch.device_count)]
+    answer = kernel_answer(system, python, devices)
+    timings["kernel_check_s"] = time.perf_counter() - start
+    if any(each.path == "kernel-check.json" for each in system.damaged()):
+        return None, "replay"  # the snapshot-damaged finding names the record
+    check = kernel_check_from_json(answer)
+    return (check, None) if check is not None else (None, "replay")
 
 
 def name_from_torch(gpus: GpuFacts, torch: TorchFacts | None) -> GpuFacts:

@@ -1,5 +1,8 @@
 """The seeds' verification, line by line: the torch version, its HIP version, whether it sees the
-GPU, the device's name, and a small matrix product on the GPU compared with the CPU.
+GPU, the device's name, a small matrix product on the GPU compared with the CPU, and then the
+kernel check's lines (core.probe.kernel_check: fp32/fp16/bf16 matrix products, a convolution and
+attention on each GPU, each against the CPU in its own time limit) -- the same check the doctor's
+verdict stands on.
 
 A script runs in the chosen Python (with the variables rocmate wrote for the card, as a run in
 that environment gets them) and prints one JSON object; a replayed machine answers with its
@@ -15,6 +18,15 @@ from typing import Any
 
 from core.i18n import t
 from core.probe.environment import applied_env
+from core.probe.kernel_check import (
+    OpResult,
+    kernel_answer,
+    kernel_check_from_json,
+    library_of,
+    message_line,
+    op_name,
+    what_happened,
+)
 from core.probe.managed_env import default_python
 from core.probe.parse._text import last_json_object
 from core.system import System
@@ -39,6 +51,7 @@ if not out["available"]:
     done()
 try:
     out["device"] = torch.cuda.get_device_name(0)
+    out["device_count"] = torch.cuda.device_count()
 except Exception as exc:
     out["device_error"] = f"{type(exc).__name__}: {exc}"; done()
 try:
@@ -83,14 +96,30 @@ NO_OUTPUT = "no output"
 """What the check's answer says (in English) of a Python that printed nothing."""
 
 
-def torch_check(system: System, python: str | None, timeout: float = 120.0) -> TorchCheck:
+def torch_check(system: System, python: str | None, timeout: float = 120.0, *,
+                kernels: bool = True) -> TorchCheck:
+    """The check in ``python``; with ``kernels``, where PyTorch sees a GPU, the kernel check
+    too (run on a live machine, its record on a replayed one), its answer kept under
+    ``kernel_check`` in :attr:`TorchCheck.answer`."""
     exe = python or default_python(system)
     answer = system.answer("torch-check", lambda machine: _run(machine, exe, timeout))
     if answer is not None:
-        return lines_from(answer, exe)
+        return lines_from(_with_kernels(system, exe, answer, kernels), exe)
     recorded = system.answer("torch", lambda machine: {}) or {}  # a replay without a check
-    return lines_from(_from_probe(recorded), python or str(recorded.get("python") or exe),
+    exe = python or str(recorded.get("python") or exe)
+    return lines_from(_with_kernels(system, exe, _from_probe(recorded), kernels), exe,
                       replayed=True)
+
+
+def _with_kernels(system: System, exe: str, answer: dict[str, Any],
+                  kernels: bool) -> dict[str, Any]:
+    if not kernels or not answer.get("available") or not answer.get("device") \
+            or "kernel_check" in answer:
+        return answer
+    count = answer.get("device_count")
+    count = count if isinstance(count, int) and not isinstance(count, bool) and count > 0 else 1
+    found = kernel_answer(system, exe, [str(i) for i in range(count)])
+    return {**answer, "kernel_check": found} if found is not None else answer
 
 
 def _run(system: System, exe: str, timeout: float) -> dict[str, Any]:
@@ -228,4 +257,41 @@ def _lines_from(data: dict[str, Any], python: str, *, replayed: bool = False) ->
             "" if ok else t("verify.matmul.wrong.fix", "The card computes wrong numbers: most "
                             "often an HSA_OVERRIDE_GFX_VERSION that poses as another chip. "
                             "{run_the_check}", run_the_check=run_the_check())))
+    lines.extend(_kernel_lines(data))
     return TorchCheck(python, tuple(lines), replayed)
+
+
+def _kernel_lines(data: dict[str, Any]) -> list[CheckLine]:
+    """One line per operation and GPU of the kernel check in ``data`` (none without one)."""
+    check = kernel_check_from_json(data.get("kernel_check"))
+    if check is None:
+        return []
+    build = "rocm" if data.get("hip") else "cuda" if data.get("cuda") else "cpu"
+    several = len(check.devices) > 1
+    lines = []
+    for device in check.devices:
+        where = f" · {device.name or device.device}" if several else ""
+        if device.start is not None:
+            lines.append(CheckLine(t("verify.kernel.start", "Kernel check{where}", where=where),
+                                   False, _failed(device.start), run_the_check()))
+        for op in device.ops:
+            name = f"{op_name(op.op)} ({library_of(op, build)}){where}"
+            if op.outcome == "ok":
+                lines.append(CheckLine(name, True, t(
+                    "verify.kernel.same", "same as the CPU (largest difference {difference})",
+                    difference=f"{op.difference or 0:.2g}")))
+            elif op.outcome == "skipped":
+                lines.append(CheckLine(name, None, t("verify.kernel.skipped",
+                                                     "not run: the card has no such type")))
+            elif op.outcome != "not-run" or device.start is None:
+                lines.append(CheckLine(name, False, _failed(op), run_the_check()))
+    if check.problem and not any(line.ok is False for line in lines):
+        lines.append(CheckLine(t("verify.kernel.start", "Kernel check{where}", where=""), False,
+                               check.error or check.problem, run_the_check()))
+    return lines
+
+
+def _failed(op: OpResult) -> str:
+    line = message_line(op) if op.outcome not in ("wrong", "hung") else ""
+    what = what_happened(op)
+    return f"{what}: {line}" if line else what

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.diagnose.doctor import DoctorReport
-from core.diagnose.engine import NOT_SUPPORTED, READY
+from core.diagnose.engine import NOT_PROVED, NOT_SUPPORTED, READY
 from core.operations.machine import (
     Snapshot,
     benchmark_device,
@@ -183,6 +183,9 @@ class SystemCheckPage(RocPage):
         elif report.verdict == NOT_SUPPORTED:
             icon, words = QStyle.StandardPixmap.SP_MessageBoxCritical, self.tr(
                 "Not supported: see the problems below.")
+        elif report.verdict == NOT_PROVED:  # nothing to fix; Verify runs the kernel check
+            icon, words = QStyle.StandardPixmap.SP_MessageBoxInformation, self.tr(
+                "Nothing to fix, but not yet proved: the Verify page runs PyTorch on the card.")
         else:
             count = sum(1 for f in report.findings if f.needs_action)
             icon = QStyle.StandardPixmap.SP_MessageBoxWarning
@@ -310,7 +313,7 @@ class SystemCheckPage(RocPage):
             return int(PageId.BENCHMARK) if benchmark_device(report) else -1
         if self.session.is_wsl2:
             return int(PageId.WINDOWS_SIDE)
-        if report.verdict == READY:
+        if report.verdict in (READY, NOT_PROVED):
             return int(PageId.VERIFY)  # nothing to set up: see PyTorch work
         return int(PageId.SETUP_PLAN)
 

@@ -143,6 +143,6 @@ class WindowsSidePage(RocPage):
 
     def nextId(self) -> int:
         report = self.session.report
-        if report is not None and report.verdict == "Ready":
-            return int(PageId.VERIFY)
+        if report is not None and report.verdict in ("Ready", "Not yet proved"):
+            return int(PageId.VERIFY)  # nothing to set up; Verify runs the kernel check
         return int(PageId.SETUP_PLAN)

@@ -40,7 +40,8 @@ def machine(tmp_path: Path) -> Path:
 
 
 def test_the_ready_machine_is_ready_before_anything_is_damaged(machine: Path) -> None:
-    assert check_machine(machine).verdict == "Ready"
+    # nothing to fix; a replay without a recorded kernel check is not yet proved (issue 32)
+    assert check_machine(machine).verdict == "Not yet proved"
 
 
 def test_garbage_records_are_named_and_nothing_is_invented_from_them(machine: Path) -> None:

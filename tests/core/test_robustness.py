@@ -115,7 +115,8 @@ def test_any_corrupted_input_gives_an_answer(target: str, content: object, trunc
             path.write_text(str(content), encoding="utf-8", errors="surrogatepass")
         answer = run_doctor(SnapshotSystem(root)).to_json()
         json.dumps(answer)
-        assert answer["verdict"] in {"Ready", "Ready after these fixes", "Not supported"}
+        assert answer["verdict"] in {"Ready", "Ready after these fixes", "Not supported",
+                                     "Not yet proved"}
         for finding in answer["findings"]:
             assert finding["id"] and finding["title"]
     finally:
