@@ -1,4 +1,4 @@
-# Two commands matter (see README): `make run` and `make test`.
+# Two commands matter (see README): `make run` and `make test`; `make check` is the fast lane.
 # Both create and use the virtual environment at .venv/ in the repository root.
 PY ?= python3
 VENV := .venv
@@ -8,8 +8,8 @@ STAMP_TEST := $(VENV)/.stamp-test
 # torch for the benchmark tests: pinned to what the build machines hold (never newer than 2.14.1).
 TORCH_PINS := torch==2.14.1 torchvision==0.29.1
 
-.PHONY: run test lint venv clean screenshots bench-doctor bench-gui i18n qm appimage bench-appimage \
-	faults
+.PHONY: run test check lint venv clean screenshots bench-doctor bench-gui i18n qm appimage \
+	bench-appimage faults
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -41,6 +41,17 @@ test: $(STAMP_TEST) qm appimage
 	$(BIN)/lint-imports
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest --ignore=tests/faults $(PYTEST_ARGS)
 	$(MAKE) --no-print-directory faults
+
+## The fast lane while you work: lint, types, import contracts and the tests that need no root,
+## no GPU, no AppImage and no real benchmark worker (those marked slow, tests/bench, tests/faults,
+## tests/packaging: `make test` runs them all). About 4 minutes on 2 cores.
+check: $(STAMP_TEST) qm
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+	$(BIN)/lint-imports
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q --ignore=tests/faults \
+		--ignore=tests/packaging --ignore=tests/bench -m "not root and not gpu and not slow" \
+		$(PYTEST_ARGS)
 
 ## Inject faults and hostile input for real (tests/faults/) and print what was injected,
 ## survived and lost, what was tried and refused, and the fuzz examples per parser.

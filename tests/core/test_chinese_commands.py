@@ -92,6 +92,7 @@ def test_a_report_reads_in_chinese(report: Path, how: tuple[str, ...]) -> None:
     assert CJK.search(text) and left_in_english(text) == []
 
 
+@pytest.mark.slow  # a real worker or app process: not in make check
 def test_a_real_tiny_benchmark_reads_in_chinese(tmp_path: Path) -> None:
     text = run("bench", "gemm", "--python", sys.executable, "--device", "cpu", "--size", "tiny",
                "--steps", "2", "--no-history", "--run-file", str(tmp_path / "run.jsonl"))

@@ -22,6 +22,7 @@ STANDIN = str(ROOT / "tests" / "fixtures" / "standin" / "override-python")
 MACHINES = ROOT / "tests" / "fixtures" / "machines"
 
 
+@pytest.mark.slow  # a real worker or app process: not in make check
 def test_each_outcome_is_told_apart() -> None:
     system = LiveSystem()
     outcomes = {value: run_trial(system, STANDIN, value, timeout=3).outcome

@@ -83,6 +83,7 @@ def test_options_follow_the_settings() -> None:
     assert o.model == "/x.safetensors" and not o.channels_last
 
 
+@pytest.mark.slow  # a real worker or app process: not in make check
 def test_a_sequence_runs_each_suite_into_one_report(tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))

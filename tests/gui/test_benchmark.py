@@ -62,6 +62,7 @@ def wait_done(qtbot: Any, page: BenchmarkPage) -> None:
     qtbot.waitUntil(lambda: not page.busy and page.sequence is None, timeout=RUN_S)
 
 
+@pytest.mark.slow  # a real worker or app process: not in make check
 @pytest.mark.parametrize(("key", "suites"), [("health", ["gemm", "bandwidth"]),
                                              ("resnet50-train", ["resnet50-train"]),
                                              ("sd15-infer", ["sd15-infer"]),
@@ -104,6 +105,7 @@ def test_each_suite_runs_for_real_and_feeds_the_graphs(
         assert page.plots.steps_seen == sum(e["event"] == "step" for e in first)
 
 
+@pytest.mark.slow  # a real worker or app process: not in make check
 def test_cancel_mid_run_leaves_no_worker_and_a_cancelled_row(
         qtbot: Any, aloop: Any, session: Session) -> None:
     page = make_page(qtbot, session)
@@ -132,6 +134,7 @@ def _wrapper(tmp_path: Path, name: str, body: str) -> str:
     return str(script)
 
 
+@pytest.mark.slow  # a real worker or app process: not in make check
 def test_out_of_memory_is_one_readable_message(qtbot: Any, aloop: Any, session: Session,
                                                tmp_path: Path) -> None:
     # torch + torchvision map ~3.7 GB of address space; 300k tiny images need ~3.7 GB more
@@ -181,6 +184,7 @@ def test_the_cards_are_sized_to_the_card(qtbot: Any, session: Session) -> None:
     assert resnet.plan.batch_size is None and "batch" not in resnet.facts.text()
 
 
+@pytest.mark.slow  # a real worker or app process: not in make check
 def test_closing_the_window_mid_run_asks_then_cancels(qtbot: Any, aloop: Any,
                                                       session: Session,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
@@ -208,6 +212,7 @@ def test_closing_the_window_mid_run_asks_then_cancels(qtbot: Any, aloop: Any,
     assert row.status == "cancelled"
 
 
+@pytest.mark.slow  # a real worker or app process: not in make check
 def test_the_advanced_settings_of_a_run_are_offered_again_next_time(
         qtbot: Any, aloop: Any, session: Session) -> None:
     """What a run was started with is there again in a new window (issue 31/17: the advanced

@@ -8,6 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from core.operations.machine import check_machine
 from core.operations.suites import options_for
 from core.report.scaling import scaling
@@ -85,6 +87,7 @@ def test_offered_for_several_nvidia_cards(qtbot: Any, session: Session,
     assert not advanced.form.isRowVisible(advanced.gpus)
 
 
+@pytest.mark.slow  # a real worker or app process: not in make check
 def test_a_data_parallel_run_feeds_a_line_per_gpu(qtbot: Any, aloop: Any,
                                                   session: Session) -> None:
     session.report = check_machine(str(TWO_CARDS))

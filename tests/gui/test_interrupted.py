@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from core.report.history import History
 from gui.bridge import Bridge
 from gui.history import HistoryWindow
@@ -59,6 +61,7 @@ def _gone(pid: int) -> bool:
     return False
 
 
+@pytest.mark.slow  # a real worker or app process: not in make check
 def test_a_crashed_run_shows_as_interrupted(qtbot: Any, aloop: Any, tmp_path: Path,
                                             monkeypatch: Any) -> None:
     data = tmp_path / "data"

@@ -90,6 +90,7 @@ def _history_statuses(session: Session) -> list[str]:
         return [row.status for row in history.list()]
 
 
+@pytest.mark.slow  # a real worker or app process: not in make check
 @pytest.mark.parametrize("leave", ["escape", "cancel-button"])
 def test_leaving_a_benchmark_asks_first_and_keeps_the_run(
         qtbot: Any, aloop: Any, session: Session, leave: str) -> None:
@@ -219,6 +220,7 @@ raise SystemExit(app.run(session, language="en"))
 '''
 
 
+@pytest.mark.slow  # a real worker or app process: not in make check
 def test_the_app_ends_cleanly_after_esc_mid_run(tmp_path: Path) -> None:
     """The real app and its event loop: Esc mid-run, "Yes": the app ends with no error once
     the run has stopped, and the run is in the history as cancelled."""
@@ -244,6 +246,7 @@ def sigint_ignored() -> Iterator[None]:
     signal.signal(signal.SIGINT, before)
 
 
+@pytest.mark.slow  # a real worker or app process: not in make check
 def test_cancel_stops_a_worker_that_ignores_sigint(
         qtbot: Any, aloop: Any, session: Session, sigint_ignored: None) -> None:
     wizard = _wizard(qtbot, session)

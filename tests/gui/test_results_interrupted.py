@@ -48,6 +48,7 @@ def _save(view: ResultsView, name: str) -> None:
         view.grab().save(str(Path(folder) / name))
 
 
+@pytest.mark.slow  # a real worker or app process: not in make check
 def test_the_card_shows_the_interrupted_result(qtbot: Any, bridge: Bridge,
                                                report: Report) -> None:
     run = report.runs[0]

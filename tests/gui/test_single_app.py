@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from gui.single import claim
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,6 +34,7 @@ def test_the_second_claim_wakes_the_first(qtbot: Any) -> None:
     second.close()
 
 
+@pytest.mark.slow  # a real worker or app process: not in make check
 def test_a_second_start_of_the_app_ends_at_once(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
     env.update(QT_QPA_PLATFORM="offscreen", TMPDIR=str(tmp_path),

@@ -319,6 +319,7 @@ def test_cancel_on_eof_stops_a_root_helper(
     assert not (as_nobody["state"] / "state.json").exists()  # nothing counts as done
 
 
+@pytest.mark.slow  # a real worker or app process: not in make check
 def test_time_limit_leaves_a_root_helper_that_hears_nothing(as_nobody: dict[str, Any]) -> None:
     """Past its limit (and the grace after it) a helper that cannot be stopped is left alone:
     its pipe is closed (so it cannot block), and the message says it may still run, as root."""
