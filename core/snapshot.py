@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from core.probe.environment import WATCHED, first_word, scan_file, shell_lines, written_value
+from core.probe.parse.memory import WATCHED_MODULES
 from core.system import (
     DEFAULT_TIMEOUT,
     MAX_READ,
@@ -361,6 +362,15 @@ def anonymise_file(path: str, data: bytes, user: str | None = None) -> bytes:
     elif path == "/var/lib/dpkg/status":
         stanzas = text.split("\n\n")
         text = "\n\n".join(s for s in stanzas if _DPKG_KEEP.match(_package_name(s))) + "\n"
+    elif path == "/proc/cmdline":
+        # Only the module options the memory probe reads (ttm., amdttm., amdgpu.): root=,
+        # cryptdevice=, resume= and the rest of the line never reach the snapshot (issue 35).
+        text = " ".join(word for word in text.split()
+                        if word.split(".", 1)[0] in WATCHED_MODULES and "." in word) + "\n"
+    elif path.endswith("/.wslconfig"):
+        # Only the [wsl2] section's memory= line: paths in it name the Windows user's folders.
+        text = "".join(f"{line}\n" for line in text.splitlines()
+                       if line.strip().lower().startswith(("[wsl2]", "memory")))
     elif path.endswith("/modules.dep"):  # a megabyte; the probe reads only amdgpu's line
         text = "".join(f"{line}\n" for line in text.splitlines() if "/amdgpu.ko" in
                        line.split(":", 1)[0] or line.startswith("amdgpu.ko"))

@@ -49,6 +49,11 @@ def cases() -> dict[str, list[str]]:
             out[f"explain-{key}--{name}"] = ["explain", text, "--root", root]
         out[f"explain-json--{name}"] = ["explain", EXPLAIN_TEXTS["hip-invalid"], "--root", root,
                                         "--json"]
+        if (machine / "files/proc/meminfo").is_file() or any(
+                machine.glob("files/sys/devices/**/mem_info_gtt_total")):
+            # an APU recorded with its memory files (issue 35)
+            out[f"memory--{name}"] = ["memory", "--root", root]
+            out[f"memory-json--{name}"] = ["memory", "--root", root, "--json"]
     reports = sorted(p for p in REPORTS.glob("*.json"))
     for report in reports:
         rel = str(report.relative_to(ROOT))

@@ -29,7 +29,8 @@ LANGUAGES = ("en", "zh_CN")
 # The module under core.cli that defines each command. Only the one a command line names is
 # imported (``rocmate explain`` answers in well under half a second); ``--help`` loads them all.
 MODULES = {"doctor": "doctor", "snapshot": "doctor", "explain": "doctor", "bench": "bench",
-           "install": "install", "env": "install", "report": "report", "gui": "gui"}
+           "install": "install", "env": "install", "report": "report", "gui": "gui",
+           "memory": "memory"}
 COMMANDS = tuple(MODULES)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from core.diagnose import rules_gpu, rules_links, rules_record, rules_system
+from core.diagnose import rules_gpu, rules_links, rules_memory, rules_record, rules_system
 from core.diagnose.context import Context
 from core.diagnose.finding import Finding
 from core.diagnose.rules_kernel import NOT_RUN, kernel_rules
@@ -35,6 +35,7 @@ RULES: tuple[Rule, ...] = (
     rules_system.known_bad_stack,
     rules_system.rocm_multiple,
     rules_system.dkms,
+    rules_memory.memory_rules,
 )
 
 READY = "Ready"

@@ -11,6 +11,7 @@ from core.probe.driver import DriverFacts, probe_driver
 from core.probe.environment import EnvironmentFacts, probe_environment
 from core.probe.gpus import GpuFacts, probe_gpus
 from core.probe.kernel_check import KernelCheck, kernel_answer, kernel_check_from_json
+from core.probe.memory import with_memory, with_torch_memory
 from core.probe.permissions import PermissionFacts, probe_permissions
 from core.probe.platform import PlatformFacts, probe_platform
 from core.probe.rocm import RocmFacts, probe_rocm
@@ -68,6 +69,7 @@ def gather(
         windows=windows.gpus if windows else (),
     )
     permissions = probe_permissions(system)
+    gpus = with_memory(system, gpus, wsl=platform.wsl, user=permissions.user.name)
     environment = probe_environment(system, permissions.user, python)
     driver = probe_driver(system, platform.wsl)
     disk_free = _disk_free(system, permissions.user.home)
@@ -81,7 +83,7 @@ def gather(
         if any(each.path == "torch.json" for each in system.damaged()):
             torch = unreadable_torch_record()
         timings["torch_s"] = time.perf_counter() - start
-        gpus = name_from_torch(gpus, torch)
+        gpus = with_torch_memory(name_from_torch(gpus, torch), torch)
         kernel, skipped = _kernel_check(system, python, torch, timings)
     return Facts(
         platform=platform,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from core.knowledge.gpus import GpuRow
 from core.knowledge.loader import Knowledge
@@ -21,6 +22,9 @@ from core.probe.parse.rocminfo import RocminfoReport
 from core.probe.parse.smi import SmiReport
 from core.probe.parse.windows import WinGpu
 from core.system import System
+
+if TYPE_CHECKING:
+    from core.probe.memory_facts import MemoryFacts
 
 KFD_NODES = "/sys/class/kfd/kfd/topology/nodes"
 PCI_DEVICES = "/sys/bus/pci/devices"
@@ -51,6 +55,8 @@ class Gpu:
     render_minor: int | None = None
     arch: str | None = None
     sources: tuple[str, ...] = ()
+    memory: MemoryFacts | None = None
+    """An integrated AMD GPU's memory facts (core.probe.memory, issue 35); None for the others."""
 
     @property
     def is_amd(self) -> bool:
@@ -78,6 +84,7 @@ class Gpu:
             "compute_units": self.compute_units,
             "render_minor": self.render_minor,
             "sources": list(self.sources),
+            **({"memory": self.memory.to_json()} if self.memory is not None else {}),
         }
 
 

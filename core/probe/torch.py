@@ -27,7 +27,7 @@ import json, sys
 print("rocmate-torch-probe: started", flush=True)
 out = {"python": sys.executable, "version": None, "hip": None, "cuda": None,
        "available": False, "device_count": 0, "devices": [], "arch_list": [],
-       "gcn_arch": [], "error": None}
+       "gcn_arch": [], "total_memory": [], "error": None}
 try:
     import torch
 except Exception as exc:
@@ -48,6 +48,7 @@ try:
             props = torch.cuda.get_device_properties(i)
             out["devices"].append(props.name)
             out["gcn_arch"].append(getattr(props, "gcnArchName", None))
+            out["total_memory"].append(getattr(props, "total_memory", None))
 except Exception as exc:
     out["error"] = f"{type(exc).__name__}: {exc}"
 print(json.dumps(out))
@@ -74,6 +75,9 @@ class TorchFacts:
     ``record-damaged`` (a replayed machine's torch.json is there but cannot be read).
     None when PyTorch answered, or is simply not installed."""
     timeout_s: float | None = None
+    total_memory: tuple[int | None, ...] = field(default=())
+    """``get_device_properties(i).total_memory`` of each device, in bytes (issue 35; absent from
+    answers recorded before it)."""
 
     @property
     def installed(self) -> bool:
@@ -154,7 +158,16 @@ def torch_facts_from_json(data: dict[str, Any] | None) -> TorchFacts | None:
         gcn_arch=tuple(str(g) if g else None for g in gcn) if isinstance(gcn, list) else (),
         problem=_problem(data),
         timeout_s=_timeout(data),
+        total_memory=_sizes(data.get("total_memory")),
     )
+
+
+def _sizes(value: object) -> tuple[int | None, ...]:
+    """A list of byte counts as the probe wrote it; anything that is not one is None."""
+    if not isinstance(value, list):
+        return ()
+    return tuple(v if isinstance(v, int) and not isinstance(v, bool) and 0 < v < 1 << 62
+                 else None for v in value)
 
 
 _PROBLEMS = ("python-missing", "not-a-python", "timeout", "crashed", "failed")

@@ -14,7 +14,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 ROCMATE = [sys.executable, "-m", "core.cli"]
 LAUNCH = [sys.executable, "-c", "from gui.launcher import main; raise SystemExit(main())"]
-COMMANDS = ("doctor", "snapshot", "explain", "bench", "install", "env", "report", "gui")
+COMMANDS = ("doctor", "snapshot", "explain", "bench", "install", "env", "report", "gui",
+            "memory")
 
 
 def _run(*args: str, launcher: bool = False, **env: str) -> subprocess.CompletedProcess[str]:

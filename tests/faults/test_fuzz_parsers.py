@@ -47,6 +47,13 @@ from core.probe.parse.kfd import (
     pci_location,
 )
 from core.probe.parse.lspci import PciDevice, is_display_class, parse_lspci
+from core.probe.parse.memory import (
+    parse_cmdline_options,
+    parse_integer,
+    parse_meminfo,
+    parse_modprobe_options,
+    parse_wslconfig_memory,
+)
 from core.probe.parse.platform_files import (
     DpkgPackage,
     kernel_version_tuple,
@@ -410,6 +417,46 @@ def test_os_release_and_other_platform_files(text: str) -> None:
         assert isinstance(package.installed, bool)
     LEDGER.example("mokutil")
     assert parse_mokutil_sb_state(text) in (None, True, False)
+
+
+# APU memory files (issue 35): the recorded machines' meminfo, cmdline and sysfs numbers, and
+# modprobe.d / .wslconfig texts as public threads show them.
+MEMORY_TEXTS = [
+    *(p.read_text() for p in sorted(MACHINES.glob("k35-*/files/proc/*")) if p.is_file()),
+    *(p.read_text() for p in sorted(MACHINES.glob("k35-*/files/sys/**/mem_info_*_total"))),
+    *(p.read_text() for p in sorted(MACHINES.glob("k35-*/files/sys/module/*/parameters/*"))),
+    # rjmalagon/ollama-linux-amd-apu#4 (/etc/modprobe.d/ttm.conf)
+    "# nb of pages 4k, for 48Gb\noptions ttm pages_limit=12582912\n"
+    "options ttm page_pool_size=12582912\n",
+    # HarbourMasters/Shipwright#6048 (/etc/modprobe.d/amdgpu.conf)
+    "options ttm pages_limit=1048576\noptions amdgpu gttsize=8192\n",
+    # ROCm/legacy-rocm-build#5595 (kernel command line)
+    "BOOT_IMAGE=/boot/vmlinuz-6.14.0-1014-oem root=UUID=d55f0c3f-88f5-4c65-a93a-285c1a30361c ro "
+    "quiet splash amdgpu.gtt_size=122880 vt.handoff=7",
+    # lmstudio-ai/lmstudio-bug-tracker#1480 (kernel parameters)
+    "ttm.pages_limit=32505856 ttm.page_pool_size=32505856 amdgpu.gttsize=126976",
+    # learn.microsoft.com/windows/wsl/wsl-config (the example .wslconfig)
+    "[wsl2]\nmemory=4GB \nprocessors=2\n",
+]
+
+
+@fuzz(400)
+@given(text=fuzzed_text(MEMORY_TEXTS))
+@example(text="MemTotal: " + "9" * 40 + " kB\noptions ttm pages_limit=" + "9" * 40)
+@example(text="[wsl2]\nmemory=" + "9" * 400 + "TB\n")
+def test_apu_memory_files(text: str) -> None:
+    LEDGER.example("apu-memory-files")
+    meminfo = parse_meminfo(text)
+    assert all(isinstance(k, str) and is_int(v) and 0 <= v <= 1 << 62 for k, v in meminfo.items())
+    number = parse_integer(text)
+    assert number is None or (is_int(number) and abs(number) <= 1 << 62)
+    for found in (parse_modprobe_options(text), parse_cmdline_options(text)):
+        assert isinstance(found, list)
+        for module, option, value in found:
+            assert module in ("ttm", "amdttm", "amdgpu") and isinstance(value, str)
+            assert option in ("pages_limit", "page_pool_size", "gttsize", "gtt_size")
+    limit = parse_wslconfig_memory(text)
+    assert limit is None or (is_int(limit) and 0 < limit <= 1 << 62)
 
 
 @fuzz(200)

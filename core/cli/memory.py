@@ -1,0 +1,170 @@
+"""``rocmate memory``: how much memory an APU's GPU can use, why, and how much to give it
+(issue 35). It shows; it changes nothing."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from core.cli.argwords import wrap
+from core.cli.options import machine_options, says_errors
+from core.diagnose.memory_advice import ENOUGH, RAISE, TOO_BIG, MemoryAdvice, gib
+from core.i18n import t
+from core.operations.memory import MemoryReport, check_memory, goal_keys, memory_goal
+from core.probe.memory import DEFAULT, GTTSIZE, PAGE_BYTES, PAGES_LIMIT
+from core.termstyle import display_width
+
+NO_APU = 4
+"""Exit status when the machine has no integrated AMD GPU (as the doctor's "Not supported")."""
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    memory = sub.add_parser(
+        "memory",
+        help=t("cli.help.memory.summary", "how much memory an APU's GPU can use, and how much "
+               "to give it"),
+        epilog=t("cli.help.memory.epilog", "Exit status: 0 the GPU already has what the goal "
+                 "needs; 1 a larger GTT is advised (or the goal needs more than the machine can "
+                 "safely give, or the RAM is not known); 4 no integrated AMD GPU; 2 a usage "
+                 "error; 130 interrupted."))
+    machine_options(memory)
+    memory.add_argument("--goal", metavar="GOAL", default="max",
+                        help=t("cli.help.memory.goal", "what to size for: {goals} (default: "
+                               "max, the most the machine can safely give)",
+                               goals=", ".join(goal_keys())))
+    memory.add_argument("--llm-gb", metavar="GB", type=float,
+                        help=t("cli.help.memory.llm-gb", "size for an LLM whose weights take "
+                               "GB (the model file's size)"))
+    memory.add_argument("--json", action="store_true",
+                        help=t("cli.help.memory.json", "print rocmate.memory/1 JSON"))
+    memory.set_defaults(func=run_memory)
+
+
+@says_errors
+def run_memory(args: argparse.Namespace) -> int:
+    goal = memory_goal(args.goal, args.llm_gb)
+    report = check_memory(args.root, goal=goal, python=args.python,
+                          probe_torch=not args.no_torch, torch_timeout=args.torch_timeout)
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2))
+    else:
+        sys.stdout.write(render_memory(report))
+    if not report.advices:
+        return NO_APU
+    return 0 if all(a.verdict == ENOUGH for a in report.advices) else 1
+
+
+def render_memory(report: MemoryReport) -> str:
+    """The advice as text, one block per integrated GPU."""
+    lines = ["rocmate memory", ""]
+    if not report.advices:
+        lines.append(t("cli.memory.no-apu", "This machine has no integrated AMD GPU: its GPU's "
+                       "memory is its own (rocmate doctor shows it)."))
+        return "\n".join(lines) + "\n"
+    for advice in report.advices:
+        lines += [*_facts(advice), "", *_advice(advice), ""]
+    return "\n".join(lines)
+
+
+def _row(label: str, value: str) -> str:
+    return f"  {label}{' ' * max(0, 26 - display_width(label))} {value}"
+
+
+def _source(source: str) -> str:
+    return {DEFAULT: t("cli.memory.source.default", "the kernel's default (half of RAM)"),
+            GTTSIZE: "amdgpu.gttsize", PAGES_LIMIT: "ttm.pages_limit"}.get(
+        source, t("cli.memory.source.unknown", "not known"))
+
+
+def _facts(advice: MemoryAdvice) -> list[str]:
+    memory = advice.memory
+    system = memory.system
+    rows = [
+        advice.gpu,
+        _row(t("cli.memory.ram", "Physical RAM"), gib(system.ram_bytes)),
+        *([_row(t("cli.memory.available", "Available now"), gib(system.available_bytes))]
+          if system.available_bytes is not None else []),
+        _row(t("cli.memory.carve-out", "BIOS carve-out (VRAM)"), gib(memory.vram_bytes)),
+        _row(t("cli.memory.gtt", "GTT"), t("cli.memory.gtt-value", "{size} (set by {source})",
+                                           size=gib(memory.gtt_bytes),
+                                           source=_source(memory.gtt_source))
+             if memory.gtt_bytes is not None else "?"),
+    ]
+    if system.pages_limit is not None or system.page_pool_size is not None:
+        rows.append(_row(t("cli.memory.ttm", "{module} in force", module=system.ttm_module),
+                         f"pages_limit={_or_unknown(system.pages_limit)} "
+                         f"({gib(system.pages_limit * PAGE_BYTES if system.pages_limit else None)})"
+                         f", page_pool_size={_or_unknown(system.page_pool_size)}"))
+    for setting in system.configured:
+        rows.append(_row(t("cli.memory.configured", "Configured"),
+                         f"{setting.name}={setting.value} ({setting.where})"))
+    if memory.torch_total_bytes:
+        rows.append(_row(t("cli.memory.torch", "PyTorch reports"), gib(memory.torch_total_bytes)))
+    if system.wsl_memory_bytes:
+        rows.append(_row(t("cli.memory.wsl", "WSL limit (.wslconfig)"),
+                         gib(system.wsl_memory_bytes)))
+    rows.append(_row(t("cli.memory.usable", "The GPU can use"), gib(advice.usable_bytes)))
+    return rows
+
+
+def _or_unknown(value: int | None) -> str:
+    return "?" if value is None else str(value)
+
+
+def _goal_words(advice: MemoryAdvice) -> str:
+    goal = advice.goal
+    if goal.kind == "max":
+        return t("cli.memory.goal.max", "the most the machine can safely give")
+    if goal.need_bytes is None:
+        return t("cli.memory.goal.sizes-itself", "{goal} (it sizes itself to what the GPU can "
+                 "use: the more, the larger)", goal=goal.label)
+    return t("cli.memory.goal.needs", "{goal}, which needs about {need}", goal=goal.label,
+             need=gib(goal.need_bytes))
+
+
+def _advice(advice: MemoryAdvice) -> list[str]:
+    lines = [t("cli.memory.goal", "Goal: {goal}", goal=_goal_words(advice))]
+    if advice.safe_bytes is not None:
+        lines.append(_row(t("cli.memory.floor", "Stays for the system"), gib(advice.floor_bytes)))
+        lines.append(_row(t("cli.memory.safe", "Safe for the GPU"), gib(advice.safe_bytes)))
+    lines += _para(_verdict(advice))
+    if advice.safe_bytes is not None:
+        lines += _para(t("cli.memory.floor-why", "Why this floor: {reasoning}",
+                         reasoning=advice.floor_reasoning))
+        lines += _para(t("cli.memory.source", "Source: {source}", source=advice.floor_source),
+                       indent="    ")
+    for note in advice.notes:
+        if note.key == "how-to-set" and not advice.target_gib:
+            continue
+        lines += _para(note.text, first="  - ", indent="    ")
+        lines += _para(t("cli.memory.source", "Source: {source}", source=note.source),
+                       indent="    ")
+    return lines
+
+
+def _para(text: str, *, first: str | None = None, indent: str = "  ") -> list[str]:
+    """``text`` wrapped to the doctor's width (96 columns with the indent), Chinese too."""
+    if not text:
+        return []
+    start = first if first is not None else indent
+    lines = wrap(" ".join(text.split()), 96 - len(indent))
+    return [(start if i == 0 else indent) + line for i, line in enumerate(lines)]
+
+
+def _verdict(advice: MemoryAdvice) -> str:
+    if advice.verdict == ENOUGH:
+        return t("cli.memory.verdict.enough", "Nothing to change: the GPU can already use "
+                 "{usable}.", usable=gib(advice.usable_bytes))
+    if advice.verdict == TOO_BIG:
+        return t("cli.memory.verdict.too-big", "The goal needs more than the machine can safely "
+                 "give: at most {gib} GiB (ttm pages_limit={pages}); a smaller model or batch "
+                 "fits better.", gib=advice.target_gib, pages=advice.pages)
+    if advice.verdict == RAISE:
+        return t("cli.memory.verdict.raise", "Give the GPU {gib} GiB: ttm pages_limit={pages} "
+                 "and page_pool_size={pages} ({gib} x 262144 pages of 4 KiB), then restart.",
+                 gib=advice.target_gib, pages=advice.pages)
+    if advice.safe_bytes is None:
+        return t("cli.memory.no-ram", "The machine's RAM is not known (/proc/meminfo could not "
+                 "be read), so rocmate cannot say how much is safe to give.")
+    return ""
