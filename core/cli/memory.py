@@ -59,8 +59,8 @@ def render_memory(report: MemoryReport) -> str:
     """The advice as text, one block per integrated GPU."""
     lines = ["rocmate memory", ""]
     if not report.advices:
-        lines.append(t("cli.memory.no-apu", "This machine has no integrated AMD GPU: its GPU's "
-                       "memory is its own (rocmate doctor shows it)."))
+        lines.append(t("cli.memory.no-apu", "This machine has no integrated AMD GPU, so no "
+                       "system memory is shared with one (rocmate doctor shows its GPUs)."))
         return "\n".join(lines) + "\n"
     for advice in report.advices:
         lines += [*_facts(advice), "", *_advice(advice), ""]
