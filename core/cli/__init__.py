@@ -87,6 +87,20 @@ def quiet_start_over() -> None:
         _signal.signal(_signal.SIGINT, _signal.default_int_handler)
 
 
+def by_ctrl_c(exc: BaseException) -> bool:
+    """Whether ``exc`` is Ctrl-C: a KeyboardInterrupt, or an error Python raised because one
+    came in the middle of making a class (a module still importing: "Error calling
+    __set_name__" with the KeyboardInterrupt as its cause)."""
+    seen: set[int] = set()
+    at: BaseException | None = exc
+    while at is not None and id(at) not in seen:
+        if isinstance(at, KeyboardInterrupt):
+            return True
+        seen.add(id(at))
+        at = at.__cause__ or at.__context__
+    return False
+
+
 def main(argv: list[str] | None = None) -> int:
     quiet_start_over()
     words = list(sys.argv[1:] if argv is None else argv)
@@ -118,7 +132,9 @@ def main(argv: list[str] | None = None) -> int:
 
         set_language(lang)  # None: the environment's (LANGUAGE, LC_ALL, LC_MESSAGES, LANG)
         args = parse(build_parser(command), words)
-    except KeyboardInterrupt:  # Ctrl-C while the command (and maybe core.i18n) still loads
+    except (KeyboardInterrupt, RuntimeError) as exc:  # Ctrl-C while the command still loads
+        if not by_ctrl_c(exc):
+            raise
         print("rocmate: interrupted", file=sys.stderr)  # i18n: english
         return 130
     if getattr(args, "json", False):
@@ -131,7 +147,9 @@ def main(argv: list[str] | None = None) -> int:
         print("rocmate: " + t("cli.knowledge-broken", "its knowledge base is broken: {error}",
                               error=exc), file=sys.stderr)
         return 3
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, RuntimeError) as exc:
+        if not by_ctrl_c(exc):
+            raise
         print("rocmate: " + t("cli.interrupted", "interrupted"), file=sys.stderr)
         return 130
     except BrokenPipeError:

@@ -125,3 +125,24 @@ def test_a_report_already_scrubbed_is_not_walked_again() -> None:
         ROOT / "tests/fixtures/reports/h200-resnet50-train-amp-bf16-cl-bs256.json")
     assert scrub_report(report) is report
     assert scrub_report(report, Identity(users=frozenset({"someone-new"}))) is not report
+
+
+def test_ctrl_c_inside_a_class_being_made_is_ctrl_c() -> None:
+    """A Ctrl-C that comes while Python makes a dataclass (a module still importing) arrives as
+    "RuntimeError: Error calling __set_name__" with the KeyboardInterrupt as its cause: rocmate
+    treats it as the Ctrl-C it is (seen in the test above, one start in a few hundred)."""
+    from core.cli import by_ctrl_c
+
+    class Interrupting:
+        def __set_name__(self, owner: type, name: str) -> None:
+            raise KeyboardInterrupt
+
+    with pytest.raises(RuntimeError) as caught:
+        type("Made", (), {"field": Interrupting()})
+    assert by_ctrl_c(caught.value)
+    assert by_ctrl_c(KeyboardInterrupt())
+    assert not by_ctrl_c(RuntimeError("a real error"))
+    looped = RuntimeError("loop")
+    looped.__context__ = ValueError("inner")
+    looped.__context__.__context__ = looped
+    assert not by_ctrl_c(looped)
