@@ -83,6 +83,8 @@ class TorchCheck:
     python: str
     lines: tuple[CheckLine, ...]
     replayed: bool = False
+    computed: bool = False
+    """Something ran on the card and matched the CPU (the matrix product, the kernel check)."""
     answer: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     """What the check answered (English, as recorded): its lines are made from it."""
 
@@ -90,6 +92,12 @@ class TorchCheck:
     def ok(self) -> bool:
         return all(line.ok is not False for line in self.lines) and any(
             line.ok for line in self.lines)
+
+    @property
+    def proved(self) -> bool:
+        """Nothing failed and computations ran on the card and matched the CPU (a replay
+        without a recorded kernel check ran nothing there: PyTorch is not proved to work)."""
+        return self.ok and self.computed
 
 
 NO_OUTPUT = "no output"
@@ -237,7 +245,10 @@ def _lines_from(data: dict[str, Any], python: str, *, replayed: bool = False) ->
                            str(device or data.get("device_error")),
                            "" if device else run_the_check()))
     matmul = t("verify.matmul", "Matrix product on the GPU")
-    if replayed:
+    kernels = _kernel_lines(data)
+    if replayed and kernels:
+        pass  # the recorded kernel check's lines say what ran on the card
+    elif replayed:
         lines.append(CheckLine(matmul, None, t(
             "verify.matmul.replayed", "not run: this machine is replayed from a snapshot")))
     elif data.get("matmul_exception"):
@@ -257,8 +268,9 @@ def _lines_from(data: dict[str, Any], python: str, *, replayed: bool = False) ->
             "" if ok else t("verify.matmul.wrong.fix", "The card computes wrong numbers: most "
                             "often an HSA_OVERRIDE_GFX_VERSION that poses as another chip. "
                             "{run_the_check}", run_the_check=run_the_check())))
-    lines.extend(_kernel_lines(data))
-    return TorchCheck(python, tuple(lines), replayed)
+    lines.extend(kernels)
+    computed = bool(data.get("matmul_ok")) or any(line.ok for line in kernels)
+    return TorchCheck(python, tuple(lines), replayed, computed=computed)
 
 
 def _kernel_lines(data: dict[str, Any]) -> list[CheckLine]:

@@ -93,8 +93,11 @@ class VerifyPage(RocPage):
             self.lines.addWidget(row)
 
     def _summary_text(self, check: TorchCheck) -> str:
-        if check.ok:
+        if check.proved:
             text = self.tr("PyTorch works on the card (in %1).")
+        elif check.ok:  # nothing failed, but the computations on the card did not run
+            text = self.tr("PyTorch sees the card; its computations on the card are not "
+                           "checked yet (in %1).")
         else:
             text = self.tr("Not yet: see the red lines (in %1).")
         if check.replayed:

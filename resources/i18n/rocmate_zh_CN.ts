@@ -1787,6 +1787,10 @@ PyTorch：%4</translation>
         <translation>PyTorch可以在显卡上运行（位于 %1）。</translation>
     </message>
     <message>
+        <source>PyTorch sees the card; its computations on the card are not checked yet (in %1).</source>
+        <translation>PyTorch能看到显卡；但它在显卡上的计算尚未检查（在%1中）。</translation>
+    </message>
+    <message>
         <source>Not yet: see the red lines (in %1).</source>
         <translation>还不行：请看红色的行（位于 %1）。</translation>
     </message>

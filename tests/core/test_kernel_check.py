@@ -110,3 +110,19 @@ def test_a_damaged_record_is_not_taken_as_a_pass(tmp_path: Path) -> None:
     report = run_doctor(SnapshotSystem(machine))
     assert report.verdict != READY
     assert "snapshot-damaged" in [f.id for f in report.findings]
+
+
+def test_verify_is_proved_only_by_computations_on_the_card() -> None:
+    """The Verify page's "PyTorch works on the card" needs something computed on the card: a
+    replay without a recorded kernel check is not proved (its matrix product line is "not
+    run"); the H200 snapshot's recorded kernel check ran every operation (its lines replace
+    the replay's "not run" matrix product)."""
+    from core.operations.setup import verify_pytorch
+
+    machines = Path(__file__).resolve().parents[1] / "fixtures"
+    plain = verify_pytorch(str(machines / "machines" / "popos2204-rx6800-ready"))
+    assert plain.ok and not plain.computed and not plain.proved
+    h200 = verify_pytorch(str(machines / "kernel_check" / "h200-snapshot"))
+    assert h200.computed
+    assert "Matrix product on the GPU" not in [line.name for line in h200.lines]
+    assert [line.ok for line in h200.lines if "matrix product (" in line.name] == [True] * 3
