@@ -195,7 +195,8 @@ def make_plan(facts: Facts, kb: Knowledge, choices: Choices | None = None) -> Pl
         apt_release = _wsl_release(kb, facts.platform, gpu, support, choices.rocm)
     wanted_rocm = apt_release.version if apt_release else choices.rocm
     index = _pick_index(kb, gpu, support, strategy, wanted_rocm, strict=apt_release is None)
-    env = _with_tested_override(_environment(ctx, gpu, support, index), choices.override)
+    native = _native_code(kb, gpu, strategy, index)
+    env = _with_tested_override(_environment(ctx, gpu, support, native), choices.override)
     builder = _Builder(ctx, choices, venv, env)
     if strategy == "rocm-apt" and apt_release:
         builder.rocm_apt(apt_release)
@@ -204,7 +205,7 @@ def make_plan(facts: Facts, kb: Knowledge, choices: Choices | None = None) -> Pl
     if strategy == "pip-only":
         builder.remove_old()
     builder.groups()
-    builder.python_env(index, gpu, strategy, _code_target(gpu, support))
+    builder.python_env(index, gpu, strategy, _wheel_target(env, gpu))
     if strategy == "wsl":
         builder.wsl_runtime_swap()
     builder.env_file()
@@ -363,6 +364,30 @@ def _code_target(gpu: Gpu, support: Support) -> str | None:
     return gpu.gfx
 
 
+def _native_code(
+    kb: Knowledge, gpu: Gpu, strategy: str, index: TorchIndex | None
+) -> bool:
+    """Whether the planned wheels carry code for the card's own target (then no override):
+    the index's arch list (for AMD's indexes, the device extras it offers), or TheRock's
+    multi-arch device extras."""
+    if not gpu.gfx:
+        return False
+    if strategy == "therock":
+        family = therock_index(kb, gpu.gfx)
+        return bool(family and family.device_extra and gfx_base(gpu.gfx) in family.targets)
+    return bool(index and index.torch_for(gpu.gfx))
+
+
+def _wheel_target(env: dict[str, str], gpu: Gpu) -> str | None:
+    """The target whose code the wheels must carry: the one the override in ``env`` poses as,
+    else the card's own. The device extra follows it, so a plan never pairs a card's own
+    device wheel with an override that makes the runtime look for another target's code."""
+    for key, value in env.items():
+        if key.startswith("HSA_OVERRIDE_GFX_VERSION"):
+            return override_to_gfx(value) or gpu.gfx
+    return gpu.gfx
+
+
 def therock_index(kb: Knowledge, gfx: str) -> TheRockIndex | None:
     """TheRock's index for ``gfx`` that still gets builds (the one support.toml names, else the
     first that carries the target); a frozen per-family index never."""
@@ -511,10 +536,9 @@ def _version_key(version: str) -> tuple[int, ...]:
 
 
 def _environment(
-    ctx: Context, gpu: Gpu, support: Support, index: TorchIndex | None
+    ctx: Context, gpu: Gpu, support: Support, has_native: bool
 ) -> dict[str, str]:
     env = {"PYTORCH_HIP_ALLOC_CONF": ALLOC_CONF}
-    has_native = bool(index and gpu.gfx and index.torch_for(gpu.gfx))
     if support.status == "override" and support.override and not has_native:
         # With several AMD GPUs in KFD the global variable would make every one of them pose as
         # the same target: the per-node form (KFD node id, CPU nodes counted) touches only this one.
@@ -891,9 +915,11 @@ class _Builder:
             family = therock_index(self.ctx.kb, gpu.gfx or "")
             assert family is not None and gpu.gfx
             self.torch_url = family.url
+            device = gfx_base(target or gpu.gfx)
             if family.device_extra:
-                extra = f"device-{gpu.gfx}"
+                extra = f"device-{device}"
                 self.torch_packages = [f"torch[{extra}]", f"torchvision[{extra}]"]
+                self._device_wheel_notes(gpu, device, family.untested)
             else:
                 self.torch_packages = ["torch", "torchvision"]
             self.notes.append(t(
@@ -906,13 +932,21 @@ class _Builder:
                     "plan.note.therock-device-extra",
                     "One index serves every GPU: the {extra} extra picks this card's kernels, "
                     "and the torch wheel brings the matching ROCm libraries with it.",
-                    extra=f"[device-{gpu.gfx}]",
+                    extra=f"[device-{device}]",
                 ))
         else:
             assert index is not None
             self.torch_url = index.url
-            if index.device_extra and gpu.gfx:
-                self.torch_packages = [f"torch[device-{gpu.gfx}]", f"torchvision[device-{gpu.gfx}]"]
+            if index.device_extra and (target or gpu.gfx):
+                device = gfx_base(target or gpu.gfx or "")
+                extras = [f"torch[device-{device}]", f"torchvision[device-{device}]"]
+                torch = (index.torch_for(device) or index.newest_torch) if index.local else None
+                vision = index.torchvision_with(torch) if torch else None
+                if torch and vision:
+                    extras = [f"{extras[0]}=={torch}+{index.local}",
+                              f"{extras[1]}=={vision}+{index.local}"]
+                self.torch_packages = extras
+                self._device_wheel_notes(gpu, device, ())
             else:
                 newest = (index.torch_for(target) if target else None) or index.newest_torch
                 pin = f"+{index.name}" if index.vendor == "pytorch" else ""
@@ -938,6 +972,37 @@ class _Builder:
                 ),
             )
         )
+
+    def _device_wheel_notes(self, gpu: Gpu, device: str, untested: tuple[str, ...]) -> None:
+        """Why the device extra is the one it is, where it is not plainly the card's own
+        supported target: an override card's own untested device wheel, or the override
+        target's wheel."""
+        own = gfx_base(gpu.gfx) if gpu.gfx else None
+        support = self.ctx.primary[1] if self.ctx.primary else None
+        override = support.override if support and support.status == "override" else None
+        posed = override_to_gfx(override) if override else None
+        if own and device == own and own in untested:
+            self.notes.append(t(
+                "plan.note.device-wheel-untested",
+                "AMD builds a device wheel for {gfx} itself ({extra}), so no {variable} is "
+                "set; no public output shows PyTorch working with it yet (untested publicly).",
+                gfx=own, extra=f"[device-{own}]", variable="HSA_OVERRIDE_GFX_VERSION",
+            ))
+            if override and posed:
+                self.notes.append(t(
+                    "plan.note.device-wheel-fallback",
+                    "If it fails, the stable wheels with {gfx} code and {variable}={value} are "
+                    "the publicly tested route: {command}.",
+                    gfx=posed, variable="HSA_OVERRIDE_GFX_VERSION", value=override,
+                    command="rocmate install --strategy pip-only",
+                ))
+        elif own and device != own:
+            self.notes.append(t(
+                "plan.note.device-wheel-override",
+                "This index has no device wheel for {gfx}: the {extra} wheel, whose kernels "
+                "the {variable} value poses the card as.",
+                gfx=own, extra=f"[device-{device}]", variable="HSA_OVERRIDE_GFX_VERSION",
+            ))
 
     def wsl_runtime_swap(self) -> None:
         self.add(

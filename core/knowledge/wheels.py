@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -39,11 +40,23 @@ class TorchIndex:
     vendor: str = "pytorch"
     device_extra: bool = False
     """True when the wheel needs a per-GPU extra, e.g. ``torch[device-gfx1100]`` (AMD's index)."""
+    local: str | None = None
+    """The local version label every wheel of this release carries (``rocm10.0.0``) on an index
+    several releases share: the plan pins ``==<version>+<local>`` so pip cannot take a later
+    release's wheels. With it, ``torchvision[i]`` is the torchvision made with ``torch[i]``."""
     note: str | None = None
 
     @property
     def newest_torch(self) -> str | None:
         return max(self.torch, key=version_tuple) if self.torch else None
+
+    def torchvision_with(self, torch: str) -> str | None:
+        """The torchvision paired with ``torch`` (same position in the lists), where the row
+        pairs them (``local`` set); None otherwise."""
+        if not self.local or torch not in self.torch:
+            return None
+        position = self.torch.index(torch)
+        return self.torchvision[position] if position < len(self.torchvision) else None
 
     def torch_for(self, gfx: str) -> str | None:
         """The newest torch on this index whose wheels carry code for ``gfx``; None when none
@@ -73,6 +86,9 @@ class TheRockIndex:
     """True when the card is chosen with a pip extra, ``torch[device-gfx1100]`` (multi-arch)."""
     frozen: bool = False
     """True for an index that gets no new builds (TheRock's per-family indexes): never planned."""
+    untested: tuple[str, ...] = ()
+    """Targets of ``targets`` that AMD builds device packages for but no public output shows
+    PyTorch working with: the plan says so."""
 
 
 def current_therock(indexes: Iterable[TheRockIndex], gfx: str) -> TheRockIndex | None:
@@ -89,7 +105,8 @@ def parse_torch(
     indexes: list[TorchIndex] = []
     for r in rows(file, data, "index"):
         r.check_keys(["name", "url", "rocm", "torch", "stable", "source"],
-                     ["torchvision", "arch_list", "arch_from", "vendor", "device_extra", "note"])
+                     ["torchvision", "arch_list", "arch_from", "vendor", "device_extra", "local",
+                      "note"])
         url = r.text("url")
         if not url.startswith("https://"):
             raise r.fail("url must start with https://")
@@ -107,6 +124,13 @@ def parse_torch(
             if not any(version_tuple(v) >= version_tuple(first) for v in torch):
                 raise r.fail(f"arch_from {gfx} = {first}: no torch version listed is that new")
             arch_from.append((gfx, first))
+        local = r.opt_text("local")
+        torchvision = r.str_list("torchvision", check=is_wheel_version, what="a version")
+        if local is not None:
+            if not re.fullmatch(r"[a-z0-9]+(?:\.[a-z0-9]+)*", local):
+                raise r.fail("local must be a local version label like rocm10.0.0")
+            if len(torchvision) != len(torch):
+                raise r.fail("with local, torchvision must pair one version with each torch")
         indexes.append(TorchIndex(
             name=r.text("name"),
             url=url,
@@ -114,30 +138,37 @@ def parse_torch(
             torch=torch,
             stable=r.flag("stable"),
             source=r.source(),
-            torchvision=r.str_list("torchvision", check=is_wheel_version, what="a version"),
+            torchvision=torchvision,
             arch_list=arch_list,
             arch_from=tuple(arch_from),
             vendor=vendor,
             device_extra=r.flag("device_extra", default=False),
+            local=local,
             note=r.opt_text("note"),
         ))
     unique(file, "index", (i.name for i in indexes), "name")
     therock: list[TheRockIndex] = []
     for r in rows(file, data, "therock"):
         r.check_keys(["family", "url", "targets", "preview", "source"],
-                     ["note", "device_extra", "frozen"])
+                     ["note", "device_extra", "frozen", "untested"])
         url = r.text("url")
         if not url.startswith("https://"):
             raise r.fail("url must start with https://")
+        targets = r.str_list("targets", required=True, check=is_gfx, what="a gfx target")
+        untested = r.str_list("untested", check=is_gfx, what="a gfx target")
+        stray = [g for g in untested if g not in targets]
+        if stray:
+            raise r.fail(f"untested names {', '.join(stray)}, which targets does not list")
         therock.append(TheRockIndex(
             family=r.text("family"),
             url=url,
-            targets=r.str_list("targets", required=True, check=is_gfx, what="a gfx target"),
+            targets=targets,
             preview=r.flag("preview"),
             source=r.source(),
             note=r.opt_text("note"),
             device_extra=r.flag("device_extra", default=False),
             frozen=r.flag("frozen", default=False),
+            untested=untested,
         ))
     unique(file, "therock", (t.family for t in therock), "family")
     return tuple(indexes), tuple(therock)

@@ -105,9 +105,13 @@ def test_strix_halo_gets_the_core_sdk_route_for_10_1() -> None:
     assert "apt-pin" not in order  # AMD's page pins nothing: the amdrocm* names are AMD's alone
     legacy = ("/etc/apt/keyrings/rocm.gpg", "/etc/apt/sources.list.d/rocm.list")
     assert not any(s.file and s.file.path in legacy for s in plan.steps)
-    # the wheel comes from AMD's index for 10.1, with the card's device extra
+    # the wheel comes from AMD's index for 10.1, with the card's device extra, pinned to the
+    # release (the index is shared by 10.0 and 10.1; torch.toml amd-rocm10.1's local label)
     assert plan.torch_index == "https://stable.repo.amd.com/rocm/whl-next/"
-    assert list(plan.torch_packages) == ["torch[device-gfx1151]", "torchvision[device-gfx1151]"]
+    assert list(plan.torch_packages) == [
+        "torch[device-gfx1151]==2.14.0+rocm10.1.0",
+        "torchvision[device-gfx1151]==0.29.0a0+rocm10.1.0",
+    ]
     # the official route for this APU needs another kernel: the plan says so up front
     [limit] = [c for c in plan.preflight if c.id == "gpu-os"]
     assert not limit.ok and "HWE 7.0" in limit.title and "pip-only" in limit.detail
