@@ -30,6 +30,7 @@ from gui.session import Session
 def render_pages(app: QApplication, session: Session, out: Path,
                  reports: list[Path] | None = None) -> int:
     from gui.history import HistoryWindow
+    from gui.memory import MemoryDialog, has_apu
     from gui.pages.benchmark import BenchmarkPage
     from gui.wizard import RocWizard
 
@@ -61,6 +62,12 @@ def render_pages(app: QApplication, session: Session, out: Path,
             wizard.restart()
             page = wizard.currentPage()
             number = _grab(app, wizard, out, number, PageId(page_id).name)
+            if page_id == PageId.SYSTEM_CHECK and session.report is not None \
+                    and has_apu(session.report):  # an APU's GPU memory window, beside it
+                memory = MemoryDialog(session.report, wizard)
+                memory.show()
+                number = _grab(app, memory, out, number, "gpu-memory")
+                memory.close()
             if isinstance(page, BenchmarkPage) and shown is not None:
                 page.show_recorded(shown)  # the graphs, as they were at the end of a run
                 number = _grab(app, wizard, out, number, "benchmark-graphs")

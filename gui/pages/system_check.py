@@ -30,6 +30,7 @@ from core.operations.machine import (
 )
 from core.probe.gpus import Gpu
 from gui.bridge import Bridge
+from gui.memory import MemoryDialog, has_apu
 from gui.pages.base import PageId, RocPage
 from gui.session import Session
 from gui.widgets.findings import FindingsView
@@ -78,12 +79,17 @@ class SystemCheckPage(RocPage):
         self.other_python = QPushButton()
         self.copy_post = QPushButton()
         self.save_snapshot = QPushButton()
+        self.memory = QPushButton()  # an APU's GPU memory: shown where the machine has one
+        self.memory.setVisible(False)
+        self.memory.clicked.connect(self.show_memory)
+        self.memory_dialog: MemoryDialog | None = None
         self.recheck.clicked.connect(self.start_check)
         self.other_python.clicked.connect(self.choose_python)
         self.copy_post.clicked.connect(self.copy_for_forum)
         self.save_snapshot.clicked.connect(self.choose_snapshot_folder)
         buttons = QHBoxLayout()
-        for button in (self.recheck, self.other_python, self.copy_post, self.save_snapshot):
+        for button in (self.recheck, self.other_python, self.copy_post, self.save_snapshot,
+                       self.memory):
             buttons.addWidget(button)
         buttons.addStretch(1)
         layout = QVBoxLayout(self)
@@ -111,6 +117,9 @@ class SystemCheckPage(RocPage):
         self.other_python.setText(self.tr("Check another &Python…"))
         self.copy_post.setText(self.tr("&Copy for a forum post"))
         self.save_snapshot.setText(self.tr("&Save snapshot…"))
+        self.memory.setText(self.tr("GPU &memory…"))
+        self.memory.setToolTip(self.tr("How much system memory the integrated GPU can use, and "
+                                       "how much to give it"))
         self.save_snapshot.setToolTip(
             self.tr("Saves the replayed machine: a copy of its folder") if self.session.root
             else self.tr("Records this computer, anonymised, into an empty folder"))
@@ -227,7 +236,22 @@ class SystemCheckPage(RocPage):
         fit_rows(self.gpus)
         self.findings.show_findings(report.findings)
         self.copy_post.setEnabled(True)
+        self.memory.setVisible(has_apu(report))
         self.show_benchmark_note(report)
+
+    def show_memory(self) -> None:
+        """The GPU memory window for the machine checked last (one window, brought forward)."""
+        report = self.session.report
+        if report is None:
+            return
+        if self.memory_dialog is None or self.memory_dialog.report is not report:
+            if self.memory_dialog is not None:
+                self.memory_dialog.close()
+            self.memory_dialog = MemoryDialog(report, self)
+        if self.memory_dialog.isVisible():  # open already: forward (a new one comes forward)
+            self.memory_dialog.raise_()
+            self.memory_dialog.activateWindow()
+        self.memory_dialog.show()
 
     def show_benchmark_note(self, report: DoctorReport) -> None:
         """Where ROCm cannot be set up, whether the benchmarks still run here and on what (the

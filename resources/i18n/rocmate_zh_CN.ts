@@ -807,6 +807,45 @@ Run a benchmark on the Benchmark page (or rocmate bench in a terminal): each run
     </message>
 </context>
 <context>
+    <name>MemoryDialog</name>
+    <message>
+        <source>GPU memory</source>
+        <translation>GPU内存</translation>
+    </message>
+    <message>
+        <source>An integrated GPU has no memory of its own: it uses system memory, up to a limit the kernel sets (GTT). This shows that limit, what to give the GPU for a goal, and the setting that gives it. Nothing here changes the computer: apply the setting with  rocmate memory  in a terminal, then restart.</source>
+        <translation>集成显卡没有自己的显存：它使用系统内存，上限由内核设定（GTT）。这里显示这个上限、为某个目标应分给GPU多少内存，以及实现它的设置。这里不会改动这台电脑：请在终端中用  rocmate memory  应用该设置，然后重启。</translation>
+    </message>
+    <message>
+        <source>&amp;Size for:</source>
+        <translation>按此目标计算(&amp;S)：</translation>
+    </message>
+    <message>
+        <source>The most the machine can safely give</source>
+        <translation>这台机器能安全分出的最大值</translation>
+    </message>
+    <message>
+        <source>A language model of (GB):</source>
+        <translation>一个这么大的语言模型（GB）：</translation>
+    </message>
+    <message>
+        <source> GB</source>
+        <translation> GB</translation>
+    </message>
+    <message>
+        <source>This machine has no integrated AMD GPU whose memory rocmate could read.</source>
+        <translation>这台机器没有rocmate能读取其内存信息的AMD集成显卡。</translation>
+    </message>
+    <message>
+        <source>Goal: %1</source>
+        <translation>目标：%1</translation>
+    </message>
+    <message>
+        <source>Source: %1</source>
+        <translation>来源：%1</translation>
+    </message>
+</context>
+<context>
     <name>OverrideTesterPage</name>
     <message>
         <source>Try the override</source>
@@ -1638,6 +1677,14 @@ Run a benchmark on the Benchmark page (or rocmate bench in a terminal): each run
     <message>
         <source>Ready: PyTorch can use this card.</source>
         <translation>已就绪：PyTorch可以使用这张显卡。</translation>
+    </message>
+    <message>
+        <source>GPU &amp;memory…</source>
+        <translation>GPU内存(&amp;M)…</translation>
+    </message>
+    <message>
+        <source>How much system memory the integrated GPU can use, and how much to give it</source>
+        <translation>集成显卡能使用多少系统内存，以及应该分给它多少</translation>
     </message>
     <message>
         <source>Saves the replayed machine: a copy of its folder</source>
