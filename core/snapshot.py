@@ -18,7 +18,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from core.probe.driver import KERNEL_LOG_COMMANDS
 from core.probe.environment import WATCHED, first_word, scan_file, shell_lines, written_value
+from core.probe.parse.kernel_log import kernel_log_record
 from core.probe.parse.memory import WATCHED_MODULES
 from core.system import (
     DEFAULT_TIMEOUT,
@@ -161,8 +163,12 @@ class RecordingSystem:
         result = self.live.run(argv, timeout, extra_env)
         stem = self.out / "commands" / command_name(argv)
         if result.found:
+            output = result.output
+            if tuple(argv) in KERNEL_LOG_COMMANDS:
+                # Only amdgpu's and KFD's lines of the kernel log, never the whole log (issue 32)
+                output = kernel_log_record(output)
             stem.with_name(stem.name + ".txt").write_text(
-                anonymise_text(result.output), encoding="utf-8"
+                anonymise_text(output), encoding="utf-8"
             )
             if result.timed_out:
                 stem.with_name(stem.name + ".rc").write_text("timeout\n")

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from core.diagnose import rules_gpu, rules_links, rules_memory, rules_record, rules_system
+from core.diagnose import (
+    rules_gpu,
+    rules_links,
+    rules_memory,
+    rules_record,
+    rules_runtime,
+    rules_system,
+)
 from core.diagnose.context import Context
 from core.diagnose.finding import Finding
 from core.diagnose.rules_kernel import NOT_RUN, kernel_rules
@@ -23,6 +30,8 @@ RULES: tuple[Rule, ...] = (
     rules_gpu.wsl_gpu,
     rules_system.windows_side,
     rules_system.kfd,
+    rules_runtime.driver_not_started,
+    rules_runtime.gpu_breaks_runtime,
     rules_system.access,
     rules_gpu.hidden_by_env,
     rules_gpu.override_needed,

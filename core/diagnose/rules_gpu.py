@@ -6,6 +6,7 @@ import re
 
 from core.diagnose.context import Context, OverrideSetting, Support, fits, make_setting
 from core.diagnose.finding import Finding
+from core.diagnose.rules_runtime import runtime_breakers
 from core.i18n import local, t
 from core.knowledge.math_libraries import (
     Coverage,
@@ -156,8 +157,9 @@ def support(ctx: Context) -> list[Finding]:
         return findings
     findings += _per_processor(ctx)
     findings += _wheel_kernels(ctx)
+    breakers = runtime_breakers(ctx)  # gpu-breaks-runtime speaks of these
     for gpu, sup in ctx.amd:
-        if not sup.usable:
+        if not sup.usable and gpu not in breakers:
             findings.append(
                 Finding(
                     "gpu-not-usable",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from core.diagnose.context import Context, data_parallel_gpus
 from core.diagnose.finding import Finding
+from core.diagnose.rules_runtime import not_started
 from core.i18n import t
 from core.probe.gpus import Gpu
 from core.probe.links import PcieLink
@@ -20,7 +21,8 @@ def _training_gpus(ctx: Context) -> list[Gpu]:
 
 
 def several_gpus(ctx: Context) -> list[Finding]:
-    gpus = data_parallel_gpus(ctx.facts.gpus.gpus, ctx.supports)
+    stopped = [g for g, _, _ in not_started(ctx)]  # driver-not-started speaks of these
+    gpus = [g for g in data_parallel_gpus(ctx.facts.gpus.gpus, ctx.supports) if g not in stopped]
     if len(gpus) < 2:
         return []
     if not gpus[0].is_amd:

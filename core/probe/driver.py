@@ -8,10 +8,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from core.probe.firmware import FirmwareFacts, probe_firmware
+from core.probe.parse.kernel_log import kernel_log_excerpt, log_refused
 from core.probe.parse.platform_files import parse_mokutil_sb_state, parse_secure_boot_efivar
 from core.system import System
+
+if TYPE_CHECKING:
+    from core.probe.gpus import GpuFacts
 
 SECURE_BOOT_VAR = "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c"
 AMDGPU_MODULE = "/sys/module/amdgpu"
@@ -32,6 +37,28 @@ class KernelInfo:
     headers: bool
 
 
+DMESG = ("dmesg",)
+JOURNAL_KERNEL = ("journalctl", "-k", "-b", "--no-pager", "-q")
+KERNEL_LOG_COMMANDS = (DMESG, JOURNAL_KERNEL)
+"""The kernel log, read only where a GPU has no driver or no KFD node (issue 32): snapshots keep
+only amdgpu's and KFD's lines of it (core.probe.parse.kernel_log)."""
+
+
+@dataclass(frozen=True)
+class KernelLog:
+    """amdgpu's and KFD's lines of the kernel log (at most 80, each at most 240 characters)."""
+
+    source: str
+    """"dmesg" or "journalctl"; "" when neither could be read (``refused`` says why)."""
+    lines: tuple[str, ...] = ()
+    refused: bool = False
+    """The log exists but this user may not read it (kernel.dmesg_restrict, journal rights)."""
+
+    def to_json(self) -> dict[str, object]:
+        return {"source": self.source or None, "lines": list(self.lines),
+                "refused": self.refused}
+
+
 @dataclass(frozen=True)
 class DriverFacts:
     amdgpu_loaded: bool
@@ -49,6 +76,9 @@ class DriverFacts:
     firmware: FirmwareFacts | None = None
     """The installed linux-firmware package with amdgpu's firmware (core.probe.firmware); None
     when not known (WSL, no package found, a snapshot taken before rocmate asked)."""
+    kernel_log: KernelLog | None = None
+    """amdgpu's lines of the kernel log, read only where an AMD GPU has no bound driver or no
+    KFD node while amdgpu is loaded (issue 32); None when not read."""
 
     def kernels_without_headers(self) -> list[str]:
         return [k.release for k in self.kernels if not k.headers]
@@ -65,13 +95,15 @@ class DriverFacts:
             "dkms_module_in_use": self.dkms_module_in_use,
             # added later, only where known
             **({"linux_firmware": self.firmware.to_json()} if self.firmware else {}),
+            **({"kernel_log": self.kernel_log.to_json()} if self.kernel_log else {}),
         }
 
 
-def probe_driver(system: System, wsl: int | None) -> DriverFacts:
+def probe_driver(system: System, wsl: int | None, gpus: GpuFacts | None = None) -> DriverFacts:
     uefi = system.is_dir("/sys/firmware/efi")
+    loaded = amdgpu_loaded(system)
     return DriverFacts(
-        amdgpu_loaded=amdgpu_loaded(system),
+        amdgpu_loaded=loaded,
         amdgpu_dkms_version=amdgpu_dkms_version(system),
         kernels=tuple(_kernels(system)) if not wsl else (),
         dkms_trees=tuple(_entries(system, "/var/lib/dkms/amdgpu", lambda n: n[:1].isdigit())),
@@ -83,7 +115,38 @@ def probe_driver(system: System, wsl: int | None) -> DriverFacts:
         secure_boot=_secure_boot(system) if uefi else False,
         dkms_module_in_use=_dkms_module_in_use(system) if not wsl else False,
         firmware=probe_firmware(system, wsl),
+        kernel_log=(read_kernel_log(system)
+                    if not wsl and loaded and gpus is not None and gpus_not_started(gpus)
+                    else None),
     )
+
+
+def gpus_not_started(gpus: GpuFacts) -> bool:
+    """Whether an AMD GPU that PCI sysfs lists has no bound amdgpu or no KFD node (the ones
+    bound to vfio-pci or radeon are meant so, and not counted)."""
+    return any(
+        g.is_amd and "pci" in g.sources and g.driver not in ("vfio-pci", "radeon")
+        and (g.driver != "amdgpu" or (gpus.kfd_present and g.kfd_node is None))
+        for g in gpus.gpus
+    )
+
+
+def read_kernel_log(system: System) -> KernelLog | None:
+    """amdgpu's and KFD's lines of ``dmesg``, else of ``journalctl -k -b`` (dmesg is refused to
+    users where kernel.dmesg_restrict is set, as on Ubuntu and Debian); None when neither
+    command ran (a snapshot recorded before rocmate read the log)."""
+    refused = False
+    ran = False
+    for argv in KERNEL_LOG_COMMANDS:
+        result = system.run(list(argv), timeout=5)
+        if not result.found or result.timed_out:
+            continue
+        ran = True
+        lines = kernel_log_excerpt(result.output)
+        if lines:
+            return KernelLog(source=argv[0], lines=tuple(lines))
+        refused = refused or log_refused(result.output) or bool(result.returncode)
+    return KernelLog(source="", refused=refused) if ran else None
 
 
 def _dkms_module_in_use(system: System) -> bool:

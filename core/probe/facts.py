@@ -71,7 +71,7 @@ def gather(
     permissions = probe_permissions(system)
     gpus = with_memory(system, gpus, wsl=platform.wsl, user=permissions.user.name)
     environment = probe_environment(system, permissions.user, python)
-    driver = probe_driver(system, platform.wsl)
+    driver = probe_driver(system, platform.wsl, gpus)
     disk_free = _disk_free(system, permissions.user.home)
     timings["probes_s"] = time.perf_counter() - start
     torch: TorchFacts | None = None

@@ -38,6 +38,14 @@ from core.install.helper.target import Policy, Target
 from core.install.helper.validate import CheckedPlan, Refused, check_input
 from core.knowledge.loader import Knowledge, load_knowledge
 from core.probe.parse._text import last_json_object
+from core.probe.parse.kernel_log import (
+    MAX_LINES,
+    MAX_WIDTH,
+    failed_probes,
+    kernel_log_excerpt,
+    kernel_log_record,
+    log_refused,
+)
 from core.probe.parse.kfd import (
     decode_gfx_target_version,
     override_to_gfx,
@@ -417,6 +425,31 @@ def test_os_release_and_other_platform_files(text: str) -> None:
         assert isinstance(package.installed, bool)
     LEDGER.example("mokutil")
     assert parse_mokutil_sb_state(text) in (None, True, False)
+
+
+# Kernel log excerpts (issue 32): the real amdgpu lines of legacy-rocm-build#6281 (MI210 probe
+# failed), #1357 (missing firmware), #5008 (IP discovery) and a refused dmesg.
+KERNEL_LOGS = [
+    (FIXTURES / "outputs/errors/dmesg-amdgpu-probe-failed-error12-2x-mi210.txt")
+    .read_text(encoding="utf-8"),
+    "[    9.605986] amdgpu 0000:23:00.0: Direct firmware load for amdgpu/arcturus_gpu_info.bin "
+    "failed with error -2\n[    9.606063] amdgpu: probe of 0000:23:00.0 failed with error -2\n",
+    "amdgpu: invalid ip discovery binary checksum\namdgpu: Fatal error during GPU init\n",
+    "dmesg: read kernel buffer failed: Operation not permitted\n",
+]
+
+
+@given(text=fuzzed_text(KERNEL_LOGS))
+@fuzz(300)
+def test_kernel_log(text: str) -> None:
+    LEDGER.example("kernel-log")
+    lines = kernel_log_excerpt(text)
+    assert isinstance(lines, list) and len(lines) <= MAX_LINES
+    assert all(isinstance(line, str) and len(line) <= MAX_WIDTH for line in lines)
+    assert isinstance(log_refused(text), bool)
+    assert isinstance(kernel_log_record(text), str)
+    probes = failed_probes(lines)
+    assert all(isinstance(k, str) and isinstance(v, str) for k, v in probes.items())
 
 
 # APU memory files (issue 35): the recorded machines' meminfo, cmdline and sysfs numbers, and
