@@ -98,19 +98,21 @@ def run_install(args: argparse.Namespace) -> int:
         print("rocmate: " + t("cli.install.replay-plan-only", "a replayed machine can only be "
                               "planned ({option})", option="--dry-run"), file=sys.stderr)
         return 2
-    if not args.yes and not _confirm():
+    if not args.yes and not _confirm(plan.nothing_to_do):
         print(t("cli.install.nothing-changed", "Nothing was changed."))
         return 1
     return _carry_out(plan, args.resume)
 
 
-def _confirm() -> bool:
+def _confirm(nothing_to_do: bool = False) -> bool:
     if not sys.stdin.isatty():
         print("rocmate: " + t("cli.install.needs-yes", "add {option} to run without a terminal",
                               option="--yes"), file=sys.stderr)
         return False
-    answer = input(t("cli.install.confirm", "Carry out this plan? {choices} ",
-                     choices="[y/N]")).strip().lower()
+    question = (t("cli.install.confirm-fresh", "Nothing needs doing. Set up a fresh environment "
+                  "anyway? {choices} ", choices="[y/N]") if nothing_to_do else
+                t("cli.install.confirm", "Carry out this plan? {choices} ", choices="[y/N]"))
+    answer = input(question).strip().lower()
     return answer in ("y", "yes")
 
 

@@ -104,6 +104,10 @@ class Plan:
     replay: str | None = None
     """The snapshot folder of the replayed machine the plan was made for (None: this
     computer). Such a plan is only shown: nothing carries it out here."""
+    nothing_to_do: bool = False
+    """The doctor finds PyTorch working on the card already (its verdict Ready, or Not yet
+    proved with PyTorch seeing the GPU): the steps are only what a fresh environment would
+    add, and ``notes[0]`` says so (issue 33)."""
 
     @property
     def privileged_steps(self) -> list[Step]:
@@ -123,5 +127,6 @@ class Plan:
             "preflight": [p.to_json() for p in self.preflight],
             "notes": list(self.notes),
             "blocked": self.blocked,
+            "nothing_to_do": self.nothing_to_do,
             "steps": [s.to_json() for s in self.steps],
         }

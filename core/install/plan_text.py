@@ -33,6 +33,9 @@ def render_plan(plan: Plan, style: Style) -> str:
     if plan.blocked:
         return style(_blocked(plan), "red", "bold") + "\n"
     lines = [style(_head(plan), "bold")]
+    notes = list(plan.notes)
+    if plan.nothing_to_do and notes:  # said first, not after every step it makes optional
+        lines.append("  " + style(notes.pop(0), "green", "bold"))
     if plan.torch_index:
         lines.append("  " + t("plan.text.torch", "PyTorch from {index}: {packages}",
                               index=plan.torch_index, packages=" ".join(plan.torch_packages)))
@@ -74,7 +77,7 @@ def render_plan(plan: Plan, style: Style) -> str:
             lines.append(f"      $ {shown if len(shown) < 160 else shown[:157] + '...'}")
         elif step.file:
             lines.append(f"      -> {step.file.path}")
-    for note in plan.notes:
+    for note in notes:
         lines.append("  " + t("plan.text.note", "Note: {note}", note=note))
     return "\n".join(lines) + "\n"
 

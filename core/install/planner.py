@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from core.diagnose.context import Context, Support
+from core.diagnose.engine import NOT_PROVED, READY, diagnose, verdict
 from core.diagnose.release_choice import serves, serving_releases, ubuntu_version
 from core.diagnose.rules_system import distro as distro_rule
 from core.diagnose.rules_system import dkms_leftovers
@@ -213,6 +214,9 @@ def make_plan(facts: Facts, kb: Knowledge, choices: Choices | None = None) -> Pl
     rocm = (builder.apt_release.version if builder.apt_release else None) or (
         index.rocm if index else None
     )
+    working = _already_working(ctx)
+    if working:
+        builder.notes.insert(0, working)
     return Plan(
         strategy=strategy,
         rocm=rocm,
@@ -225,6 +229,28 @@ def make_plan(facts: Facts, kb: Knowledge, choices: Choices | None = None) -> Pl
         preview=strategy == "therock",
         preflight=tuple(_preflight(ctx, strategy, choices, venv)),
         notes=tuple(builder.notes),
+        nothing_to_do=bool(working),
+    )
+
+
+def _already_working(ctx: Context) -> str | None:
+    """What the doctor says when PyTorch already works here (its verdict Ready, or Not yet
+    proved because no kernel check was recorded, and PyTorch sees the GPU); None otherwise.
+    The plan then has nothing to do: its steps are what a fresh environment would add."""
+    torch = ctx.facts.torch
+    if torch is None or not torch.available:
+        return None
+    findings = diagnose(ctx)
+    if verdict(findings) not in (READY, NOT_PROVED):
+        return None
+    if not any(f.id == "torch-ok" for f in findings):
+        return None
+    return t(
+        "plan.note.nothing-to-do",
+        "Nothing to do: the doctor finds PyTorch {version} working with the GPU in {python}. "
+        "The steps below are only what a fresh environment would add; carry them out only if "
+        "you want one.",
+        version=torch.version or "?", python=torch.python or "python3",
     )
 
 

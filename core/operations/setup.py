@@ -24,9 +24,13 @@ from core.probe.override_trial import OVERRIDE, Trial, run_trial
 from core.probe.torch_check import TorchCheck, torch_check
 
 
-def plan_facts(root: str | Path | None = None) -> Facts:
-    """What the planner reads of the machine (its PyTorch is not run: no plan depends on it)."""
-    return run_doctor(open_machine(root), probe_torch=False).facts
+def plan_facts(root: str | Path | None = None, *, report: DoctorReport | None = None) -> Facts:
+    """What the planner reads of the machine: the doctor's facts, its PyTorch included (a
+    machine whose PyTorch already works gets a plan with nothing to do, issue 33). ``report``
+    (the doctor's answer for the same machine) is used as it is instead of asking again."""
+    if report is not None:
+        return report.facts
+    return run_doctor(open_machine(root)).facts
 
 
 def plan_setup(root: str | Path | None = None, choices: Choices | None = None, *,
