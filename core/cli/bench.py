@@ -80,11 +80,11 @@ def _benchmark_option_helps() -> list[tuple[str, str, str]]:
         ("model", "sd15-infer: local diffusers folder or .safetensors file (real weights)",
          t("cli.help.bench.model", "sd15-infer: local diffusers folder or .safetensors file "
            "(real weights)")),
-        ("preset", "llm-train model size (default auto: the largest that fits)",
-         t("cli.help.bench.preset", "llm-train model size (default auto: the largest that "
-           "fits)")),
-        ("seq_len", "llm-train sequence length",
-         t("cli.help.bench.seq-len", "llm-train sequence length")),
+        ("preset", "llm-train and llm-infer model size (default auto: the largest that fits)",
+         t("cli.help.bench.preset", "llm-train and llm-infer model size (default auto: the "
+           "largest that fits)")),
+        ("seq_len", "llm-train sequence length, llm-infer prompt length",
+         t("cli.help.bench.seq-len", "llm-train sequence length, llm-infer prompt length")),
         ("inference_steps", "sd15-infer denoising steps (default 20)",
          t("cli.help.bench.inference-steps", "sd15-infer denoising steps (default 20)")),
         ("gpus", "data-parallel on N GPUs, or all: one process per GPU (torch.distributed, "

@@ -22,6 +22,7 @@ def suite_titles() -> dict[str, str]:
         "resnet50-train": t("report.format.suite.resnet50-train", "ResNet-50 training"),
         "sd15-infer": t("report.format.suite.sd15-infer", "Stable Diffusion 1.5 images"),
         "llm-train": t("report.format.suite.llm-train", "LLM training"),
+        "llm-infer": t("report.format.suite.llm-infer", "LLM inference"),
         "gemm": t("report.format.suite.gemm", "GEMM (matrix multiply)"),
         "bandwidth": t("report.format.suite.bandwidth", "Memory bandwidth"),
     }
@@ -141,6 +142,18 @@ def suite_title(suite: str) -> str:
     return suite_titles().get(suite, suite)
 
 
+def suite_notes(suite: str) -> list[str]:
+    """What a reader must know about a suite's figures before setting them beside others', in
+    the current language (shown with each run of the suite in every report form)."""
+    if suite == "llm-infer":
+        return [t("report.note.llm-infer.not-llama-cpp",
+                  "These are PyTorch (transformers) figures at batch 1 with random bf16/fp16 "
+                  "weights. llama.cpp, LM Studio and other GGUF runners are another harness "
+                  "(quantised weights, their own kernels): their tokens per second are not "
+                  "comparable with these.")]
+    return []
+
+
 def figure_label(name: str) -> str:
     """A figure's name as a person reads it (``tflops_bf16_peak``: "bf16 peak"), in the current
     language; a name rocmate does not know (a newer worker's) with its underscores as spaces."""
@@ -161,6 +174,10 @@ def _figure_words() -> dict[str, str]:
         "throughput": t("report.figure.throughput", "throughput"),
         "throughput_per_gpu": t("report.figure.throughput-per-gpu", "throughput per GPU"),
         "step_time": t("report.figure.step-time", "step time"),
+        "prefill_throughput": t("report.figure.prefill-throughput", "prompt processing"),
+        "ttft": t("report.figure.ttft", "time to first token"),
+        "decode_throughput": t("report.figure.decode-throughput", "generation"),
+        "decode_token_time": t("report.figure.decode-token-time", "time per generated token"),
         "tflops": t("report.figure.tflops", "compute rate"),
         "seconds_per_image": t("report.figure.seconds-per-image", "seconds per image"),
         "text_encoder_s": t("report.figure.text-encoder", "text encoder"),

@@ -260,6 +260,7 @@ def _run_section(run: SuiteRun, i: int, multi: bool) -> str:
         parts.append(_kpis(run))
         parts += [f'<p class="warnline caution" data-caution="{e(c.kind)}">{e(c.text)}</p>'
                   for c in cautions(run)]
+        parts += [f'<p class="warnline suite-note">{e(n)}</p>' for n in fmt.suite_notes(run.suite)]
         parts.append(_figures_table(run))
     parts.append(_step_chart(run, i))
     parts.append(_telemetry_charts(run, i))

@@ -123,6 +123,7 @@ def _summary(run: SuiteRun, multi: bool) -> str:
                           right=(1, 2, 3)))
         note = t("report.md.note", "Note:")
         out += [f"> **{note}** {md(c.text)}" for c in cautions(run)]
+        out += [f"> **{note}** {md(n)}" for n in fmt.suite_notes(run.suite)]
     return "\n\n".join(out)
 
 

@@ -70,6 +70,8 @@ SUITE_FIGURES: dict[str, dict[str, str]] = {
                    "text_encoder_s": "s", "unet_loop_s": "s", "vae_decode_s": "s",
                    "unet_tflops": "TFLOP/s"},
     "llm-train": {"throughput": "tokens/s", "step_time": "s", "tflops": "TFLOP/s"},
+    "llm-infer": {"prefill_throughput": "tokens/s", "ttft": "s", "decode_throughput": "tokens/s",
+                  "decode_token_time": "s"},
     "gemm": {"tflops_bf16": "TFLOP/s", "tflops_fp16": "TFLOP/s", "tflops_fp32": "TFLOP/s"},
     "bandwidth": {"d2d_gbs": "GB/s", "h2d_gbs": "GB/s", "d2h_gbs": "GB/s"},
 }

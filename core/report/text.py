@@ -155,6 +155,8 @@ def run_text(run: SuiteRun) -> list[str]:
                             name=ref.name, parts=t("doctor.list-separator", "; ").join(
                                 fmt.datasheet_parts(ref))))
     out += [f"  ! {c.text}" for c in cautions(run)]
+    out += ["  " + t("report.label.note", "note: {note}", note=n)
+            for n in fmt.suite_notes(run.suite)]
     return [fmt.safe(line) for line in out]
 
 

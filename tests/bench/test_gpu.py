@@ -30,6 +30,7 @@ def gpu(suite: str, **kw: object) -> object:
         ("resnet50-train", {"precision": "amp-bf16", "compile": True, "warmup_steps": 2}),
         ("sd15-infer", {"inference_steps": 4}),
         ("llm-train", {}),
+        ("llm-infer", {"precision": "amp-bf16"}),
         ("gemm", {}),
         ("bandwidth", {}),
     ],

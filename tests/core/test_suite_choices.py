@@ -33,7 +33,7 @@ def test_every_choice_has_a_source_and_runs_known_suites() -> None:
 
     table = load_table()
     assert [c.key for c in table.choices] == ["health", "resnet50-train", "sd15-infer",
-                                               "llm-train"]
+                                               "llm-train", "llm-infer"]
     for choice in table.choices:
         assert choice.source and choice.title and choice.what
         assert set(choice.suites) <= set(SUITES)
@@ -55,6 +55,8 @@ def test_too_little_memory_is_said() -> None:
     assert plans["resnet50-train"].batch_size == 8 and plans["resnet50-train"].warning
     assert "may run out" in (plans["sd15-infer"].warning or "")
     assert by_key(8)["sd15-infer"].warning is None
+    assert "needs about 3 GiB" in (plans["llm-infer"].warning or "")
+    assert by_key(4)["llm-infer"].warning is None  # the 1b preset fits
 
 
 def test_unknown_memory_keeps_the_suite_default() -> None:

@@ -52,6 +52,7 @@ _SEED_MAX = 2**64 - 1
 _SECONDS_MAX = 7 * 24 * 3600.0
 # The suites that take an option (OptionInfo.suites): what each suite's code reads.
 _MODELS = ("resnet50-train", "sd15-infer", "llm-train")  # a model, a batch, a precision
+_LLM = ("llm-train", "llm-infer")  # a Llama preset and a sequence length
 PARALLEL_SUITES = ("resnet50-train", "llm-train")
 """The suites with a data-parallel mode (``--gpus``)."""
 
@@ -67,9 +68,10 @@ class BenchOptions:
                         cli_help="tiny = small shapes for a quick smoke run", choices=SIZES)
     precision: str | None = _option(
         None, "default: amp-fp16 (resnet50, sd15), amp-bf16 (llm) on a GPU; fp32 on cpu; gemm "
-              "and bandwidth do not take it", cli_help="", choices=PRECISIONS, suites=_MODELS)
+              "and bandwidth do not take it", cli_help="", choices=PRECISIONS,
+        suites=(*_MODELS, "llm-infer"))
     batch_size: int | None = _option(None, "", metavar="N", minimum=1, maximum=_COUNT_MAX,
-                                     suites=_MODELS)
+                                     suites=(*_MODELS, "llm-infer"))
     warmup_steps: int | None = _option(
         None, "fixed warm-up instead of 'until step times settle'",
         cli_help="a fixed warm-up instead of 'until step times settle'", metavar="N", minimum=0,
@@ -86,20 +88,21 @@ class BenchOptions:
                                 cli_help="sd15-infer: local diffusers folder or .safetensors "
                                          "file (real weights)", metavar="PATH",
                                 suites=("sd15-infer",))
-    preset: str | None = _option(None, "llm-train: auto (default), 0.5b, 1b, 3b, 7b",
-                                 cli_help="llm-train model size (default auto: the largest "
-                                          "that fits)",
-                                 choices=("auto", "0.5b", "1b", "3b", "7b"),
-                                 suites=("llm-train",))
-    seq_len: int | None = _option(None, "llm-train: tokens per sequence (default 1024)",
-                                  cli_help="llm-train sequence length", metavar="N", minimum=1,
-                                  maximum=_COUNT_MAX, suites=("llm-train",))
+    preset: str | None = _option(None, "llm-train, llm-infer: auto (default), 0.5b, 1b, 3b, "
+                                       "7b, 8b",
+                                 cli_help="llm-train and llm-infer model size (default auto: "
+                                          "the largest that fits)",
+                                 choices=("auto", "0.5b", "1b", "3b", "7b", "8b"), suites=_LLM)
+    seq_len: int | None = _option(None, "llm-train: tokens per sequence (default 1024); "
+                                        "llm-infer: prompt tokens (default 512)",
+                                  cli_help="llm-train sequence length, llm-infer prompt length",
+                                  metavar="N", minimum=1, maximum=_COUNT_MAX, suites=_LLM)
     inference_steps: int | None = _option(None, "sd15-infer: denoising steps (default 20)",
                                           cli_help="sd15-infer denoising steps (default 20)",
                                           metavar="N", minimum=1, maximum=_COUNT_MAX,
                                           suites=("sd15-infer",))
     seed: int | None = _option(None, "", minimum=0, maximum=_SEED_MAX,
-                               suites=(*_MODELS, "gemm"))
+                               suites=(*_MODELS, "llm-infer", "gemm"))
     gpus: str | None = _option(
         None, "data-parallel on N GPUs or all (one rank each, started by "
               "torch.distributed.run; resnet50-train and llm-train)",

@@ -30,7 +30,7 @@ PROTOCOL_VERSION = 1
 EVENTS = ("hello", "phase", "step", "result", "error")
 PHASES = ("setup", "warmup", "measure", "done")
 ERROR_KINDS = ("oom", "no-gpu", "no-binary-for-gpu", "missing-package", "interrupted", "other")
-SUITES = ("resnet50-train", "sd15-infer", "llm-train", "gemm", "bandwidth")
+SUITES = ("resnet50-train", "sd15-infer", "llm-train", "llm-infer", "gemm", "bandwidth")
 PRECISIONS = ("fp32", "amp-fp16", "amp-bf16")
 SIZES = ("tiny", "default")
 

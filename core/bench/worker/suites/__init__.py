@@ -13,6 +13,7 @@ MODULES = {
     "llm-train": "core.bench.worker.suites.llm",
     "gemm": "core.bench.worker.suites.gemm",
     "bandwidth": "core.bench.worker.suites.bandwidth",
+    "llm-infer": "core.bench.worker.suites.llm_infer",
 }
 
 # The libraries a suite's module imports beyond torch (slow to import: said in a setup phase).
@@ -20,6 +21,7 @@ LIBRARIES: dict[str, tuple[str, ...]] = {
     "resnet50-train": ("torchvision",),
     "sd15-infer": ("diffusers", "transformers"),
     "llm-train": ("transformers",),
+    "llm-infer": ("transformers",),
 }
 
 # Per suite: batch size and precision on a GPU (default size), and on the CPU or at --size tiny.
@@ -27,6 +29,8 @@ _DEFAULTS: dict[str, dict[str, Any]] = {
     "resnet50-train": {"batch_size": (64, 4), "precision": ("amp-fp16", "fp32")},
     "sd15-infer": {"batch_size": (1, 1), "precision": ("amp-fp16", "fp32")},
     "llm-train": {"batch_size": (4, 2), "precision": ("amp-bf16", "fp32")},
+    # llm-infer casts the weights to the precision's dtype (no autocast); batch 1 as chat runs
+    "llm-infer": {"batch_size": (1, 1), "precision": ("amp-bf16", "fp32")},
     # gemm runs every dtype and bandwidth copies bytes: --precision does not apply
     "gemm": {"batch_size": (1, 1), "precision": (None, None)},
     "bandwidth": {"batch_size": (1, 1), "precision": (None, None)},

@@ -23,6 +23,7 @@ PRESETS: dict[str, tuple[int, int, int, int, int, int]] = {
     "1b": (2048, 5632, 22, 32, 4, 32000),  # TinyLlama-1.1B
     "3b": (3200, 8640, 26, 32, 32, 32000),  # OpenLLaMA-3B
     "7b": (4096, 11008, 32, 32, 32, 32000),  # Llama-2-7B
+    "8b": (4096, 14336, 32, 32, 8, 128256),  # Llama-3.1-8B (llm-infer's largest)
 }
 ORDER = ("7b", "3b", "1b", "0.5b")
 FIT_FRACTION = 0.85  # of free memory the estimate may use
@@ -40,6 +41,7 @@ def config(preset: str, seq_len: int) -> LlamaConfig:
 
 
 def param_count(preset: str) -> int:
+    """The model's parameters, untied input and output embeddings counted apart."""
     hidden, inter, layers, heads, kv, vocab = PRESETS[preset]
     head_dim = hidden // heads
     attn = hidden * hidden * 2 + 2 * hidden * kv * head_dim

@@ -1,0 +1,158 @@
+"""Harness overhead, LLM inference: rocmate's ``llm-infer`` against a hand-written PyTorch loop
+with the same model and cache, alternating in one run.
+
+The plain side builds the same Llama-architecture decoder (transformers' LlamaForCausalLM from
+the preset's LlamaConfig, random weights, made in bf16 on the card), fills a DynamicCache with a
+512-token prompt, and times (perf_counter between device synchronisations, as any hand-written
+benchmark does) the prompt's forward pass with the first token's argmax (prefill) and 128
+greedy decode steps (decode), the cache cropped back to the prompt before each round. The
+rocmate side is ``rocmate bench llm-infer`` through its runner (a worker subprocess, telemetry
+on). The ratios rocmate / plain of the medians are printed; the goal is within 3 %.
+
+    python benchmarks/bench_llm_infer_overhead.py --python python3 --rounds 2 --out OUT_DIR
+    python benchmarks/bench_llm_infer_overhead.py --device cpu --tiny --rounds 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import inspect
+import json
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+from bench_common import run_rocmate
+from transformers import DynamicCache, LlamaConfig, LlamaForCausalLM
+
+from core.bench.worker.options import BenchOptions
+from core.bench.worker.suites import llm
+
+
+def plain_model(preset: str, dtype: torch.dtype, device: str) -> LlamaForCausalLM:
+    hidden, inter, layers, heads, kv, vocab = llm.PRESETS[preset]
+    cfg = LlamaConfig(hidden_size=hidden, intermediate_size=inter, num_hidden_layers=layers,
+                      num_attention_heads=heads, num_key_value_heads=kv, vocab_size=vocab,
+                      max_position_embeddings=2048, tie_word_embeddings=False,
+                      attn_implementation="sdpa")
+    torch.manual_seed(0)
+    old = torch.get_default_dtype()
+    torch.set_default_dtype(dtype)
+    with torch.device(device):
+        model = LlamaForCausalLM(cfg)
+    torch.set_default_dtype(old)
+    return model.eval()
+
+
+def sync(device: str) -> None:
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
+
+
+def timed(fn: Any, device: str, warmup: int, seconds: float, min_rounds: int) -> list[float]:
+    """Seconds of each measured call of ``fn`` after ``warmup`` calls."""
+    for _ in range(warmup):
+        fn()
+    sync(device)
+    times: list[float] = []
+    start = time.perf_counter()
+    while len(times) < min_rounds or time.perf_counter() - start < seconds:
+        t0 = time.perf_counter()
+        fn()
+        sync(device)
+        times.append(time.perf_counter() - t0)
+    return times
+
+
+@torch.inference_mode()
+def plain(model: LlamaForCausalLM, device: str, prompt_len: int, new: int,
+          seconds: float) -> dict[str, float]:
+    """Prefill tokens/s, TTFT and decode tokens/s, the medians of a hand-written loop."""
+    cfg = model.config
+    prompt = torch.randint(0, cfg.vocab_size, (1, prompt_len), device=device)
+    # the cache's argument: `cache` in transformers 5.2x, `past_key_values` before
+    kw = "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
+
+    def prefill(cache: DynamicCache) -> torch.Tensor:
+        out = model(input_ids=prompt, use_cache=True, logits_to_keep=1, **{kw: cache})
+        return out.logits[:, -1:].argmax(-1)
+
+    pre = timed(lambda: prefill(DynamicCache(config=cfg)), device, 10, seconds / 3, 10)
+    cache = DynamicCache(config=cfg)
+    first = prefill(cache)
+
+    def decode_round() -> None:
+        extra = cache.get_seq_length() - prompt_len
+        if extra > 0:
+            cache.crop(-extra)
+        token = first
+        for _ in range(new):
+            out = model(input_ids=token, use_cache=True, **{kw: cache})
+            token = out.logits[:, -1:].argmax(-1)
+
+    dec = timed(decode_round, device, 5, seconds, 5)
+    ttft = statistics.median(pre)
+    return {"prefill_throughput": prompt_len / ttft, "ttft": ttft,
+            "decode_throughput": new / statistics.median(dec),
+            "prefill_rounds": len(pre), "decode_rounds": len(dec)}
+
+
+def rocmate_figures(args: argparse.Namespace, name: str) -> dict[str, Any]:
+    opts = BenchOptions(suite="llm-infer", device=args.device,
+                        size="tiny" if args.tiny else "default", preset=args.preset)
+    _outcome, report = run_rocmate(opts, args.python, args.out, name)
+    run = report.runs[0]
+    if run.result is None:
+        return {"status": run.status}
+    row: dict[str, Any] = {k: f.median for k, f in run.result.figures.items()}
+    row["cv_decode"] = run.result.figures["decode_throughput"].cv
+    row["peak_gib"] = (run.result.peak_memory_bytes or 0) / 2**30
+    row["preset"] = run.settings.get("preset")
+    row["sdpa"] = (run.result.details or {}).get("sdpa")
+    return row
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--python", default="python3")
+    ap.add_argument("--device", default="cuda:0")
+    ap.add_argument("--tiny", action="store_true")
+    ap.add_argument("--preset", default="8b", help="the preset both sides run (default 8b)")
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--seconds", type=float, default=10.0)
+    ap.add_argument("--out", type=Path)
+    args = ap.parse_args()
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+    gpu = args.device.startswith("cuda")
+    preset = "tiny" if args.tiny else args.preset
+    if args.tiny:
+        args.preset = None
+    prompt_len, new = (32, 8) if args.tiny else (512, 128)
+    model = plain_model(preset, torch.bfloat16 if gpu else torch.float32, args.device)
+    rows: list[dict[str, Any]] = []
+    for r in range(args.rounds):
+        p = plain(model, args.device, prompt_len, new, args.seconds)
+        print(f"round {r} plain:   {json.dumps(p)}", flush=True)
+        q = rocmate_figures(args, f"llm-infer-round{r}")
+        print(f"round {r} rocmate: {json.dumps(q, default=str)}", flush=True)
+        rows.append({"round": r, "plain": p, "rocmate": q})
+        gc.collect()
+    for key in ("prefill_throughput", "decode_throughput", "ttft"):
+        ratios = [row["rocmate"][key] / row["plain"][key] for row in rows
+                  if key in row["rocmate"]]
+        plain_med = statistics.median(row["plain"][key] for row in rows)
+        roc = [row["rocmate"][key] for row in rows if key in row["rocmate"]]
+        print(f"{key}: plain {plain_med:.4g}, rocmate {statistics.median(roc) if roc else None}"
+              f", ratio rocmate/plain per round {[round(x, 4) for x in ratios]}", flush=True)
+    if args.out:
+        (args.out / "llm-infer-overhead.json").write_text(json.dumps(rows, indent=1,
+                                                                     default=str) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
