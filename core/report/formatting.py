@@ -147,8 +147,8 @@ def suite_notes(suite: str) -> list[str]:
     the current language (shown with each run of the suite in every report form)."""
     if suite == "llm-infer":
         return [t("report.note.llm-infer.not-llama-cpp",
-                  "These are PyTorch (transformers) figures at batch 1 with random bf16/fp16 "
-                  "weights. llama.cpp, LM Studio and other GGUF runners are another harness "
+                  "These are PyTorch (transformers) figures at batch 1 with random weights. "
+                  "llama.cpp, LM Studio and other GGUF runners are another harness "
                   "(quantised weights, their own kernels): their tokens per second are not "
                   "comparable with these.")]
     return []

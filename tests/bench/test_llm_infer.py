@@ -154,3 +154,25 @@ def test_llm_infer_options() -> None:
         assert len(problems) == 1 and "llm-infer does not take it" in problems[0], bad
     assert BenchOptions(suite="llm-infer", gpus="2").problems() == [
         "--gpus: only resnet50-train and llm-train have a data-parallel mode"]
+
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures/reports/llm/cpu-tiny-llm-infer.json"
+
+
+def test_the_recorded_report_loads_and_every_form_carries_the_note() -> None:
+    """A real report of the suite (rocmate's development machine, tiny on the CPU) reads with
+    today's reader, and the text, Markdown and HTML forms all say that GGUF runners' tokens/s
+    are not comparable."""
+    from core.report.html import render_html
+
+    report = from_json(FIXTURE.read_text())
+    run = report.runs[0]
+    assert run.suite == "llm-infer" and run.result is not None
+    assert run.result.headline == "decode_throughput"
+    assert run.result.details["sdpa"]["decode"] == ["flash (cpu)"]
+    assert [s.part for s in run.steps if s.phase == "measure"] == ["prefill"] * 20 + [
+        "decode"] * 20
+    note = fmt.suite_notes("llm-infer")[0]
+    assert note in "\n".join(run_text(run))
+    assert "llama.cpp" in render_markdown(report)
+    assert "llama.cpp" in render_html(report)
