@@ -54,6 +54,9 @@ def cases() -> dict[str, list[str]]:
             # an APU recorded with its memory files (issue 35)
             out[f"memory--{name}"] = ["memory", "--root", root]
             out[f"memory-json--{name}"] = ["memory", "--root", root, "--json"]
+            out[f"memory-plan--{name}"] = ["memory", "plan", "--root", root]
+            out[f"memory-plan-json--{name}"] = ["memory", "plan", "--root", root, "--json"]
+            out[f"memory-undo--{name}"] = ["memory", "undo", "--root", root]
     reports = sorted(p for p in REPORTS.glob("*.json"))
     for report in reports:
         rel = str(report.relative_to(ROOT))

@@ -116,6 +116,7 @@ HELPER_MAY_IMPORT = {
     "core.knowledge.releases", "core.knowledge.wheels", "core.knowledge.overrides",
     "core.knowledge.support", "core.knowledge.distros", "core.knowledge.error_patterns",
     "core.knowledge.checks", "core.knowledge.names", "core.knowledge.known_bad",
+    "core.knowledge.apu_memory",  # the floor the ttm-limit verb keeps for the system
     "core.resources",
     "core.i18n",  # a row's text and its translations beside it (stdlib and core.resources)
 }

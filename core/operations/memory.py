@@ -3,21 +3,31 @@
 ``memory_advice(report, goal)`` is what a page or a command shows: for every integrated AMD GPU of
 the checked machine, what it can use now and why, what stays for the system, the most it may
 safely have, what the goal needs and the ttm setting that gives it. ``check_memory`` checks the
-machine (or a snapshot folder) first. Nothing here changes the machine.
+machine (or a snapshot folder) first. Nothing of that changes the machine.
+
+``plan_memory`` and ``plan_memory_undo`` make the plans that change it (core/install/memory_plan.py:
+one root step through the helper, taking effect at the next boot); ``prepare_memory_change``
+gives a runner for one, which a command or a page starts with ``run_setup`` after the user agreed.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Literal
 
 from core.diagnose.doctor import DoctorReport
 from core.diagnose.memory_advice import MAX_GOAL, Goal, MemoryAdvice, advise
 from core.i18n import t
+from core.install.helper.policy import TTM_UNDO
+from core.install.memory_plan import memory_plan, parse_undo_record, undo_plan
+from core.install.plan import Plan
+from core.install.privilege import helper_route
+from core.install.runner import Emit, Runner, state_dir
 from core.knowledge.apu_memory import load_apu_memory
 from core.operations.errors import OperationError
-from core.operations.machine import check_machine
+from core.operations.machine import check_machine, open_machine
 from core.operations.suites import GB, load_table
 from core.probe.torch import DEFAULT_TIMEOUT
 
@@ -88,3 +98,43 @@ def check_memory(root: str | Path | None = None, *, goal: Goal | None = None,
     report = check_machine(root, python=python, probe_torch=probe_torch,
                            torch_timeout=torch_timeout)
     return memory_advice(report, goal)
+
+
+def plan_memory(report: MemoryReport, gib: int | None = None,
+                root: str | Path | None = None) -> Plan:
+    """The plan that gives the GPU ``gib`` GiB (default: what the advice for the report's goal
+    says). ttm's limit is one for the whole machine: the first integrated GPU's advice decides.
+    A plan for a replayed machine (``root``) is only shown."""
+    if not report.advices:
+        raise OperationError(t("ops.memory.no-apu", "this machine has no integrated AMD GPU: "
+                               "there is no GPU memory to change"), status=4)
+    plan = memory_plan(report.advices[0], gib)
+    return replace(plan, replay=str(root)) if root is not None else plan
+
+
+def plan_memory_undo(root: str | Path | None = None) -> Plan:
+    """The plan that takes rocmate's change back, from the record the helper kept (blocked when
+    there is none)."""
+    record = parse_undo_record(open_machine(root).read_text(TTM_UNDO))
+    plan = undo_plan(record)
+    return replace(plan, replay=str(root)) if root is not None else plan
+
+
+def memory_state_dir() -> Path:
+    """Where the runner keeps the log and state of GPU memory changes (not the set-up's)."""
+    return state_dir().parent / "memory"
+
+
+def prepare_memory_change(plan: Plan, on_event: Emit, *,
+                          via: Literal["sudo", "pkexec"] = "sudo") -> Runner:
+    """A runner for a plan of :func:`plan_memory` or :func:`plan_memory_undo`: its root step goes
+    through the helper (``via`` as for a set-up). Each change starts afresh: an apply after an
+    undo of the same size runs again."""
+    if plan.replay is not None:
+        raise OperationError(t("ops.memory.replay-only-shown", "This plan is for the replayed "
+                               "machine in {folder}: it is only shown here, and nothing on this "
+                               "computer is changed.", folder=plan.replay), status=2)
+    folder = memory_state_dir()
+    (folder / "state.json").unlink(missing_ok=True)
+    route = helper_route(via)
+    return Runner(plan, on_event, route.argv, folder=folder, helper_problem=route.problem)

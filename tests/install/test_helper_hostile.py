@@ -24,11 +24,12 @@ from typing import Any
 import pytest
 
 from core.install.helper import main as helper
-from core.install.helper.policy import ROCMATE_FILES
+from core.install.helper.policy import ROCMATE_FILES, TTM_CONF, TTM_PAGES_PER_GIB, ttm_conf_text
 from core.install.helper.target import Policy, Target
 from core.install.helper.validate import (
     MAX_INPUT_BYTES,
     MAX_STEPS,
+    TtmLimit,
     WriteFile,
     check_input,
 )
@@ -161,6 +162,12 @@ def add_system_files(root: Path) -> None:
     (apt / "preferences.d/nosnap.pref").write_text(
         "Package: snapd\nPin: release a=*\nPin-Priority: -10\n"
     )
+    # amd-ttm's file (amd-debug-tools), and the RAM the ttm-limit verb measures against
+    (root / "etc/modprobe.d").mkdir(parents=True, exist_ok=True)
+    (root / "etc/modprobe.d/ttm.conf").write_text("options ttm pages_limit=26214400\n")
+    (root / "var/lib").mkdir(parents=True, exist_ok=True)
+    (root / "proc").mkdir(exist_ok=True)
+    (root / "proc/meminfo").write_text(f"MemTotal: {125 * 1024 * 1024} kB\n")
 
 
 DEB822_TRUSTED = (
@@ -519,10 +526,11 @@ def test_rocmate_files_are_accepted(fake_target: Target, policy: Policy) -> None
         pin_step(),
         keyring_step(TRUSTED_KEY, TRUSTED_FPR, name="amdrocm.gpg", step_id="core-sdk-keyring"),
         source_step(DEB822_CORE_SDK, name="amdrocm-stable.sources", step_id="core-sdk-source"),
+        step("ttm", file={"path": TTM_CONF, "content": ttm_conf_text(96 * TTM_PAGES_PER_GIB)}),
     )
     result = check_input(good, fake_target, policy)
     assert result.ok, _reasons(result.refused)
-    written = [a.path for a in result.actions if isinstance(a, WriteFile)]
+    written = [a.path for a in result.actions if isinstance(a, WriteFile | TtmLimit)]
     assert written == list(ROCMATE_FILES) and len(result.actions) == len(ROCMATE_FILES)
 
 

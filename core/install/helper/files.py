@@ -196,6 +196,47 @@ class Transaction:
             os.close(fd)
         return "done"
 
+    def read(self, path: str) -> tuple[bytes, int, int] | None:
+        """The content, mode and owner's uid of the target's ``path`` (None when there is no
+        such file), read without following a link; a link or a non-file is a :class:`FileFailed`."""
+        folder, name = os.path.split(path)
+        try:
+            fd, _ = open_folder(self.target, folder)
+        except FileFailed:
+            if not os.path.lexists(self.target.host(folder)):
+                return None
+            raise
+        try:
+            saved = _read(fd, name, path)
+        except OSError as exc:
+            raise FileFailed(f"cannot read {path}: {exc.strerror}") from exc
+        finally:
+            os.close(fd)
+        return None if saved is None else (saved.data or b"", saved.mode, saved.uid)
+
+    def remove(self, path: str) -> str:
+        """Remove a plain file (kept for the rollback); "unchanged" when there is none."""
+        folder, name = os.path.split(path)
+        try:
+            fd, _ = open_folder(self.target, folder)
+        except FileFailed:
+            if not os.path.lexists(self.target.host(folder)):
+                return "unchanged"
+            raise
+        try:
+            old = _read(fd, name, path)
+            if old is None:
+                return "unchanged"
+            record = _Undo(folder, saved=[old])
+            self.undo.append(record)
+            os.unlink(name, dir_fd=fd)
+            os.fsync(fd)
+        except OSError as exc:
+            raise FileFailed(f"cannot remove {path}: {exc.strerror}") from exc
+        finally:
+            os.close(fd)
+        return "done"
+
     def rollback(self) -> list[str]:
         """Undo every change, newest first; what was done, one line per file."""
         done: list[str] = []

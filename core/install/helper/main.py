@@ -95,6 +95,8 @@ from core.install.helper.exec import (
 from core.install.helper.files import FileFailed, Transaction
 from core.install.helper.lock import LockBusy, LockFailed, RunLock, take_lock
 from core.install.helper.target import Policy, Target, load_policy
+from core.install.helper.ttm import restore as ttm_restore
+from core.install.helper.ttm import set_limit as ttm_set_limit
 from core.install.helper.validate import (
     MAX_INPUT_BYTES,
     Action,
@@ -103,6 +105,8 @@ from core.install.helper.validate import (
     AptUpdate,
     CheckedPlan,
     Refusal,
+    TtmLimit,
+    TtmRestore,
     UserGroups,
     WriteFile,
     check_input,
@@ -440,6 +444,12 @@ def _carry_out(action: Action, plan: CheckedPlan, tx: Transaction, emit: Emit) -
         return _amdgpu_install(action, emit)
     if isinstance(action, WriteFile):
         return _write(action, tx)
+    if isinstance(action, TtmLimit | TtmRestore):
+        try:
+            return ttm_set_limit(action, tx) if isinstance(action, TtmLimit) \
+                else ttm_restore(action, tx)
+        except FileFailed as exc:
+            raise StepFailed(str(exc)) from exc
     raise StepFailed(f"no way to carry out {action.verb}")
 
 
@@ -482,7 +492,7 @@ def run_plan(plan: CheckedPlan, emit: Emit, target: Target | None = None) -> int
     """Carry out a checked plan in order, one run at a time (the single-run lock of ``target``);
     stop and roll back at the first failure."""
     target = target or Target()
-    commands = [a for a in plan.actions if not isinstance(a, WriteFile)]
+    commands = [a for a in plan.actions if not isinstance(a, WriteFile | TtmLimit | TtmRestore)]
     if target.root != "/" and commands:
         raise ValueError("commands run only against the real root")
     lock = _lock(target, emit)

@@ -15,6 +15,7 @@ SCHEMA = "rocmate.plan/1"
 KEYRING_DIR = "/etc/apt/keyrings"
 SOURCES_DIR = "/etc/apt/sources.list.d"
 PREFERENCES_DIR = "/etc/apt/preferences.d"
+MODPROBE_DIR = "/etc/modprobe.d"
 
 KEYRING = KEYRING_DIR + "/rocm.gpg"
 SOURCES = SOURCES_DIR + "/rocm.list"
@@ -27,6 +28,16 @@ install page writes (ROCm/rocm-docs docs/install/include/200-install.rst, "Regis
 repositories") and its uninstall page removes (400-uninstall.rst), so a machine set up by hand
 from AMD's page and one set up by rocmate have the same two files, never two entries for one
 repository with different keys."""
+TTM_CONF = MODPROBE_DIR + "/rocmate-ttm.conf"
+"""ttm's memory limits for the next boot (issue 35, ``rocmate memory apply``): only
+:func:`ttm_conf_text` of a number of pages, never anything else. amd-ttm (amd-debug-tools) writes
+``ttm.conf`` in the same folder; rocmate never touches that one."""
+TTM_UNDO_DIR = "/var/lib/rocmate"
+TTM_UNDO = TTM_UNDO_DIR + "/rocmate-ttm.conf.before"
+"""What :data:`TTM_CONF` held before rocmate first changed it (JSON: whether it existed, its
+bytes and mode), written by the helper as root beside the change and read back by the
+``ttm-restore`` verb (``rocmate memory undo``), which then removes it. World-readable, so that
+the user's side can say what an undo would put back before asking for the password."""
 
 ROCMATE_FILES: dict[str, str] = {
     KEYRING: "keyring",
@@ -37,6 +48,7 @@ ROCMATE_FILES: dict[str, str] = {
     PIN: "apt-pin",
     CORE_SDK_KEYRING: "keyring",
     CORE_SDK_SOURCES: "apt-source",
+    TTM_CONF: "ttm-limit",
 }
 """Every file the helper may write, and its verb: the one place that says so.
 
@@ -44,8 +56,9 @@ These are rocmate's own files: what the planner writes (KEYRING, SOURCES, AMDGPU
 PIN for the legacy repository, CORE_SDK_KEYRING and CORE_SDK_SOURCES for the Core SDK's; AMD's
 own instructions and amdgpu-install use the same names), plus the deb822 spelling of the two
 legacy source files (``.sources``, Ubuntu 24.04's format), which the planner does not write
-today. Nothing else in /etc/apt is ever replaced: a plan that names docker.gpg, ubuntu.sources
-or another pin is refused, whatever the file holds."""
+today, and TTM_CONF (``rocmate memory apply``). Nothing else in /etc/apt or /etc/modprobe.d is
+ever replaced: a plan that names docker.gpg, ubuntu.sources, another pin or amd-ttm's ttm.conf
+is refused, whatever the file holds."""
 
 PURGEABLE = re.compile(
     r"^(?:rocm(?:-[a-z0-9]+)*|rocminfo|amd-smi-lib|hsa-rocr(?:-dev)?|hip-runtime-amd)"
@@ -64,3 +77,26 @@ installed, never purged."""
 
 USER_NAME = re.compile(r"^[a-z_][a-z0-9_-]{0,31}$")
 """A user name ``usermod -aG`` may be given (Debian's default NAME_REGEX, 32 characters)."""
+
+TTM_PAGES_PER_GIB = 262144
+"""ttm counts 4 KiB pages: one GiB is 262144 of them (resources/data/apu_memory.toml [ttm])."""
+TTM_MAX_GIB = 4096
+"""No machine rocmate knows has 4 TiB of RAM shared with an integrated GPU: a larger value is
+absurd whatever the machine's RAM says."""
+TTM_HEADER = (
+    "# Written by rocmate (rocmate memory apply): how much system memory the GPU may map\n"
+    "# (ttm's limits, in pages of 4 KiB). rocmate memory undo puts back what was here before.\n"
+)
+
+
+def ttm_conf_text(pages: int) -> str:
+    """The whole of :data:`TTM_CONF` for a limit of ``pages`` (the planner writes it, and the
+    helper writes only what it recomputes from the number)."""
+    return TTM_HEADER + f"options ttm pages_limit={pages} page_pool_size={pages}\n"
+
+
+TTM_LINE = re.compile(
+    r"options ttm pages_limit=(?P<limit>[1-9][0-9]{0,15})"
+    r" page_pool_size=(?P<pool>[1-9][0-9]{0,15})\n"
+)
+"""The one options line :data:`TTM_CONF` may hold after :data:`TTM_HEADER`."""

@@ -13,11 +13,14 @@ import pwd
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from core.knowledge.apu_memory import ApuMemoryTable, load_apu_memory
 from core.knowledge.loader import Knowledge, load_knowledge
 
 __all__ = ["Group", "Policy", "Target", "User", "load_policy"]
 
 NOBODY_UID = 65534
+MEMINFO = "/proc/meminfo"
+MAX_MEMINFO = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -50,10 +53,25 @@ class Policy:
     key_urls: frozenset[str] = frozenset()
     """Where the knowledge base says each trusted key comes from: a keyring step that names a
     source names one of these (the helper fetches nothing, but the log and the plan show it)."""
+    floor_min_bytes: int | None = None
+    floor_fraction: float | None = None
+    """What stays for the system when the GPU is given more memory: the larger of the two
+    (resources/data/apu_memory.toml [floor], as the advice computes it). None: the ttm-limit
+    verb refuses every value."""
+
+    def ttm_safe_bytes(self, ram_bytes: int) -> int | None:
+        """The most the GPU may be given on a machine with ``ram_bytes`` of RAM: RAM less the
+        floor (the advice's ``safe_bytes``); None without a floor."""
+        if self.floor_min_bytes is None or self.floor_fraction is None:
+            return None
+        floor = int(max(self.floor_min_bytes, self.floor_fraction * ram_bytes))
+        return max(0, ram_bytes - floor)
 
     @classmethod
-    def from_knowledge(cls, kb: Knowledge) -> Policy:
-        """The policy of a loaded knowledge base."""
+    def from_knowledge(cls, kb: Knowledge, apu: ApuMemoryTable | None = None) -> Policy:
+        """The policy of a loaded knowledge base (and APU memory table: the shipped one by
+        default)."""
+        apu = apu or load_apu_memory()
         repo = kb.repository
         suites = {u.codename for u in kb.ubuntu}
         suites.update(r.apt_suite for r in kb.releases if r.apt_suite)
@@ -63,12 +81,14 @@ class Policy:
             pin_origins=frozenset(repo.pin_origins),
             suites=frozenset(suites),
             key_urls=frozenset({repo.key_url, *(r.key_url for r in kb.releases if r.key_url)}),
+            floor_min_bytes=int(apu.floor_min_gib * (1 << 30)),
+            floor_fraction=apu.floor_fraction,
         )
 
 
 def load_policy(data_dir: Path | None = None) -> Policy:
     """The policy of the shipped knowledge base (or of ``data_dir``)."""
-    return Policy.from_knowledge(load_knowledge(data_dir))
+    return Policy.from_knowledge(load_knowledge(data_dir), load_apu_memory(data_dir))
 
 
 @dataclass(frozen=True)
@@ -140,6 +160,17 @@ class Target:
             if len(words) == 2 and words[0] == "UID_MIN" and words[1].isdigit():
                 return max(1, int(words[1]))
         return 1000
+
+    def ram_bytes(self) -> int | None:
+        """MemTotal of the target's /proc/meminfo in bytes (None when it cannot be read or
+        says no plain number of kB)."""
+        for line in self._read_lines(MEMINFO)[:200]:
+            words = line.split()
+            if len(words) == 3 and words[0] == "MemTotal:" and words[2] == "kB":
+                if words[1].isascii() and words[1].isdigit() and len(words[1]) <= 12:
+                    return int(words[1]) * 1024
+                return None
+        return None
 
     def is_person(self, user: User) -> bool:
         """A regular login account: not root, not a system account, not nobody."""

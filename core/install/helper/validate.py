@@ -18,6 +18,12 @@ keyring            /etc/apt/keyrings/rocm.gpg or amdrocm.gpg (:data:`ROCMATE_FIL
                    ``key_fingerprint``
 apt-source         one of rocmate's source files in /etc/apt/sources.list.d (:data:`ROCMATE_FILES`)
 apt-pin            the file /etc/apt/preferences.d/rocm-pin-600 (the rocm-pin-600 template)
+ttm-limit          the file /etc/modprobe.d/rocmate-ttm.conf (:data:`TTM_CONF`): rocmate's header
+                   and ``options ttm pages_limit=N page_pool_size=N``, N whole GiB of 4 KiB
+                   pages, at most the target's RAM less the floor; what the file held before
+                   is kept in :data:`TTM_UNDO`
+ttm-restore        ``ttm-restore /etc/modprobe.d/rocmate-ttm.conf``: put back what
+                   :data:`TTM_UNDO` kept (the old content, or no file), then remove the record
 =================  ======================================================================
 
 The helper writes only the files named in :data:`ROCMATE_FILES`; every other file in the apt
@@ -43,12 +49,21 @@ from core.install.helper.caller import Caller, UnknownCaller, process_caller
 from core.install.helper.openpgp import KeyFormatError, parse_key
 from core.install.helper.policy import (
     KEYRING_DIR,
+    MODPROBE_DIR,
     PREFERENCES_DIR,
     PURGEABLE,
     ROCMATE_FILES,
     SCHEMA,
     SOURCES_DIR,
+    TTM_CONF,
+    TTM_HEADER,
+    TTM_LINE,
+    TTM_MAX_GIB,
+    TTM_PAGES_PER_GIB,
+    TTM_UNDO,
+    TTM_UNDO_DIR,
     USER_NAME,
+    ttm_conf_text,
 )
 from core.install.helper.target import Policy, Target
 
@@ -59,6 +74,8 @@ __all__ = [
     "AptUpdate",
     "CheckedPlan",
     "Refusal",
+    "TtmLimit",
+    "TtmRestore",
     "UserGroups",
     "WriteFile",
     "check_input",
@@ -74,6 +91,7 @@ MAX_TITLE = 300
 MAX_TEXT = 4000
 MAX_SOURCE_BYTES = 16 * 1024
 MAX_PIN_BYTES = 1024
+MAX_TTM_BYTES = 1024
 MAX_KEY_B64 = 160 * 1024
 
 STEP_KEYS = frozenset(
@@ -217,6 +235,29 @@ class WriteFile(Action):
     @property
     def verb(self) -> str:
         return self.kind
+
+
+@dataclass(frozen=True)
+class TtmLimit(Action):
+    """Write :data:`TTM_CONF` with ``pages`` (the text recomputed from the number), keeping
+    what it held before in :data:`TTM_UNDO`."""
+
+    pages: int = 0
+    path: str = TTM_CONF
+    VERB: ClassVar[str] = "ttm-limit"
+
+    @property
+    def data(self) -> bytes:
+        """The file's bytes: never the plan's text, always :func:`ttm_conf_text` of the number."""
+        return ttm_conf_text(self.pages).encode("ascii")
+
+
+@dataclass(frozen=True)
+class TtmRestore(Action):
+    """Put :data:`TTM_CONF` back as :data:`TTM_UNDO` says it was."""
+
+    path: str = TTM_CONF
+    VERB: ClassVar[str] = "ttm-restore"
 
 
 @dataclass(frozen=True)
@@ -528,19 +569,31 @@ def _command(
     program = argv[0]
     if not isinstance(program, str):
         raise Refused("argv[0] must be a string")
-    verbs = ("apt-get", "usermod", "amdgpu-install")
+    verbs = ("apt-get", "usermod", "amdgpu-install", "ttm-restore")
     if program not in verbs:
         hint = " (give the bare name, not a path)" if os.path.basename(program) in verbs else ""
         raise Refused(
             f"unknown verb {program[:60]!r}{hint}; the helper runs only apt-get update/install/"
-            "purge, usermod and amdgpu-install"
+            "purge, usermod, amdgpu-install and ttm-restore"
         )
     tokens = [_check_token(arg, f"argv[{i}]") for i, arg in enumerate(argv)]
     if program == "apt-get":
         return _apt_get(step_id, title, tokens, consent)
     if program == "usermod":
         return _usermod(step_id, title, tokens, target, caller)
+    if program == "ttm-restore":
+        return _ttm_restore(step_id, title, tokens, target)
     return _amdgpu_install(step_id, title, tokens)
+
+
+def _ttm_restore(step_id: str, title: str, argv: list[str], target: Target) -> Action:
+    """ttm-restore /etc/modprobe.d/rocmate-ttm.conf: no other path, no other argument. Whether
+    there is a record to restore from is the run's to find out (the helper reads it as root)."""
+    if len(argv) != 2 or argv[1] != TTM_CONF:
+        raise Refused(f"ttm-restore must be: ttm-restore {TTM_CONF} (no other path or argument)")
+    _check_destination(target, MODPROBE_DIR, os.path.basename(TTM_CONF))
+    _check_destination(target, TTM_UNDO_DIR, os.path.basename(TTM_UNDO))
+    return TtmRestore(step_id, title)
 
 
 # --------------------------------------------------------------------------------------------
@@ -611,7 +664,7 @@ def _check_destination(target: Target, folder: str, name: str) -> None:
     elif os.path.isdir(target.host(parent)):
         _check_no_links(target, parent, "folder")
     else:
-        raise Refused(f"{parent} does not exist on this system (is apt installed?)")
+        raise Refused(f"{parent} does not exist on this system")
     path = target.host(os.path.join(folder, name))
     try:
         info = os.lstat(path)
@@ -752,27 +805,77 @@ def _apt_pin(step: dict[str, Any], path: str, policy: Policy) -> WriteFile:
     return WriteFile(step["id"], step["title"], kind="apt-pin", path=path, data=data)
 
 
+def _ttm_limit(step: dict[str, Any], target: Target, policy: Policy) -> TtmLimit:
+    """rocmate's ttm file: exactly its header and one options line whose two numbers are the
+    same whole number of GiB in 4 KiB pages, at least one GiB and at most the target's RAM less
+    the floor. Only the number goes on: the helper writes the text it makes of it."""
+    data = _file_content(step["file"], allow_b64=False)
+    if len(data) > MAX_TTM_BYTES:
+        raise Refused(f"{TTM_CONF} may hold at most {MAX_TTM_BYTES} bytes")
+    text = data.decode("ascii")
+    if not text.startswith(TTM_HEADER):
+        raise Refused(f"{TTM_CONF} must start with rocmate's header comment, as written")
+    match = TTM_LINE.fullmatch(text[len(TTM_HEADER):])
+    if not match:
+        raise Refused(
+            f"{TTM_CONF} may hold only 'options ttm pages_limit=N page_pool_size=N' after its "
+            "header (N a whole number, no sign, no leading zero, nothing else on any line)"
+        )
+    pages, pool = int(match["limit"]), int(match["pool"])
+    if pool != pages:
+        raise Refused(f"page_pool_size={pool} must equal pages_limit={pages}")
+    if pages % TTM_PAGES_PER_GIB:
+        raise Refused(
+            f"pages_limit={pages} is not a whole number of GiB ({TTM_PAGES_PER_GIB} pages of "
+            "4 KiB each)"
+        )
+    gib = pages // TTM_PAGES_PER_GIB
+    if gib > TTM_MAX_GIB:
+        raise Refused(f"pages_limit={pages} ({gib} GiB) is absurd: at most {TTM_MAX_GIB} GiB")
+    ram = target.ram_bytes()
+    if ram is None:
+        raise Refused("the machine's RAM cannot be read (/proc/meminfo MemTotal), so no GTT size "
+                      "can be called safe")
+    safe = policy.ttm_safe_bytes(ram)
+    if safe is None:
+        raise Refused("the knowledge base gives no floor for the system (apu_memory.toml)")
+    if pages * 4096 > safe:
+        raise Refused(
+            f"pages_limit={pages} ({gib} GiB) is more than this machine's RAM less the floor "
+            f"({safe // (1 << 30)} GiB of {ram / (1 << 30):.1f} GiB)"
+        )
+    action = TtmLimit(step["id"], step["title"], pages=pages)
+    if action.data != data:  # cannot differ after the match above; never write the plan's text
+        raise Refused(f"{TTM_CONF} is not rocmate's text for pages_limit={pages}")
+    _check_destination(target, TTM_UNDO_DIR, os.path.basename(TTM_UNDO))
+    return action
+
+
 def _file(
     step: dict[str, Any], target: Target, policy: Policy, state: _PlanState
-) -> WriteFile:
-    """The action of a file step; :class:`Refused` unless it is one of rocmate's apt files."""
+) -> Action:
+    """The action of a file step; :class:`Refused` unless it is one of rocmate's files."""
     path, folder, name = _check_file_spec(step["file"])
-    if folder not in (KEYRING_DIR, SOURCES_DIR, PREFERENCES_DIR):
+    if folder not in (KEYRING_DIR, SOURCES_DIR, PREFERENCES_DIR, MODPROBE_DIR):
         raise Refused(
-            f"{path} is outside {KEYRING_DIR}/, {SOURCES_DIR}/ and {PREFERENCES_DIR}/"
+            f"{path} is outside {KEYRING_DIR}/, {SOURCES_DIR}/, {PREFERENCES_DIR}/ and "
+            f"{MODPROBE_DIR}/"
         )
     kind = ROCMATE_FILES.get(path)
     if kind is None:
         ours = ", ".join(n for n in ROCMATE_FILES if os.path.dirname(n) == folder)
         raise Refused(
             f"{path} is not one of rocmate's files ({ours}); the helper never replaces the "
-            "system's or another program's apt files"
+            "system's or another program's files"
         )
     if path in state.paths:
         raise Refused(f"{path} is written twice in this plan")
     if kind != "keyring" and "key_fingerprint" in step:
         raise Refused("key_fingerprint belongs only on a keyring step")
     _check_destination(target, folder, name)
+    if kind == "ttm-limit":
+        state.paths.add(path)
+        return _ttm_limit(step, target, policy)
     if kind == "keyring":
         state.keyrings.add(path)  # even if refused below: no second, confusing refusal
         action: WriteFile = _keyring(step, path, policy)
