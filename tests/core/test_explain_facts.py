@@ -25,6 +25,7 @@ import pytest
 
 from core.diagnose.explain import explain, render_explanations
 from core.i18n import set_language
+from core.knowledge.kernel_log import load_kernel_log
 from core.knowledge.loader import load_knowledge
 from core.operations.machine import Explained, explain_error
 
@@ -227,5 +228,11 @@ def test_pcie_atomics_fix_does_not_send_people_to_above_4g_decoding() -> None:
         assert "4G" not in text, text
     for folder in (DATA, ROOT / "core" / "diagnose"):
         for path in folder.iterdir():
-            if path.suffix in (".toml", ".py"):
+            if path.suffix in (".toml", ".py") and path.name != "kernel_log.toml":
                 assert "Above 4G" not in path.read_text(encoding="utf-8"), path
+    # The one place it belongs (issue 32): amdgpu's probe failing with error -12, where AMD itself
+    # advises it (ROCm/legacy-rocm-build#6281), never a PCIe atomics message.
+    for cause in load_kernel_log(DATA):
+        if "Above 4G" in cause.fix:
+            assert cause.id == "probe-enomem" and cause.match == ("failed with error -12",)
+            assert "atomic" not in cause.fix.lower() and "atomic" not in cause.cause.lower()
