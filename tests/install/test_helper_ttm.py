@@ -11,6 +11,7 @@ also counted by ``make faults`` (tests/faults/test_ttm_faults.py).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from collections.abc import Iterator
@@ -366,3 +367,30 @@ def test_for_real_the_old_file_comes_back(ttm_root: Path) -> None:
 @pytest.mark.parametrize("case", TTM_CASES[::6], ids=[c.name for c in TTM_CASES[::6]])
 def test_for_real_hostile_runs_nothing(case: Case, ttm_root: Path) -> None:
     _assert_runs_nothing(case, ttm_root)
+
+
+@pytest.mark.root
+def test_for_real_through_the_runner(ttm_root: Path, tmp_path: Path) -> None:
+    """``rocmate memory apply`` and ``undo`` as the command carries them out: the runner sends
+    the plan to the helper (here started in the throwaway root instead of through sudo), which
+    writes the file; the run ends needing a reboot; the undo plan made from the record the
+    helper kept takes it away again."""
+    from core.install.memory_plan import memory_plan, parse_undo_record, undo_plan
+    from core.install.runner import Runner
+    from core.operations.memory import check_memory
+
+    halo = Path(__file__).resolve().parents[1] / "fixtures/machines"
+    advice = check_memory(halo / "k35-strix-halo-128g-gttsize-torch62").advices[0]
+    argv = ["chroot", str(ttm_root), "/usr/bin/python3", "-I", "-m", "core.install.helper",
+            "--cancel-on-eof"]
+    conf, record = ttm_root / TTM_CONF.lstrip("/"), ttm_root / TTM_UNDO.lstrip("/")
+    events: list[dict[str, Any]] = []
+    runner = Runner(memory_plan(advice, 96), events.append, argv, folder=tmp_path / "state")
+    assert asyncio.run(runner.run()), events[-1]
+    assert events[-1]["needs"] == ["reboot"]
+    assert conf.read_text() == ttm_conf_text(96 * GIB_PAGES)
+    undo = undo_plan(parse_undo_record(record.read_text()))
+    assert [s.id for s in undo.steps] == ["ttm-restore"]
+    runner = Runner(undo, events.append, argv, folder=tmp_path / "state2")
+    assert asyncio.run(runner.run()), events[-1]
+    assert not conf.exists() and not record.exists()
