@@ -1,6 +1,7 @@
 """GPU memory of an APU (issue 35): what the machine has, what its GPU can use, and how much to
 give it for a goal — core's advice (``core.operations.memory``) shown as a form per GPU. It
-changes nothing: the ttm setting it names is applied with ``rocmate memory`` (a root step)."""
+changes nothing: the ttm setting it names is applied with ``rocmate memory apply`` (a root
+step, undone with ``rocmate memory undo``)."""
 
 from __future__ import annotations
 
@@ -21,10 +22,16 @@ from PySide6.QtWidgets import (
 
 from core.diagnose.doctor import DoctorReport
 from core.diagnose.memory_advice import MemoryAdvice
-from core.diagnose.memory_words import explained, fact_rows, goal_words, limit_rows, verdict_words
 from core.i18n import local
 from core.operations.errors import OperationError
 from core.operations.memory import memory_advice, memory_goal
+from core.operations.memory_words import (
+    explained,
+    fact_rows,
+    goal_words,
+    limit_rows,
+    verdict_words,
+)
 from core.operations.suites import load_table
 from gui.widgets.findings import selectable_label
 
@@ -88,7 +95,8 @@ class MemoryDialog(QDialog):
             "An integrated GPU has no memory of its own: it uses system memory, up to a limit "
             "the kernel sets (GTT). This shows that limit, what to give the GPU for a goal, "
             "and the setting that gives it. Nothing here changes the computer: apply the "
-            "setting with  rocmate memory  in a terminal, then restart."))
+            "setting with  rocmate memory apply  in a terminal (it asks for the "
+            "administrator's password; rocmate memory undo  takes it back), then restart."))
         self.goal_label.setText(self.tr("&Size for:"))
         titles = {c.key: local(c.title) for c in load_table().choices}
         for i in range(self.goal.count()):

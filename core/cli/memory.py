@@ -13,7 +13,7 @@ from typing import Any
 
 from core.cli.argwords import wrap
 from core.cli.options import machine_options, says_errors
-from core.diagnose.memory_advice import ENOUGH, RAISE, TOO_BIG, MemoryAdvice, gib
+from core.diagnose.memory_advice import ENOUGH, MemoryAdvice
 from core.i18n import t
 from core.install.helper.policy import TTM_CONF
 from core.install.plan import Plan
@@ -26,7 +26,13 @@ from core.operations.memory import (
     plan_memory_undo,
     prepare_memory_change,
 )
-from core.probe.memory import DEFAULT, GTTSIZE, PAGE_BYTES, PAGES_LIMIT, Setting
+from core.operations.memory_words import (
+    explained,
+    fact_rows,
+    goal_words,
+    limit_rows,
+    verdict_words,
+)
 from core.termstyle import display_width
 
 NO_APU = 4
@@ -103,85 +109,19 @@ def _row(label: str, value: str) -> str:
     return f"  {label}{' ' * max(0, 26 - display_width(label))} {value}"
 
 
-def _source(source: str) -> str:
-    return {DEFAULT: t("cli.memory.source.default", "the kernel's default (half of RAM)"),
-            GTTSIZE: "amdgpu.gttsize", PAGES_LIMIT: "ttm.pages_limit"}.get(
-        source, t("cli.memory.source.unknown", "not known"))
-
-
 def _facts(advice: MemoryAdvice) -> list[str]:
-    memory = advice.memory
-    system = memory.system
-    rows = [
-        advice.gpu,
-        _row(t("cli.memory.ram", "Physical RAM"), gib(system.ram_bytes)),
-        *([_row(t("cli.memory.available", "Available now"), gib(system.available_bytes))]
-          if system.available_bytes is not None else []),
-        _row(t("cli.memory.carve-out", "BIOS carve-out (VRAM)"), gib(memory.vram_bytes)),
-        _row(t("cli.memory.gtt", "GTT"), t("cli.memory.gtt-value", "{size} (set by {source})",
-                                           size=gib(memory.gtt_bytes),
-                                           source=_source(memory.gtt_source))
-             if memory.gtt_bytes is not None else "?"),
-    ]
-    if system.pages_limit is not None or system.page_pool_size is not None:
-        rows.append(_row(t("cli.memory.ttm", "{module} in force", module=system.ttm_module),
-                         f"pages_limit={_or_unknown(system.pages_limit)} "
-                         f"({gib(system.pages_limit * PAGE_BYTES if system.pages_limit else None)})"
-                         f", page_pool_size={_or_unknown(system.page_pool_size)}"))
-    for setting in system.configured:
-        rows.append(_row(t("cli.memory.configured", "Configured"),
-                         f"{setting.name}={setting.value} ({setting.where})"
-                         + _ours_in_force(setting, system.pages_limit)))
-    if memory.torch_total_bytes:
-        rows.append(_row(t("cli.memory.torch", "PyTorch reports"), gib(memory.torch_total_bytes)))
-    if system.wsl_memory_bytes:
-        rows.append(_row(t("cli.memory.wsl", "WSL limit (.wslconfig)"),
-                         gib(system.wsl_memory_bytes)))
-    rows.append(_row(t("cli.memory.usable", "The GPU can use"), gib(advice.usable_bytes)))
-    return rows
-
-
-def _ours_in_force(setting: Setting, in_force: int | None) -> str:
-    """For rocmate's own pages_limit (``rocmate memory apply``): whether the running kernel has
-    it, or it waits for a restart."""
-    if setting.where != TTM_CONF or setting.option != "pages_limit" or in_force is None:
-        return ""
-    if str(in_force) == setting.value:
-        return " " + t("cli.memory.ours-in-force", "- in force")
-    return " " + t("cli.memory.ours-after-restart", "- takes effect after a restart")
-
-
-def _or_unknown(value: int | None) -> str:
-    return "?" if value is None else str(value)
-
-
-def _goal_words(advice: MemoryAdvice) -> str:
-    goal = advice.goal
-    if goal.kind == "max":
-        return t("cli.memory.goal.max", "the most the machine can safely give")
-    if goal.need_bytes is None:
-        return t("cli.memory.goal.sizes-itself", "{goal} (it sizes itself to what the GPU can "
-                 "use: the more, the larger)", goal=goal.label)
-    return t("cli.memory.goal.needs", "{goal}, which needs about {need}", goal=goal.label,
-             need=gib(goal.need_bytes))
+    return [advice.gpu, *(_row(label, value) for label, value in fact_rows(advice))]
 
 
 def _advice(advice: MemoryAdvice) -> list[str]:
-    lines = [t("cli.memory.goal", "Goal: {goal}", goal=_goal_words(advice))]
-    if advice.safe_bytes is not None:
-        lines.append(_row(t("cli.memory.floor", "Stays for the system"), gib(advice.floor_bytes)))
-        lines.append(_row(t("cli.memory.safe", "Safe for the GPU"), gib(advice.safe_bytes)))
-    lines += _para(_verdict(advice))
-    if advice.safe_bytes is not None:
-        lines += _para(t("cli.memory.floor-why", "Why this floor: {reasoning}",
-                         reasoning=advice.floor_reasoning))
-        lines += _para(t("cli.memory.source", "Source: {source}", source=advice.floor_source),
-                       indent="    ")
-    for note in advice.notes:
-        if note.key == "how-to-set" and not advice.target_gib:
-            continue
-        lines += _para(note.text, first="  - ", indent="    ")
-        lines += _para(t("cli.memory.source", "Source: {source}", source=note.source),
+    lines = [t("cli.memory.goal", "Goal: {goal}", goal=goal_words(advice))]
+    lines += [_row(label, value) for label, value in limit_rows(advice)]
+    lines += _para(verdict_words(advice))
+    for n, said in enumerate(explained(advice)):
+        floor = n == 0 and advice.safe_bytes is not None  # the floor's reasons: no bullet
+        lines += _para(said.text, first=None if floor else "  - ", indent="  " if floor
+                       else "    ")
+        lines += _para(t("cli.memory.source", "Source: {source}", source=said.source),
                        indent="    ")
     return lines
 
@@ -193,24 +133,6 @@ def _para(text: str, *, first: str | None = None, indent: str = "  ") -> list[st
     start = first if first is not None else indent
     lines = wrap(" ".join(text.split()), 96 - len(indent))
     return [(start if i == 0 else indent) + line for i, line in enumerate(lines)]
-
-
-def _verdict(advice: MemoryAdvice) -> str:
-    if advice.verdict == ENOUGH:
-        return t("cli.memory.verdict.enough", "Nothing to change: the GPU can already use "
-                 "{usable}.", usable=gib(advice.usable_bytes))
-    if advice.verdict == TOO_BIG:
-        return t("cli.memory.verdict.too-big", "The goal needs more than the machine can safely "
-                 "give: at most {gib} GiB (ttm pages_limit={pages}); a smaller model or batch "
-                 "fits better.", gib=advice.target_gib, pages=advice.pages)
-    if advice.verdict == RAISE:
-        return t("cli.memory.verdict.raise", "Give the GPU {gib} GiB: ttm pages_limit={pages} "
-                 "and page_pool_size={pages} ({gib} x 262144 pages of 4 KiB), then restart.",
-                 gib=advice.target_gib, pages=advice.pages)
-    if advice.safe_bytes is None:
-        return t("cli.memory.no-ram", "The machine's RAM is not known (/proc/meminfo could not "
-                 "be read), so rocmate cannot say how much is safe to give.")
-    return ""
 
 
 # --------------------------------------------------------------------------------------------

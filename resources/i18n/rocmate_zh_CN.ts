@@ -813,8 +813,8 @@ Run a benchmark on the Benchmark page (or rocmate bench in a terminal): each run
         <translation>GPU内存</translation>
     </message>
     <message>
-        <source>An integrated GPU has no memory of its own: it uses system memory, up to a limit the kernel sets (GTT). This shows that limit, what to give the GPU for a goal, and the setting that gives it. Nothing here changes the computer: apply the setting with  rocmate memory  in a terminal, then restart.</source>
-        <translation>集成显卡没有自己的显存：它使用系统内存，上限由内核设定（GTT）。这里显示这个上限、为某个目标应分给GPU多少内存，以及实现它的设置。这里不会改动这台电脑：请在终端中用  rocmate memory  应用该设置，然后重启。</translation>
+        <source>An integrated GPU has no memory of its own: it uses system memory, up to a limit the kernel sets (GTT). This shows that limit, what to give the GPU for a goal, and the setting that gives it. Nothing here changes the computer: apply the setting with  rocmate memory apply  in a terminal (it asks for the administrator&apos;s password; rocmate memory undo  takes it back), then restart.</source>
+        <translation>集成显卡没有自己的显存：它使用系统内存，上限由内核设定（GTT）。这里显示这个上限、为某个目标应分给GPU多少内存，以及实现它的设置。这里不会改动这台电脑：请在终端中用  rocmate memory apply  应用该设置（它会询问管理员密码；rocmate memory undo  可以撤销），然后重启。</translation>
     </message>
     <message>
         <source>&amp;Size for:</source>

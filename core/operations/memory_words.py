@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 from core.diagnose.memory_advice import ENOUGH, RAISE, TOO_BIG, MemoryAdvice, gib
 from core.i18n import t
-from core.probe.memory import DEFAULT, GTTSIZE, PAGE_BYTES, PAGES_LIMIT
+from core.install.helper.policy import TTM_CONF
+from core.probe.memory import DEFAULT, GTTSIZE, PAGE_BYTES, PAGES_LIMIT, Setting
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,8 @@ def fact_rows(advice: MemoryAdvice) -> list[tuple[str, str]]:
                      f"page_pool_size={_or_unknown(system.page_pool_size)}"))
     for setting in system.configured:
         rows.append((t("cli.memory.configured", "Configured"),
-                     f"{setting.name}={setting.value} ({setting.where})"))
+                     f"{setting.name}={setting.value} ({setting.where})"
+                     + _ours_in_force(setting, system.pages_limit)))
     if memory.torch_total_bytes:
         rows.append((t("cli.memory.torch", "PyTorch reports"), gib(memory.torch_total_bytes)))
     if system.wsl_memory_bytes:
@@ -105,6 +107,16 @@ def explained(advice: MemoryAdvice) -> list[Said]:
             continue
         said.append(Said(note.text, note.source))
     return said
+
+
+def _ours_in_force(setting: Setting, in_force: int | None) -> str:
+    """For rocmate's own pages_limit (``rocmate memory apply``): whether the running kernel has
+    it, or it waits for a restart."""
+    if setting.where != TTM_CONF or setting.option != "pages_limit" or in_force is None:
+        return ""
+    if str(in_force) == setting.value:
+        return " " + t("cli.memory.ours-in-force", "- in force")
+    return " " + t("cli.memory.ours-after-restart", "- takes effect after a restart")
 
 
 def _or_unknown(value: int | None) -> str:
