@@ -206,6 +206,7 @@ def make_plan(facts: Facts, kb: Knowledge, choices: Choices | None = None) -> Pl
     if strategy == "pip-only":
         builder.remove_old()
     builder.groups()
+    builder.venv_package()
     builder.python_env(index, gpu, strategy, _wheel_target(env, gpu))
     if strategy == "wsl":
         builder.wsl_runtime_swap()
@@ -912,6 +913,41 @@ class _Builder:
             )
         )
 
+    def venv_package(self) -> None:
+        """python3-venv where the system's python3 has no ensurepip (Debian, Ubuntu: a fresh
+        Ubuntu 24.04 desktop lacks python3.12-venv, so ``python3 -m venv`` fails). The helper's
+        apt-get verb allows exactly this name; python3-venv pulls in the python3.X-venv of the
+        distribution's python3. Elsewhere the pre-flight check says what is missing."""
+        if self.facts.ensurepip is not False or not _apt_family(self.ctx):
+            return
+        if not any(s.id == "apt-update" for s in self.steps):
+            self._apt_update_distribution()
+        self.add(
+            Step(
+                "python3-venv",
+                t("plan.python3-venv.title", "Install {package}", package="python3-venv"),
+                t("plan.python3-venv.explain",
+                  "The system's python3 has no {module}, so {command} cannot make the "
+                  "environment; Debian and Ubuntu ship it in {package}.",
+                  module="ensurepip", command="python3 -m venv", package="python3-venv"),
+                privileged=True,
+                argv=("apt-get", "install", "-y", "python3-venv"),
+            )
+        )
+
+    def _apt_update_distribution(self) -> None:
+        self.add(
+            Step(
+                "apt-update",
+                t("plan.apt-update-distribution.title", "Read the package lists"),
+                t("plan.apt-update-distribution.explain",
+                  "{command}, so the package below is found at its current version.",
+                  command="apt-get update"),
+                privileged=True,
+                argv=("apt-get", "update"),
+            )
+        )
+
     # as the user -------------------------------------------------------------------------
     def python_env(
         self, index: TorchIndex | None, gpu: Gpu, strategy: str, target: str | None = None
@@ -1113,10 +1149,45 @@ def _system_folder(venv: str, home: str) -> bool:
     return any(path == tree or path.startswith(tree + "/") for tree in _SYSTEM_TREES)
 
 
+def _apt_family(ctx: Context) -> bool:
+    """Whether the distribution installs with apt (Debian, Ubuntu and their derivatives)."""
+    platform = ctx.facts.platform
+    if platform.is_ubuntu_family:
+        return True
+    family = ctx.kb.family_for(platform.distro_id, platform.id_like)
+    return bool(family and family.package_manager == "apt")
+
+
+def _venv_check(ctx: Context) -> Preflight | None:
+    """Whether ``python3 -m venv`` can work here (None: not known, nothing said)."""
+    ensurepip = ctx.facts.ensurepip
+    if ensurepip is None:
+        return None
+    if ensurepip:
+        return Preflight("python-venv", True, t(
+            "plan.preflight.python-venv.title",
+            "The system's python3 can make a virtual environment ({module} is there)",
+            module="ensurepip"))
+    return Preflight(
+        "python-venv", False,
+        t("plan.preflight.python-venv.title.missing",
+          "The system's python3 has no {module}: {command} would fail",
+          module="ensurepip", command="python3 -m venv"),
+        t("plan.preflight.python-venv.detail.apt", "The plan installs {package} first.",
+          package="python3-venv")
+        if _apt_family(ctx) else
+        t("plan.preflight.python-venv.detail.other",
+          "Install your distribution's Python venv package, then plan again."),
+    )
+
+
 def _preflight(ctx: Context, strategy: str, choices: Choices, venv: str) -> list[Preflight]:
     facts = ctx.facts
     driver = facts.driver
     checks = []
+    venv_check = _venv_check(ctx)
+    if venv_check is not None:
+        checks.append(venv_check)
     if strategy != "wsl":
         loaded = driver.amdgpu_loaded or facts.permissions.kfd.exists
         checks.append(

@@ -14,6 +14,7 @@ from core.probe.kernel_check import KernelCheck, kernel_answer, kernel_check_fro
 from core.probe.memory import with_memory, with_torch_memory
 from core.probe.permissions import PermissionFacts, probe_permissions
 from core.probe.platform import PlatformFacts, probe_platform
+from core.probe.python_venv import probe_ensurepip
 from core.probe.rocm import RocmFacts, probe_rocm
 from core.probe.torch import DEFAULT_TIMEOUT, TorchFacts, torch_answer, torch_facts_from_json
 from core.probe.wsl import WindowsFacts, probe_windows
@@ -43,6 +44,9 @@ class Facts:
     kernel_skipped: str | None = None
     """Why the kernel check did not run: ``no-torch`` (PyTorch not probed), ``no-gpu`` (no
     PyTorch that sees a GPU), ``replay`` (a recorded machine without a recorded check)."""
+    ensurepip: bool | None = None
+    """Whether the system's python3 has ensurepip, which ``python3 -m venv`` needs (False on
+    Debian and Ubuntu until python3-venv is installed); None when not known (issue 33)."""
 
 
 def gather(
@@ -73,6 +77,7 @@ def gather(
     environment = probe_environment(system, permissions.user, python)
     driver = probe_driver(system, platform.wsl, gpus)
     disk_free = _disk_free(system, permissions.user.home)
+    ensurepip = probe_ensurepip(system)
     timings["probes_s"] = time.perf_counter() - start
     torch: TorchFacts | None = None
     kernel: KernelCheck | None = None
@@ -100,6 +105,7 @@ def gather(
         damaged=tuple(system.damaged()),
         kernel_check=kernel,
         kernel_skipped=skipped,
+        ensurepip=ensurepip,
     )
 
 

@@ -38,6 +38,7 @@ from core.install.helper.target import Policy, Target
 from core.install.helper.validate import CheckedPlan, Refused, check_input
 from core.knowledge.loader import Knowledge, load_knowledge
 from core.probe.parse._text import last_json_object
+from core.probe.parse.ensurepip import parse_ensurepip
 from core.probe.parse.kernel_log import (
     MAX_LINES,
     MAX_WIDTH,
@@ -425,6 +426,9 @@ def test_os_release_and_other_platform_files(text: str) -> None:
         assert isinstance(package.installed, bool)
     LEDGER.example("mokutil")
     assert parse_mokutil_sb_state(text) in (None, True, False)
+    LEDGER.example("ensurepip")
+    for returncode in (0, 1, None):
+        assert parse_ensurepip(text, returncode) in (None, True, False)
 
 
 # Kernel log excerpts (issue 32): the real amdgpu lines of legacy-rocm-build#6281 (MI210 probe
