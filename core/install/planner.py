@@ -1059,11 +1059,15 @@ class _Builder:
                     command="rocmate install --strategy pip-only",
                 ))
         elif own and device != own:
+            value = next((v for k, v in self.env.items()
+                          if k.startswith("HSA_OVERRIDE_GFX_VERSION")), "")
             self.notes.append(t(
                 "plan.note.device-wheel-override",
-                "This index has no device wheel for {gfx}: the {extra} wheel, whose kernels "
-                "the {variable} value poses the card as.",
+                "This index has no device wheel for {gfx}, so the plan takes {extra}: "
+                "{variable}={value} makes the card pose as {device}, whose kernels that wheel "
+                "carries.",
                 gfx=own, extra=f"[device-{device}]", variable="HSA_OVERRIDE_GFX_VERSION",
+                value=value, device=device,
             ))
 
     def wsl_runtime_swap(self) -> None:
