@@ -104,6 +104,16 @@ def _missing_package(advice: str, ctx: errors.Context) -> Iterator[Make]:
         return
     said = replace(ctx, python=python, externally_managed=managed)
     yield functools.partial(_package_advice, package, said)
+    if plain and package.startswith("torch"):  # the words of reports written until 2026-12
+        command = f"{python} -m pip install {package}"
+
+        def until_2026_12(t: errors.Translate) -> str:
+            return t("bench.advice.missing-package.torch.until-2026-12",
+                     "The target Python lacks {package}. Install it into that environment: "
+                     "{command} (from the ROCm wheel index), or pick another Python with "
+                     "--python.", package=package, command=command)
+
+        yield until_2026_12
 
 
 def _interrupted_before_results(t: errors.Translate) -> str:
@@ -219,6 +229,12 @@ def _app_words_setup(key: str, values: dict[str, object]) -> str | None:
                  "The target Python lacks {package}. Install it into that environment: "
                  "{command}, or check another Python on the System check page.",
                  package=values.get("package"), command=values.get("command"))
+    if key in ("bench.advice.missing-package.torch.index",
+               "bench.advice.missing-package.torch.until-2026-12"):
+        return t("bench.advice.app.missing-package.torch",
+                 "The target Python lacks {package}. Let the set-up make an environment with the "
+                 "ROCm build of PyTorch for this card (Next on the System check), or check "
+                 "another Python on the System check page.", package=values.get("package"))
     if key == "bench.advice.missing-package.system-python":
         return t("bench.advice.app.missing-package.system-python",
                  "The target Python ({python}) lacks {package}, and it is the system's own "

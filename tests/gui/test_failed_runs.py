@@ -148,3 +148,22 @@ def test_compare_does_not_call_noise_worse(qtbot: Any, bridge: Bridge, tmp_path:
     for row in rows:
         assert row[4].text() not in ("better", "worse") and not row[4].font().bold(), \
             [c.text() for c in row]
+
+
+def test_an_older_reports_missing_torch_advice_reads_in_the_apps_words() -> None:
+    """The recorded failed run (written by an earlier rocmate, whose missing-torch advice named
+    --python) reads in the app's words and in Chinese: the Results page showed it in English
+    with a command-line flag."""
+    from core.bench.advice import app_advice_text
+    from core.i18n import set_language
+    from core.report.model import from_json
+
+    run = from_json(FAILED.read_text()).runs[0]
+    assert run.error is not None and "--python" in run.error.advice  # as it was written
+    said = app_advice_text(run)
+    assert "--python" not in said and "System check" in said
+    try:
+        set_language("zh_CN")
+        assert "--python" not in app_advice_text(run) and "系统检查" in app_advice_text(run)
+    finally:
+        set_language("en")
