@@ -4,9 +4,10 @@ it whole would paste the prose into a terminal.
 
 A command starts at a word a command starts with (``sudo``, ``export``, ``rocmate install``,
 ...) and runs to where the prose takes over again: two spaces, a ``(`` or ``)`` of the sentence
-(not a ``$(...)`` of the command), a ``;`` or ``, then`` outside quotes, or the sentence's last
-full stop. ``rocmate`` counts only with one of its commands, followed by options or nothing
-("rocmate install offers to do it" is prose). Pure: never raises, whatever the text.
+(not a ``$(...)`` of the command), a ``;`` or ``, then`` outside quotes, the first Chinese
+character or full-width mark (a translated fix), or the sentence's last full stop. ``rocmate``
+counts only with one of its commands, followed by options or nothing ("rocmate install offers
+to do it" is prose). Pure: never raises, whatever the text.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ ROCMATE = ("install", "doctor", "env", "bench", "explain", "snapshot", "report",
 _START = re.compile(r"(?<![\w/.$-])(?:rocmate\s+(?:" + "|".join(ROCMATE) + r")\b|(?:"
                     + "|".join(re.escape(s) for s in STARTS) + r")(?=\s))")
 _PROSE_AFTER = re.compile(r",?\s+then\b|;\s|;$|\s{2,}")
+# a sentence in Chinese (or another CJK language) goes on after the command without a space:
+# its first ideograph or full-width mark ends the command
+_WIDE = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
 
 
 def commands(fix: str) -> tuple[str, ...]:
@@ -38,7 +42,9 @@ def commands(fix: str) -> tuple[str, ...]:
         end = _command_end(fix, start.start())
         command = fix[start.start():end].strip().rstrip(".,:")
         if fix.startswith("rocmate", start.start()):
-            command = _rocmate_only(command)
+            # "rocmate install 会把它写进…": a Chinese sentence about rocmate goes on after a space
+            talk = end < len(fix) and "\u3400" <= fix[end] <= "\u9fff" and fix[end - 1] == " "
+            command = "" if talk and len(command.split()) == 2 else _rocmate_only(command)
         if command and command not in found:
             found.append(command)
         at = max(end, start.end())
@@ -64,6 +70,8 @@ def _command_end(text: str, start: int) -> int:
             depth -= 1
         elif depth == 0 and _PROSE_AFTER.match(text, i):
             return i
+        elif _WIDE.match(c):
+            return i  # quotes and $(...) never hold Chinese in the fixes rocmate gives
         elif c == "." and depth == 0 and (i + 1 == len(text) or text[i + 1] == " "):
             return i  # the sentence's full stop
         i += 1

@@ -62,6 +62,25 @@ def test_every_fix_on_the_recorded_machines_gives_commands_that_start_as_command
     assert seen >= 10
 
 
+def test_the_chinese_fixes_give_the_same_commands() -> None:
+    """A translated fix goes on in Chinese right after its command, without a space: the first
+    ideograph or full-width mark ends the command (the Copy button copied the sentence)."""
+    from core.i18n import set_language
+
+    machine = str(MACHINES / "rx6600-ubuntu2404-fresh")
+    english = {f.id: commands(f.fix) for f in check_machine(machine).findings}
+    try:
+        set_language("zh_CN")
+        chinese = {f.id: commands(f.fix) for f in check_machine(machine).findings}
+    finally:
+        set_language("en")
+    assert chinese["not-in-render-group"] == ("sudo usermod -aG render,video $USER",)
+    assert chinese == english
+    assert commands("export HSA_OVERRIDE_GFX_VERSION=10.3.0（rocmate install 会把它写进自己管理"
+                    "的环境；参见 rocmate env）") == ("export HSA_OVERRIDE_GFX_VERSION=10.3.0",
+                                                "rocmate env")
+
+
 def test_any_text_gives_an_answer_and_never_raises() -> None:
     rng = random.Random(31)
     alphabet = "sudo export rocmate install ()$'\";., then \n\t\x00é中"
