@@ -90,6 +90,8 @@ SHOTS_k16b-strix-point-890m-laptop-ubuntu2404 := tests/report/data/cpu-failed-mi
 	$(R)/failed/cpu-tiny-resnet50-train-cancelled.json $(R)/cpu-tiny-resnet50-train.json
 # a gemm run of three dtypes: its graphs and results, in both languages (docs/screenshots/gemm-cpu)
 GEMM_SHOT := tests/report/data/cpu-tiny-gemm.json
+# an APU's GPU memory window: the 128 GB Strix Halo of unslothai/unsloth#7960 (docs/screenshots/gpu-memory)
+MEMORY_SHOT := tests/fixtures/machines/k35-strix-halo-128g-gttsize-torch62
 screenshots: $(STAMP_APP) qm
 	for lang in en zh_CN; do for m in $(SCREENSHOT_MACHINES); do \
 		out=docs/screenshots/app-$$m; [ $$lang = en ] || out=docs/screenshots/$$lang-app-$$m; \
@@ -112,6 +114,12 @@ screenshots: $(STAMP_APP) qm
 			--screenshot-report $(GEMM_SHOT) || exit 1; \
 		cp $$tmp/*-benchmark-graphs.png docs/screenshots/gemm-cpu/$$lang-benchmark-graphs.png; \
 		cp $$tmp/*-results.png docs/screenshots/gemm-cpu/$$lang-results.png; rm -rf $$tmp; \
+	done
+	mkdir -p docs/screenshots/gpu-memory; for lang in en zh_CN; do tmp=$$(mktemp -d); \
+		QT_QPA_PLATFORM=offscreen $(BIN)/rocmate gui --root $(MEMORY_SHOT) --lang $$lang \
+			--screenshot-dir $$tmp || exit 1; \
+		cp $$tmp/*-gpu-memory.png docs/screenshots/gpu-memory/$$lang-strix-halo.png; \
+		rm -rf $$tmp; \
 	done
 
 ## Refresh the translation catalogues from the code (new texts come in unfinished; see
