@@ -14,6 +14,7 @@ from PySide6.QtCore import QUrl
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QLabel, QWizard
 
+from core.bench.advice import app_advice_text
 from core.operations.reports import cold_start, render_report
 from core.report import formatting as fmt
 from core.report.model import PEAK_SUFFIX, ErrorInfo, Report, from_json
@@ -149,7 +150,9 @@ def test_a_run_that_did_not_finish_shows_its_error_and_advice(qtbot: Any, bridge
     card = view.cards[0]
     assert card.error_message is not None and card.error_advice is not None
     assert card.error_message.text() == run.error.message
-    assert card.error_advice.text() == run.error.advice
+    # the advice in the app's words (the recorded one names --python, a command-line flag)
+    assert card.error_advice.text() == app_advice_text(run)
+    assert "--python" not in card.error_advice.text()
     word = {"error": "failed"}.get(run.status, run.status)
     assert card.title.text() == f"{fmt.suite_title(run.suite)} — {word}"
     assert card.headline is None and card.figures is None and card.cautions == {}
