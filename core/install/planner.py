@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from core.diagnose.context import Context, Support
 from core.diagnose.engine import NOT_PROVED, READY, diagnose, verdict
 from core.diagnose.release_choice import serves, serving_releases, ubuntu_version
+from core.diagnose.rules_runtime import rocr_visible_devices
 from core.diagnose.rules_system import distro as distro_rule
 from core.diagnose.rules_system import dkms_leftovers
 from core.diagnose.rules_system import kernel as kernel_rule
@@ -585,6 +586,9 @@ def _environment(
     )
     if integrated_first:
         env["HIP_VISIBLE_DEVICES"] = ",".join(str(ctx.rocm_index(g)) for g in discrete)
+    hidden = rocr_visible_devices(ctx)
+    if hidden is not None:  # a card that stops ROCm from starting beside the others (32/2)
+        env["ROCR_VISIBLE_DEVICES"] = hidden
     return env
 
 

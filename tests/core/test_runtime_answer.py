@@ -212,3 +212,14 @@ def test_doctor_json_stays_additive() -> None:
     for key in ("platform", "gpus", "rocm", "findings", "driver", "verdict"):
         assert key in answer
     assert "kernel_log" not in answer["driver"]  # both cards have amdgpu and a KFD node
+
+
+def test_the_plan_hides_the_card_that_breaks_the_runtime() -> None:
+    """The set-up writes the finding's ROCR_VISIBLE_DEVICES into the managed environment (the RX
+    580 beside the RX 7800 XT of ROCm/legacy-rocm-build#5942: the RX 7800 XT is ROCm's 1); a
+    machine whose cards all start gets no such variable."""
+    from core.operations.setup import plan_setup
+
+    assert plan_setup(str(RX580)).env.get("ROCR_VISIBLE_DEVICES") == "1"
+    assert "ROCR_VISIBLE_DEVICES" not in plan_setup(
+        str(MACHINES / "rx9070xt-x2-ubuntu2404-rocm711")).env
