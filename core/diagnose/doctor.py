@@ -10,6 +10,7 @@ from core import __version__
 from core.diagnose.context import Context, Support
 from core.diagnose.engine import diagnose, verdict
 from core.diagnose.finding import Finding
+from core.diagnose.rules_runtime import not_started
 from core.knowledge.loader import Knowledge, load_knowledge
 from core.probe.facts import Facts, gather
 from core.probe.gpus import GpuFacts
@@ -27,14 +28,19 @@ class DoctorReport:
     findings: tuple[Finding, ...]
     verdict: str
     elapsed_s: float
+    not_started: tuple[int, ...] = ()
+    """The GPUs (indexes into facts.gpus.gpus) amdgpu, although loaded, did not start: their
+    support says what ROCm would make of them, not that they work (rules_runtime)."""
 
     def to_json(self) -> dict[str, Any]:
         facts = self.facts
         platform = facts.platform.to_json()
         gpus = []
-        for gpu, support in zip(facts.gpus.gpus, self.supports, strict=True):
+        for i, (gpu, support) in enumerate(zip(facts.gpus.gpus, self.supports, strict=True)):
             entry = gpu.to_json()
             entry["support"] = support.to_json()
+            if i in self.not_started:  # additive: present only for a GPU the driver did not start
+                entry["driver_started"] = False
             gpus.append(entry)
         for index, device in _kernel_devices(facts):
             gpus[index]["kernel_check"] = device
@@ -132,4 +138,5 @@ def run_doctor(
         findings=tuple(findings),
         verdict=verdict(findings),
         elapsed_s=time.perf_counter() - start,
+        not_started=tuple(sorted(list(facts.gpus.gpus).index(g) for g, _, _ in not_started(ctx))),
     )

@@ -112,6 +112,9 @@ def _machine(report: DoctorReport, style: Style) -> list[str]:
             continue
         gfx = gpu.gfx or t("doctor.text.gpu.no-gfx", "no gfx target")
         status = _status(support.status, support.override)
+        if i in report.not_started:  # what ROCm would make of it, once the driver starts it
+            status = t("doctor.text.status.not-started", "the driver did not start it ({status} "
+                       "once it does)", status=status)
         if gpu.integrated:
             line = t("doctor.text.gpu.integrated", "{name} ({gfx}, integrated) - {status}",
                      name=gpu.name, gfx=gfx, status=status)

@@ -230,6 +230,9 @@ class SystemCheckPage(RocPage):
                       # a target newer than rocmate's tables: not known either way
                       "unknown": self.tr("newer than rocmate knows")}.get(support.status,
                                                                           support.status)
+            if row in report.not_started:  # the driver did not start it: see the findings
+                status = self.tr("the driver did not start it (%1 once it does)").replace(
+                    "%1", status)
             for column, text in enumerate((gpu.name, gpu.gfx or "-", memory, status)):
                 self.gpus.setItem(row, column, QTableWidgetItem(text))
         self.gpus.setVisible(bool(gpus))

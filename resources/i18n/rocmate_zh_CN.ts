@@ -1763,6 +1763,10 @@ PyTorch：%4</translation>
         <translation>比rocmate所知的更新</translation>
     </message>
     <message>
+        <source>the driver did not start it (%1 once it does)</source>
+        <translation>驱动没有启动它（启动后为%1）</translation>
+    </message>
+    <message>
         <source>Without PyTorch there is nothing to benchmark here: check another Python that has it, and the benchmarks run on what it sees (a GPU, or the CPU).</source>
         <translation>没有PyTorch，这里就没有什么可测：检查另一个装有PyTorch的Python，性能测试就会在它能看到的设备上运行（GPU或CPU）。</translation>
     </message>

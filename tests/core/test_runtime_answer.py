@@ -223,3 +223,21 @@ def test_the_plan_hides_the_card_that_breaks_the_runtime() -> None:
     assert plan_setup(str(RX580)).env.get("ROCR_VISIBLE_DEVICES") == "1"
     assert "ROCR_VISIBLE_DEVICES" not in plan_setup(
         str(MACHINES / "rx9070xt-x2-ubuntu2404-rocm711")).env
+
+
+def test_a_gpu_the_driver_did_not_start_is_not_called_official() -> None:
+    """The GPU line and the JSON say the driver did not start the MI210s
+    (ROCm/legacy-rocm-build#6281), not plain "official" (the issue: "the doctor counts the GPUs
+    as official"); a GPU that started has no such key."""
+    from core.diagnose.doctor_text import render_text
+    from core.termstyle import Style
+
+    report = run_doctor(SnapshotSystem(MI210))
+    assert report.not_started == (0, 1)
+    data = report.to_json()
+    assert [g.get("driver_started") for g in data["gpus"]] == [False, False]
+    text = render_text(report, Style(False))
+    assert "the driver did not start it (official once it does)" in text
+    fine = run_doctor(SnapshotSystem(MACHINES / "mi210-x4-ubuntu2204"))
+    assert fine.not_started == () and all("driver_started" not in g
+                                          for g in fine.to_json()["gpus"])

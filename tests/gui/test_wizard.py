@@ -409,3 +409,15 @@ def test_a_windows_side_check_that_fails_frees_the_page_and_says_why(
     assert page.message.text().startswith("The check could not finish: ")  # type: ignore
     assert "no snapshot folder" in page.message.text()  # type: ignore[attr-defined]
     assert page.isComplete()
+
+
+def test_the_system_check_says_the_driver_did_not_start_a_gpu(qtbot: Any) -> None:
+    """The GPU table does not call a GPU the driver did not start "official" (the MI210s of
+    ROCm/legacy-rocm-build#6281, issue 32 item 2)."""
+    from gui.pages.base import PageId
+    from tests.gui.support import click_next, open_wizard
+
+    wizard = open_wizard(qtbot, "mi210-x2-probe-failed-error12")
+    click_next(qtbot, wizard)
+    table = wizard.pages[PageId.SYSTEM_CHECK].gpus  # type: ignore[attr-defined]
+    assert table.item(0, 3).text() == "the driver did not start it (official once it does)"
