@@ -30,7 +30,7 @@ from core.diagnose.rules_runtime import rocr_visible_devices
 from core.diagnose.rules_system import distro as distro_rule
 from core.diagnose.rules_system import dkms_leftovers
 from core.diagnose.rules_system import kernel as kernel_rule
-from core.i18n import t
+from core.i18n import local, t
 
 # what the helper accepts is the authority for what a plan names
 from core.install.helper.policy import (
@@ -216,6 +216,10 @@ def make_plan(facts: Facts, kb: Knowledge, choices: Choices | None = None) -> Pl
     rocm = (builder.apt_release.version if builder.apt_release else None) or (
         index.rocm if index else None
     )
+    if support.caveat and any(k.startswith("HSA_OVERRIDE_GFX_VERSION") for k in env):
+        # what the doctor warns of and this set-up cannot change: it still holds afterwards
+        builder.notes.append(t("plan.note.override-caveat", "With the override, still: {caveat}",
+                               caveat=local(support.caveat)))
     working = _already_working(ctx)
     if working:
         builder.notes.insert(0, working)

@@ -512,3 +512,14 @@ def test_no_group_step_where_the_device_nodes_are_open_to_everyone() -> None:
     says nothing either); a 0660 machine still gets it."""
     assert "groups" not in ids(plan_for("fedora42-rx7900xtx"))
     assert ids(plan_for("not-in-render-group-ubuntu2204"))[0] == "groups"
+
+
+def test_a_caveat_of_the_override_stays_in_the_plan() -> None:
+    """The Steam Deck's "wrong numbers without any error" (overrides.toml, its sources) is in the
+    doctor and, since the set-up cannot change it, in the plan's notes too (issue 33, item 2);
+    a card without an override gets no such note."""
+    plan = plan_for("steamdeck-steamos")
+    assert any(n.startswith("With the override, still: On the Steam Deck's GPU") and
+               "wrong numbers" in n for n in plan.notes)
+    assert not any(n.startswith("With the override, still") for n in
+                   plan_for("rx7900xtx-ubuntu2404-ready").notes)
