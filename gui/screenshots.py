@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from core.operations.errors import OperationError
 from core.operations.machine import check_machine
-from core.operations.setup import plan_setup, verify_pytorch
+from core.operations.setup import plan_facts, plan_setup, verify_pytorch
 from core.report.history import HistoryEntry
 from core.report.model import from_json
 from gui.bridge import Bridge
@@ -38,7 +38,8 @@ def render_pages(app: QApplication, session: Session, out: Path,
     out.mkdir(parents=True, exist_ok=True)
     session.report = check_machine(session.root, python=session.python)
     try:
-        session.plan = plan_setup(session.root)
+        session.plan = plan_setup(session.root,
+                                  facts=plan_facts(session.root, report=session.report))
     except OperationError as exc:
         session.plan_error = str(exc)
     session.check = verify_pytorch(session.root, session.python)

@@ -45,10 +45,10 @@ class Session:
 
     def replan(self) -> None:
         """The plan for the machine and ``choices`` (or the reason there is none); the machine
-        is read for it once per check."""
+        is read for it once per check: the System check's facts where it has run."""
         try:
             if self.plan_facts is None:
-                self.plan_facts = plan_facts(self.root)
+                self.plan_facts = plan_facts(self.root, report=self.report)
             self.plan = plan_setup(self.root, self.choices, facts=self.plan_facts)
             self.plan_error = None
         except OperationError as exc:
@@ -59,7 +59,7 @@ class Session:
         read for it once per check, as for the plan."""
         try:
             if self.plan_facts is None:
-                self.plan_facts = plan_facts(self.root)
+                self.plan_facts = plan_facts(self.root, report=self.report)
         except OperationError as exc:
             return str(exc)
         return choice_problem(self.plan_facts, choices)

@@ -172,9 +172,12 @@ def rocr_visible_devices(ctx: Context) -> str | None:
     breakers = runtime_breakers(ctx)
     if not breakers:
         return None
-    listed = sorted((g for g, _ in ctx.amd if g.kfd_node is not None),
-                    key=lambda g: g.kfd_node or 0)
-    return ",".join(str(ctx.rocm_index(g)) for g in listed if g not in breakers)
+    return ",".join(str(ctx.rocm_index(g)) for g in _in_kfd_order(ctx) if g not in breakers)
+
+
+def _in_kfd_order(ctx: Context) -> list[Gpu]:
+    """The AMD GPUs KFD lists, in its order (ROCm's numbering)."""
+    return sorted((g for g, _ in ctx.amd if g.kfd_node is not None), key=lambda g: g.kfd_node or 0)
 
 
 def gpu_breaks_runtime(ctx: Context) -> list[Finding]:
@@ -183,8 +186,7 @@ def gpu_breaks_runtime(ctx: Context) -> list[Finding]:
     if not breakers or value is None:
         return []
     status = runtime_failed(ctx) or ""
-    listed = sorted((g for g, _ in ctx.amd if g.kfd_node is not None),
-                    key=lambda g: g.kfd_node or 0)
+    listed = _in_kfd_order(ctx)
     order = ", ".join(f"{ctx.rocm_index(g)} = {g.name}" for g in listed)
     names = ", ".join(f"{g.name} ({g.gfx or '?'})" for g in breakers)
     return [Finding(

@@ -216,16 +216,13 @@ def known_bad_warnings(system: System | None = None) -> list[str]:
     here is one public reports show hanging or crashing this machine's card
     (resources/data/known_bad.toml), one line each in the current language; [] when none is, or
     when the machine cannot be read. Reads the machine as the doctor does, without PyTorch."""
-    from core.diagnose.known_bad import stack_warnings
-    from core.knowledge.loader import load_knowledge
     from core.probe.facts import gather
 
     try:
-        kb = load_knowledge()
-        facts = gather(system or LiveSystem(), probe_torch=False, kb=kb)
+        facts = gather(system or LiveSystem(), probe_torch=False)
     except Exception:  # a warning must never keep a run from starting
         return []
-    return stack_warnings(facts, kb.known_bad)
+    return known_bad_from(facts)
 
 
 def known_bad_from(facts: Facts) -> list[str]:

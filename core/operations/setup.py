@@ -24,13 +24,15 @@ from core.probe.override_trial import OVERRIDE, Trial, run_trial
 from core.probe.torch_check import TorchCheck, torch_check
 
 
-def plan_facts(root: str | Path | None = None, *, report: DoctorReport | None = None) -> Facts:
+def plan_facts(root: str | Path | None = None, *, report: DoctorReport | None = None,
+               probe_torch: bool = True) -> Facts:
     """What the planner reads of the machine: the doctor's facts, its PyTorch included (a
     machine whose PyTorch already works gets a plan with nothing to do, issue 33). ``report``
-    (the doctor's answer for the same machine) is used as it is instead of asking again."""
+    (the doctor's answer for the same machine) is used as it is instead of asking again;
+    ``probe_torch`` False leaves PyTorch alone, for a plan whose steps do not depend on it."""
     if report is not None:
         return report.facts
-    return run_doctor(open_machine(root)).facts
+    return run_doctor(open_machine(root), probe_torch=probe_torch).facts
 
 
 def plan_setup(root: str | Path | None = None, choices: Choices | None = None, *,
@@ -266,7 +268,9 @@ async def keep_override(value: str, root: str | Path | None = None, *,
     through the plan's own environment steps (nothing else runs, nothing runs as root). For a
     replayed machine (``root``) only into an environment named here (``venv``): the replay's
     own would be a folder of this computer that the replay does not describe."""
-    plan = plan_setup(root, Choices(venv=venv, override=value))
+    # only the environment's steps are kept: PyTorch (and its kernel check) need not run
+    plan = plan_setup(root, Choices(venv=venv, override=value),
+                      facts=plan_facts(root, probe_torch=False))
     steps = tuple(s for s in plan.steps if s.id.startswith(ENV_STEPS))
     writes = replace(plan, steps=steps, replay=plan.replay if venv is None else None)
     runner = Runner(writes, on_event or (lambda event: None), None, folder=folder)
