@@ -41,9 +41,10 @@ from PySide6.QtCore import Qt, QTimer  # noqa: E402
 import gui.qt  # noqa: E402,F401  (the binding first)
 from core.report.history import History  # noqa: E402
 from core.report.model import from_json  # noqa: E402
-from gui.app import application, settle_collector, use_python_threads  # noqa: E402
+from gui.app import application  # noqa: E402
 from gui.bridge import Bridge  # noqa: E402
 from gui.pages.base import PageId  # noqa: E402
+from gui.runtime import settle_collector, use_python_threads  # noqa: E402
 from gui.session import Session  # noqa: E402
 
 MACHINE = ROOT / "tests/fixtures/machines/rx6700xt-ubuntu2204-needs-override"

@@ -30,8 +30,9 @@ import qasync  # noqa: E402
 import gui.qt  # noqa: E402,F401  (the binding first)
 from core.operations.machine import check_machine  # noqa: E402
 from core.report.model import Report, from_json, to_json  # noqa: E402
-from gui.app import application, use_python_threads  # noqa: E402
+from gui.app import application  # noqa: E402
 from gui.pages.base import PageId  # noqa: E402
+from gui.runtime import use_python_threads  # noqa: E402
 from gui.session import Session  # noqa: E402
 
 

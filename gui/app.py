@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import logging
 import os
 import sys
 import time
 import traceback
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import TracebackType
 
@@ -24,6 +22,7 @@ import gui.qt  # noqa: F401  (the binding, before qasync looks for one)
 from core import __version__
 from core.bundle import drop_bundle_paths, frozen
 from core.resources import APP_ID, icon_file
+from gui.runtime import settle_collector, use_python_threads
 from gui.session import Session
 
 log = logging.getLogger("rocmate.gui")
@@ -54,15 +53,6 @@ def application() -> QApplication:
     return app
 
 
-def settle_collector() -> None:
-    """What the app has made by now (modules, classes, the window and its pages) lives as
-    long as the app: Python's cycle collector leaves it out of its walks from here on
-    (``gc.freeze``). Its occasional full walk over a started app's 40,000 and more objects took
-    30 to 120 ms on this project's 2-core build machine, a stall in the middle of a live graph;
-    the walks that remain cover only what was made since."""
-    gc.freeze()
-
-
 def show_error(parent: QWidget | None, message: str, details: str) -> None:
     """A readable error with the details folded away and a button that copies them."""
     box = QMessageBox(parent)
@@ -87,14 +77,6 @@ def install_excepthook(parent: QWidget | None) -> None:
         show_error(parent, f"{kind.__name__}: {exc}", details)
 
     sys.excepthook = hook
-
-
-def use_python_threads(loop: asyncio.AbstractEventLoop) -> ThreadPoolExecutor:
-    """Core's ``asyncio.to_thread`` calls (telemetry samples, a run's report) on Python threads:
-    qasync's default executor makes QThreads, which Qt destroys still running at exit."""
-    executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="rocmate-loop")
-    loop.set_default_executor(executor)
-    return executor
 
 
 def run(session: Session, screenshot_dir: str | None = None,

@@ -101,7 +101,7 @@ def _wait_for(app: QApplication, bridge: Bridge, start: Callable[[], None]) -> N
     """Run what ``start`` hands to the bridge to its end, on a qasync loop of its own."""
     import qasync
 
-    from gui.app import use_python_threads
+    from gui.runtime import use_python_threads
 
     loop = qasync.QEventLoop(app, already_running=False)
     asyncio.set_event_loop(loop)

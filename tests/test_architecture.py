@@ -88,6 +88,27 @@ def test_no_import_circle_between_the_packages_of_core(graph: grimp.ImportGraph)
     assert _circles(edges) == []
 
 
+@pytest.fixture(scope="module")
+def gui_graph() -> grimp.ImportGraph:
+    return grimp.build_graph("gui", "core", include_external_packages=True)
+
+
+def _gui_edges(graph: grimp.ImportGraph, key: object = None) -> dict[str, set[str]]:
+    keyed = key if callable(key) else (lambda m: m)
+    out: dict[str, set[str]] = {}
+    for module in sorted(m for m in graph.modules if m.startswith("gui.")):
+        for target in graph.find_modules_directly_imported_by(module):
+            if target.startswith("gui.") and keyed(module) != keyed(target):
+                out.setdefault(keyed(module), set()).add(keyed(target))
+    return out
+
+
+def test_no_import_circle_between_gui_modules(gui_graph: grimp.ImportGraph) -> None:
+    """A page that needs something of the app's start (gui.app) takes it from a module below
+    both: gui.app -> gui.wizard -> gui.pages.benchmark -> gui.app was such a circle."""
+    assert _circles(_gui_edges(gui_graph)) == []
+
+
 def test_the_circle_finder_finds_circles() -> None:
     assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert _circles({"a": {"b"}, "b": set()}) == []

@@ -58,9 +58,9 @@ from core.operations.suites import (
 from core.probe.gpus import Gpu, work_memory
 from core.report import formatting as fmt
 from core.report.model import Report, SuiteRun
-from gui.app import settle_collector
 from gui.bridge import Bridge
 from gui.pages.base import PageId, RocPage
+from gui.runtime import settle_collector
 from gui.session import Session
 from gui.widgets.findings import selectable_label
 

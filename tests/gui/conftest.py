@@ -14,7 +14,7 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import gui.qt  # noqa: F401  (the binding first)
-from gui.app import use_python_threads
+from gui.runtime import use_python_threads
 
 pytest.importorskip("PySide6")
 qasync = pytest.importorskip("qasync")

@@ -23,7 +23,8 @@ APP = r"""
 import asyncio, os, signal, sys
 import gui.qt
 import qasync
-from gui.app import application, use_python_threads
+from gui.app import application
+from gui.runtime import use_python_threads
 from gui.bridge import Bridge
 from gui.pages.benchmark import BenchmarkPage
 from gui.session import Session
