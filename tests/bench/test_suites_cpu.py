@@ -179,17 +179,43 @@ def test_gemm(tmp_path: Path) -> None:
         rates = [2 * n**3 * reps / s["seconds"] / 1e12 for s in steps]
         sustained = res["figures"][f"tflops_{dt}"]
         assert sustained["median"] == pytest.approx(statistics.median(rates))
-        # the peak: the best median of 5 measured steps in a row, never below the sustained
+        # a warm-up forced to one step leaves no burst: the best 4 measured steps in a row
         peak = res["figures"][f"tflops_{dt}_peak"]
-        windows = [statistics.median(rates[i:i + 5]) for i in range(len(rates) - 4)]
+        windows = [statistics.median(rates[i:i + 4]) for i in range(len(rates) - 3)]
         assert peak["median"] == pytest.approx(max(windows))
-        assert peak["n"] == 5 and peak["unit"] == "TFLOP/s"
+        assert peak["n"] == 4 and peak["unit"] == "TFLOP/s"
         assert peak["median"] >= sustained["median"]
-        first, last = res["details"]["parts"][dt]["peak_steps"]
-        assert last - first == 4
+        first, last = res["details"]["parts"][dt]["burst_measured_steps"]
+        assert last - first == 3
         assert peak["median"] == pytest.approx(statistics.median(rates[first:last + 1]))
+        assert "warm-up was too short" in res["details"]["parts"][dt]["peak"]
     assert list(res["figures"])[:2] == ["tflops_bf16", "tflops_bf16_peak"]
     check_report(out)
+
+
+def test_gemm_burst_is_the_first_warmup_steps(tmp_path: Path) -> None:
+    """Issue 39: the peak is one method, a burst: warm-up steps 1-4 after three untimed
+    products (what the burst-timed reference results measured), never a window picked from
+    the measured phase; the sustained figure is the measured phase's median."""
+    out, events = run_worker(tiny("gemm", warmup_steps=None, steps=6), tmp_path)
+    assert out.status == "ok", out.error
+    res = out.result
+    assert res is not None
+    for dt in ("fp32", "fp16", "bf16"):
+        part = res["details"]["parts"][dt]
+        n, reps = part["n"], part["products_per_step"]
+        warm = [e for e in events if e["event"] == "step" and e["phase"] == "warmup"
+                and e.get("part") == dt]
+        assert len(warm) >= 5 and part["burst_warmup_steps"] == [1, 4]
+        burst = [2 * n**3 * reps / s["seconds"] / 1e12 for s in warm[1:5]]
+        peak = res["figures"][f"tflops_{dt}_peak"]
+        assert peak["n"] == 4 and peak["median"] == pytest.approx(statistics.median(burst))
+        measured = [2 * n**3 * reps / s["seconds"] / 1e12 for s in measured_steps(events, dt)]
+        assert res["figures"][f"tflops_{dt}"]["median"] == pytest.approx(
+            statistics.median(measured))
+        assert part["peak"].startswith("the burst: warm-up steps 1-4")
+    assert res["details"]["peak"] == res["details"]["parts"]["bf16"]["peak"]
+    assert "rested" not in res["details"]["peak"]  # the CPU does not rest between dtypes
 
 
 def test_gemm_peak_is_the_datasheet_comparison_and_the_headline(tmp_path: Path) -> None:

@@ -98,6 +98,8 @@ class PartResult:
     rank_times: list[list[float]] = field(default_factory=list)
 
     specs: dict[str, PerStep] = field(default_factory=dict)
+    warmup_times: list[float] = field(default_factory=list)
+    """The warm-up steps' times, in order (gemm's burst is its first steps on a rested card)."""
 
     def throughputs(self) -> list[float]:
         return [self.items / t for t in self.times if t > 0]
@@ -127,6 +129,7 @@ class Harness:
         self._clock = 0.0  # a data-parallel phase's elapsed seconds, as every rank agreed
         self._rank_dts: list[float] = []  # each rank's time of the last step
         self.rank_times: list[list[float]] = []  # each rank's measured step times
+        self.warmup_times: list[float] = []  # the last warm-up's step times
 
     @property
     def world(self) -> int:
@@ -241,6 +244,7 @@ class Harness:
             dt, extra = self._step(w, t_start)
             times.append(dt)
             self._emit_step(w, "warmup", len(times) - 1, dt, extra)
+        self.warmup_times = times
         return {
             "steps": len(times),
             "seconds": time.perf_counter() - t_start,
@@ -296,4 +300,5 @@ class Harness:
             measure={"steps": len(times), "seconds": wall, "items": items * len(times)},
             rank_times=self.rank_times if self.ranks else [],
             specs=specs,
+            warmup_times=list(self.warmup_times),
         )
