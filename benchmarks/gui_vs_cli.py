@@ -87,6 +87,12 @@ def run_page(choices: list[str], python: str, out: Path, *, cpu_tiny: bool = Fal
     log(out, f"page: {page.result.status} in {time.monotonic() - started:.0f} s; "
              f"{page.status.text()}")
     page.plots.finish()
+    # the plots paint their rows one timer tick apart (gui/widgets/live_plots.py): a grab
+    # before the last tick showed the held plots black (issue 39/2)
+    deadline = time.monotonic() + 5.0
+    while not page.plots.settled and time.monotonic() < deadline:
+        app.processEvents()
+        time.sleep(0.01)
     for _ in range(20):
         app.processEvents()
     wizard.grab().save(str(out / "benchmark-page.png"))

@@ -737,10 +737,15 @@ class LivePlots(QWidget):
         last picture meanwhile, for 40 to 120 ms)."""
         held = {key for row in self._held for key in row}
         for row in self._rows_shown[1:]:
-            for key in row:
-                self._plots[key].widget.setUpdatesEnabled(False)
-            if not held.intersection(row):
-                self._held.append(row)
+            # only plots not held already, each in a row that will be let go: rows held before
+            # the layout changed (telemetry arriving moves plots between rows) keep theirs, and
+            # a plot held outside every row would stay unpainted (black) for good
+            fresh = [key for key in row if key not in held]
+            if fresh:
+                for key in fresh:
+                    self._plots[key].widget.setUpdatesEnabled(False)
+                self._held.append(fresh)
+                held.update(fresh)
         if self._held:
             self._timer.start()
 
