@@ -10,6 +10,7 @@ from core import __version__
 from core.diagnose.context import Context, Support
 from core.diagnose.engine import diagnose, verdict
 from core.diagnose.finding import Finding
+from core.diagnose.rules_apps import AppCheck, check_apps
 from core.diagnose.rules_runtime import not_started
 from core.knowledge.loader import Knowledge, load_knowledge
 from core.probe.facts import Facts, gather
@@ -31,6 +32,9 @@ class DoctorReport:
     not_started: tuple[int, ...] = ()
     """The GPUs (indexes into facts.gpus.gpus) amdgpu, although loaded, did not start: their
     support says what ROCm would make of them, not that they work (rules_runtime)."""
+    apps: tuple[AppCheck, ...] = ()
+    """The apps' Python environments found under the home, and whether each one's PyTorch can
+    reach the card (rules_apps; issue 34)."""
 
     def to_json(self) -> dict[str, Any]:
         facts = self.facts
@@ -59,6 +63,7 @@ class DoctorReport:
             "driver": facts.driver.to_json(),
             "windows": facts.windows.to_json() if facts.windows is not None else None,
             "kernel_check": _kernel_json(facts),
+            **({"apps": [a.to_json() for a in self.apps]} if self.apps else {}),
             "findings": [f.to_json() for f in self.findings],
             "timings": {**facts.timings, "total_s": round(self.elapsed_s, 4)},
             "problems": list(facts.gpus.problems),
@@ -139,4 +144,5 @@ def run_doctor(
         verdict=verdict(findings),
         elapsed_s=time.perf_counter() - start,
         not_started=tuple(sorted(list(facts.gpus.gpus).index(g) for g, _, _ in not_started(ctx))),
+        apps=check_apps(ctx),
     )

@@ -6,6 +6,7 @@ import re
 
 from core.diagnose.doctor import DoctorReport
 from core.diagnose.engine import NOT_PROVED, NOT_SUPPORTED, READY, READY_AFTER_FIXES
+from core.diagnose.rules_apps import NO, YES, AppCheck
 from core.i18n import t
 from core.termstyle import Style, char_width, display_width, pad_left
 
@@ -150,7 +151,26 @@ def _machine(report: DoctorReport, style: Style) -> list[str]:
         rows.append((torch_label, t("doctor.text.torch.installed",
                                     "{version} ({backend}) in {python}", version=torch.version,
                                     backend=backend, python=torch.python)))
+    apps_label = t("doctor.text.label.apps", "Apps")
+    for i, check in enumerate(report.apps):
+        rows.append((apps_label if i == 0 else "", app_line(check)))
+        rows.append(("", t("doctor.text.app.folder", "  in {folder}", folder=check.env.folder)))
     return _columns(rows)
+
+
+def app_line(check: AppCheck) -> str:
+    """An app's environment in one line: its PyTorch, where, and whether it reaches the GPU."""
+    torch = check.env.torch
+    what = t("doctor.text.app.torch", "PyTorch {version}", version=torch.version) if torch \
+        else t("doctor.text.app.no-torch", "no PyTorch")
+    if check.reaches == YES:
+        reach = t("doctor.text.app.yes", "reaches the GPU")
+    elif check.reaches == NO:
+        reach = t("doctor.text.app.no", "cannot use the GPU ({why})", why=check.why())
+    else:
+        reach = t("doctor.text.app.not-checked", "not checked ({why})", why=check.why())
+    return t("doctor.text.app", "{app}: {what} - {reach}", app=check.env.name, what=what,
+             reach=reach)
 
 
 def _columns(rows: list[tuple[str, str]]) -> list[str]:

@@ -14,6 +14,7 @@ from core.diagnose import (
 )
 from core.diagnose.context import Context
 from core.diagnose.finding import Finding
+from core.diagnose.rules_apps import app_findings
 from core.diagnose.rules_kernel import NOT_RUN, kernel_rules
 from core.diagnose.rules_torch import torch_rules
 
@@ -65,6 +66,7 @@ def diagnose(ctx: Context) -> list[Finding]:
         findings.extend(rule(ctx))
     findings.extend(torch_rules(ctx, findings))
     findings.extend(kernel_rules(ctx))
+    findings.extend(app_findings(ctx))
     return causes_first(sorted(findings, key=lambda f: SEVERITY_ORDER[f.severity]))
 
 

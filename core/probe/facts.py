@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 
 from core.knowledge.loader import Knowledge, load_knowledge
 from core.knowledge.vendors import load_vendors
+from core.probe.app_envs import AppEnv, find_app_envs
 from core.probe.driver import DriverFacts, probe_driver
 from core.probe.environment import EnvironmentFacts, probe_environment
 from core.probe.gpus import GpuFacts, probe_gpus
@@ -47,6 +48,9 @@ class Facts:
     ensurepip: bool | None = None
     """Whether the system's python3 has ensurepip, which ``python3 -m venv`` needs (False on
     Debian and Ubuntu until python3-venv is installed); None when not known (issue 33)."""
+    apps: tuple[AppEnv, ...] = ()
+    """The Python environments of common AI apps found in their usual places under the home,
+    with the torch family each holds (issue 34; core.probe.app_envs)."""
 
 
 def gather(
@@ -78,6 +82,7 @@ def gather(
     driver = probe_driver(system, platform.wsl, gpus)
     disk_free = _disk_free(system, permissions.user.home)
     ensurepip = probe_ensurepip(system)
+    apps = find_app_envs(system, permissions.user.home)  # counted in probes_s (no key of its own)
     timings["probes_s"] = time.perf_counter() - start
     torch: TorchFacts | None = None
     kernel: KernelCheck | None = None
@@ -106,6 +111,7 @@ def gather(
         kernel_check=kernel,
         kernel_skipped=skipped,
         ensurepip=ensurepip,
+        apps=apps,
     )
 
 
