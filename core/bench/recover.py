@@ -270,6 +270,10 @@ def _take(event: dict[str, Any], out: RunOutcome) -> None:
         sample = _sample(event)
         if sample is not None:
             out.telemetry.append(sample)
+    elif kind == "telemetry-source" and out.power_source is None:
+        source = {k: _text(event.get(k)) for k in ("sampler", "power", "energy")}
+        if source["sampler"]:
+            out.power_source = source
 
 
 def _decide(out: RunOutcome, path: Path) -> None:

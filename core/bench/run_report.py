@@ -20,6 +20,7 @@ from core.probe.driver import (
     nvidia_version,
     version_text,
 )
+from core.report.efficiency import efficiencies
 from core.report.model import (
     MAX_NUMBER,
     DeviceInfo,
@@ -30,6 +31,7 @@ from core.report.model import (
     Interruption,
     Machine,
     Measure,
+    PowerSource,
     Report,
     Software,
     Step,
@@ -142,6 +144,12 @@ def suite_run(out: RunOutcome, kb: Knowledge | None = None, home: str | None = N
         run.result.interrupted = Interruption(measured_steps=int(cut.get("measured_steps", 0)),
                                               planned_steps=cut.get("planned_steps"))
         run.energy = _energy(out, run.result)
+    src = out.power_source
+    if src and isinstance(src.get("sampler"), str):
+        run.power_source = PowerSource(sampler=src["sampler"], power=src.get("power"),
+                                       energy=src.get("energy"))
+    if run.result is not None:
+        run.efficiency = efficiencies(run)
     if out.error is not None:
         e = out.error
         run.error = ErrorInfo(kind=str(e.get("kind", "other")),

@@ -95,6 +95,7 @@ class RunOutcome:
     steps: list[dict[str, Any]] = field(default_factory=list)
     telemetry: list[TelemetrySample] = field(default_factory=list)
     telemetry_source: str | None = None
+    power_source: dict[str, Any] | None = None  # sampler, power, energy: what power came from
     device_ids: DeviceIds | None = None
     returncode: int | None = None
     stderr_tail: str = ""
@@ -632,6 +633,12 @@ class BenchRunner:
             out.telemetry.append(sample)
             record = {"event": "telemetry", "rx_t": sample.t, **_sample_dict(sample)}
             self._record(record)
+            if out.power_source is None and (sample.power_w is not None
+                                             or sample.energy_j is not None):
+                power, counter = sampler.power_reading()
+                out.power_source = {"sampler": sampler.kind, "power": power, "energy": counter}
+                self._record({"event": "telemetry-source", "rx_t": sample.t,
+                              **out.power_source})
             await asyncio.sleep(self.telemetry_interval_s)
 
     # -- the end ---------------------------------------------------------------------------------

@@ -42,6 +42,8 @@ class Sampler(Protocol):
 
     def ids(self) -> DeviceIds: ...
 
+    def power_reading(self) -> tuple[str | None, str | None]: ...
+
     def close(self) -> None: ...
 
 
@@ -71,6 +73,7 @@ class AmdSysfsSampler:
         self.dir = device_dir.rstrip("/")
         self.hwmon = self._hwmon()
         self._labels = self._hwmon_labels()
+        self._power_file: str | None = None  # the hwmon file the last power came from
 
     @classmethod
     def find(cls, system: System, pci_bus_id: str | None) -> AmdSysfsSampler | None:
@@ -117,8 +120,10 @@ class AmdSysfsSampler:
         power = None
         if self.hwmon:
             micro = self._hw("power1_average")
+            self._power_file = "power1_average"
             if micro is None:
                 micro = self._hw("power1_input")
+                self._power_file = "power1_input" if micro is not None else None
             power = micro / 1e6 if micro is not None else None
             for i in range(1, 4):
                 v = self._hw(f"temp{i}_input")
@@ -147,6 +152,10 @@ class AmdSysfsSampler:
 
     def ids(self) -> DeviceIds:
         return _ids_from(self._read)
+
+    def power_reading(self) -> tuple[str | None, str | None]:
+        """What the power came from (hwmon's file) and the energy counter (amdgpu has none)."""
+        return (f"hwmon {self._power_file}" if self._power_file else None), None
 
     def close(self) -> None:
         pass
@@ -239,6 +248,11 @@ class NvmlSampler:
             clocks_mhz={k: float(v) for k, v in (("sm", sm), ("mem", memclk)) if v is not None},
             energy_j=energy / 1000.0 if energy is not None else None,
         )
+
+    def power_reading(self) -> tuple[str | None, str | None]:
+        """NVML's power reading and, where the card has one, its energy counter."""
+        return ("nvmlDeviceGetPowerUsage",
+                "nvmlDeviceGetTotalEnergyConsumption" if self._energy_ok else None)
 
     def ids(self) -> DeviceIds:
         info = self._try(self.nvml.nvmlDeviceGetPciInfo)

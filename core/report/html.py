@@ -19,6 +19,7 @@ from core.report import charts
 from core.report import formatting as fmt
 from core.report.charts import Band, Chart, Rule, Series
 from core.report.compare import Comparison, Difference
+from core.report.efficiency import of_run
 from core.report.interruption import interruption_text
 from core.report.model import (
     PEAK_SUFFIX,
@@ -32,7 +33,14 @@ from core.report.model import (
 from core.report.references import KIND_TITLES, CardsLikeMine, conditions_text
 from core.report.scaling import scaling_lines
 from core.report.steadiness import cautions
-from core.report.text import match_word, status_word, verdict_word
+from core.report.text import (
+    efficiency_lines,
+    match_word,
+    reference_key_lines,
+    reference_where_lines,
+    status_word,
+    verdict_word,
+)
 from core.termstyle import display_width
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
@@ -373,6 +381,15 @@ def _kpis(run: SuiteRun) -> str:
                  power=f"{en.mean_power_w:.0f}") if en.mean_power_w else en.method)
         tiles.append(_kpi(t("report.md.energy", "energy"), fmt.num(en.per_item_j),
                           f"J/{en.item_unit}", sub))
+    for e in of_run(run)[:1]:  # the headline's rate per watt
+        sub = (t("report.html.kpi.per-watt", "{energy} J/{unit} at {power} W",
+                 energy=fmt.num(e.per_item_j), unit=e.item_unit, power=f"{e.mean_power_w:.0f}")
+               if e.per_item_j is not None and run.energy is None else
+               t("report.html.kpi.mean-power", "at {power} W mean",
+                 power=f"{e.mean_power_w:.0f}"))
+        tiles.append(_kpi(t("report.md.per-watt", "per watt"), fmt.num(e.per_watt),
+                          e.unit.removesuffix("/W") + " " + t("report.html.kpi.per-w", "per W"),
+                          sub, exact=e.per_watt))
     tiles.append(_kpi(t("report.md.warm-up", "warm-up"), fmt.seconds(r.warmup.seconds), "",
                       _warmup_state(r.warmup)))
     return hero + '<div class="kpis">' + "".join(tiles) + "</div>"
@@ -604,6 +621,7 @@ def _run_facts(run: SuiteRun) -> str:
             "{joules} J in the measured phase, {per_item} J/{unit} ({method})",
             joules=fmt.num(en.joules), per_item=fmt.num(en.per_item_j), unit=en.item_unit,
             method=en.method)))
+    items += [(t("report.md.per-watt", "per watt"), line) for line in efficiency_lines(run)]
     ref = run.reference
     if ref is not None:
         text = t("doctor.list-separator", "; ").join(fmt.datasheet_parts(ref, sep=": ")) \
@@ -723,9 +741,10 @@ def _references_section(refs: CardsLikeMine) -> str:
     else:
         heading = t("report.html.references", "Cards like mine: {suite} on {device}",
                     suite=e(fmt.suite_title(refs.suite)), device=e(refs.device))
-    intro = e(t("report.html.references.intro",
-                "Published figures and blog claims, each with its source and conditions. Where "
-                "the conditions differ from this run, the ratio is only a hint."))
+    intro = e(t("report.html.references.intro.key",
+                "Published figures and blog claims, each with its source and conditions. A "
+                "reference is compared only where its harness, backend, OS, precision, batch "
+                "and steps match this run; any other is a hint."))
     out = ['<section class="block" id="references">', f"<h2>{heading}</h2>",
            f'<p class="muted">{intro}</p>']
     out += [f'<p class="warnline">{e(w)}</p>' for w in refs.warnings]
@@ -760,6 +779,8 @@ def _references_section(refs: CardsLikeMine) -> str:
             f'<div class="ref"><div class="title">{e(r.card)} '
             f'<span class="badge plain">{e(match_word(m.match))}</span></div>',
             f'<div class="muted">{e(fmt.figure_label(r.figure))} · {e(KIND_TITLES[r.kind])}</div>',
+            "".join(f'<div class="{"" if m.standing == "comparison" else "warnline"}">'
+                    f"{e(line)}</div>" for line in reference_key_lines(m)),
             f'<div class="nums"><span>{reference_word}<b>{e(fmt.num(r.value))}</b> '
             f"{e(r.unit)}</span>{yours}</div>{how}",
             f'<div><span class="muted">{e(conditions)}</span>{_gap_after(conditions)}'
@@ -769,7 +790,9 @@ def _references_section(refs: CardsLikeMine) -> str:
             f"<div>{e(worked_out)}</div>" if r.derived else "",
             f"<div>{e(local(r.note))}</div>" if r.note else "",
             f'<div class="src">{e(method)}</div>' if r.method else "",
-            f'<div class="src">{e(source)}</div></div>',
+            f'<div class="src">{e(source)}</div>',
+            "".join(f'<div class="src">{e(line)}</div>' for line in reference_where_lines(r)),
+            "</div>",
         ]
         cards.append("".join(lines))
     if cards:

@@ -24,7 +24,16 @@ from core.report.model import Report, SuiteRun
 from core.report.references import KIND_TITLES, CardsLikeMine, conditions_text
 from core.report.scaling import scaling_lines
 from core.report.steadiness import cautions
-from core.report.text import energy_text, match_word, memory_text, report_text, verdict_word
+from core.report.text import (
+    efficiency_lines,
+    energy_text,
+    match_word,
+    memory_text,
+    reference_key_lines,
+    reference_where_lines,
+    report_text,
+    verdict_word,
+)
 
 _URL = re.compile(r"(?:https?|ftp|file)://[^\s`|<>\\]+|www\.[^\s`|<>\\]+", re.IGNORECASE)
 _SPECIALS = re.compile(r"([\\`*_\[\]|~#])")
@@ -231,6 +240,7 @@ def _run_details(run: SuiteRun, multi: bool) -> list[str]:
         en = run.energy
         facts.append((t("report.md.energy", "energy"), energy_text(
             fmt.num(en.per_item_j), en.item_unit, en.mean_power_w, en.method)))
+    facts += [(t("report.md.per-watt", "per watt"), line) for line in efficiency_lines(run)]
     ref = run.reference
     if ref is not None:
         parts = t("doctor.list-separator", "; ").join(fmt.datasheet_parts(ref))
@@ -332,6 +342,7 @@ def _references_details(refs: CardsLikeMine) -> list[str]:
                  f"{md(r.unit)} ({md(KIND_TITLES[r.kind])})",
                  "  - " + t("report.label.conditions", "conditions: {conditions}",
                             conditions=md(conditions_text(r.conditions)))]
+        lines += ["  - " + md(line) for line in reference_key_lines(m)]
         if m.how and m.yours is not None:
             lines.append("  - " + t("report.md.yours-how", "yours = {how}", how=md(m.how)))
         lines += ["  - " + t("report.label.differs", "differs: {difference}", difference=md(d))
@@ -349,5 +360,6 @@ def _references_details(refs: CardsLikeMine) -> list[str]:
                                     method=md(local(r.method))))
         lines.append("  - " + t("report.label.source", "source: {source}",
                                 source=md(local(r.source))))
+        lines += ["  - " + md(line) for line in reference_where_lines(r)]
         out.append("\n".join(lines))
     return out

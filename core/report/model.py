@@ -161,6 +161,37 @@ class Energy:
 
 
 @dataclass
+class PowerSource:
+    """What the run's power was read from (added in 1.x; absent from older reports)."""
+
+    sampler: str  # amdgpu-sysfs | nvml (core.bench.telemetry's sampler kinds)
+    power: str | None = None  # "hwmon power1_average", "nvmlDeviceGetPowerUsage"
+    energy: str | None = None  # a cumulative counter: "nvmlDeviceGetTotalEnergyConsumption"
+    inferred: bool = False  # not recorded: the sampler rocmate opens for the run's backend
+
+
+@dataclass
+class Efficiency:
+    """A figure per watt over the measured window of its part (core.report.efficiency)."""
+
+    figure: str  # the rate divided: throughput | decode_throughput | tflops_bf16 | ...
+    part: str | None  # the part of the run measured (decode, prefill, bf16), None = all steps
+    per_watt: float  # the figure's median / mean_power_w
+    unit: str  # "images/s/W", "tokens/s/W", "TFLOP/s/W"
+    mean_power_w: float
+    joules: float  # the energy of the window
+    window_s: float  # the measured steps' seconds
+    samples: int  # telemetry samples used
+    coverage: float  # the share of the window the samples span
+    method: str  # energy-counter | power-samples
+    source: str  # the sampler: amdgpu-sysfs | nvml | unknown
+    reading: str | None = None  # what it read: "hwmon power1_average", NVML's counter
+    items: int | None = None  # images or tokens in the window
+    per_item_j: float | None = None  # joules per image / token
+    item_unit: str | None = None  # image | token
+
+
+@dataclass
 class Reference:
     """The card's datasheet peaks and how close the run came (gemm/bandwidth health check)."""
 
@@ -195,6 +226,8 @@ class SuiteRun:
     reference: Reference | None = None
     steps: list[Step] = field(default_factory=list)
     telemetry: list[TelemetrySample] = field(default_factory=list)
+    efficiency: list[Efficiency] = field(default_factory=list)  # written only when known
+    power_source: PowerSource | None = None  # written only when known
 
 
 @dataclass
@@ -250,6 +283,10 @@ def to_dict(report: Report) -> dict[str, Any]:
     for run in d["runs"]:  # the same for a result's interruption
         if run.get("result") is not None and run["result"].get("interrupted") is None:
             run["result"].pop("interrupted", None)
+        if not run.get("efficiency"):  # 1.x additions: absent, not empty or null
+            run.pop("efficiency", None)
+        if run.get("power_source") is None:
+            run.pop("power_source", None)
     return {"schema": d.pop("schema"), **d}
 
 
@@ -501,6 +538,16 @@ def _telemetry(r: _R) -> TelemetrySample:
                            energy_j=r.onum("energy_j"))
 
 
+def _efficiency(r: _R) -> Efficiency:
+    return Efficiency(
+        figure=r.text("figure"), part=r.otext("part"), per_watt=r.num("per_watt"),
+        unit=r.text("unit"), mean_power_w=r.num("mean_power_w"), joules=r.num("joules"),
+        window_s=r.num("window_s"), samples=r.integer("samples"), coverage=r.num("coverage"),
+        method=r.text("method"), source=r.text("source"), reading=r.otext("reading"),
+        items=r.ointeger("items"), per_item_j=r.onum("per_item_j"),
+        item_unit=r.otext("item_unit"))
+
+
 _STEP_FIELDS = (("phase", "text"), ("index", "integer"), ("seconds", "num"),
                 ("items", "integer"), ("t", "onum"), ("part", "otext"), ("figures", "num_map"))
 _SAMPLE_FIELDS = (("t", "num"), ("busy_pct", "onum"), ("vram_used_bytes", "ointeger"),
@@ -542,6 +589,10 @@ def _run(r: _R) -> SuiteRun:
             fractions=e.num_map("fractions"), note=e.otext("note"))),
         steps=_series(r, "steps", _STEP_FIELDS, Step, _step),
         telemetry=_series(r, "telemetry", _SAMPLE_FIELDS, TelemetrySample, _telemetry),
+        efficiency=r.items("efficiency", _efficiency),
+        power_source=r.osub("power_source", lambda e: PowerSource(
+            sampler=e.text("sampler"), power=e.otext("power"), energy=e.otext("energy"),
+            inferred=bool(e.flag("inferred", False)))),
     )
     if status == "ok" and run.result is None:
         raise ReportError(f"{r.path}: status ok but no result")

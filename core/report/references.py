@@ -59,7 +59,7 @@ class _KindTitles(Mapping[str, str]):
 
 
 KIND_TITLES: Mapping[str, str] = _KindTitles()
-PRECISIONS = ("fp32", "tf32", "amp-fp16", "amp-bf16", "fp16", "bf16")
+PRECISIONS = ("fp32", "tf32", "amp-fp16", "amp-bf16", "fp16", "bf16", "gguf-q4_0", "gguf-q4_k_m")
 UNSTATED = ("not stated", "n/a")
 REQUIRED_CONDITIONS = ("precision", "batch", "resolution", "steps", "software")
 OPTIONAL_CONDITIONS = ("memory_format", "compile", "data", "shape", "model")
@@ -88,7 +88,19 @@ SAME_BAND = 0.03  # within ±3 %: "about the same"
 _WORDS = ("source", "method", "derived", "note")
 _CONDITION_WORDS = ("software", "data", "model")
 _ROW_KEYS = {"id", "card", "arch", "suite", "figure", "value", "unit", "kind", "source", "method",
-             "derived", "note", "conditions"}
+             "derived", "note", "conditions", "harness", "backend", "os", "n", "spread", "url",
+             "date"}
+# The key a reference must share with a run to be a comparison rather than a hint (added in
+# 1.x; a row without them is a hint): the harness, backend and OS, beside the conditions'
+# precision, batch and denoising steps.
+HARNESSES = ("rocmate", "pytorch", "diffusers", "sdnext", "a1111", "llama.cpp", "lambda",
+             "other")
+# rocmate's suites and a plain PyTorch loop of the same model and method measure alike (the
+# project's own H200 checks: docs/bench.md); every other harness times something else.
+LIKE_ROCMATE = ("rocmate", "pytorch")
+BACKENDS = ("rocm", "cuda", "zluda", "vulkan", "directml")
+SYSTEMS = ("linux", "windows", "wsl")
+_RUN_BACKENDS = {"hip": "rocm", "cuda": "cuda"}
 _ROW_KEYS |= {f"{key}_{lang}" for key in _WORDS for lang in LANGUAGES if lang != "en"}
 _NAME_NOISE = {"amd", "nvidia", "ati", "radeon", "geforce", "tesla", "instinct", "graphics",
                "generation", "gpu", "pcie", "sxm", "sxm2", "sxm4", "sxm5", "gen5", "hbm2",
@@ -129,6 +141,13 @@ class ReferenceRow:
     method: str | None = None
     derived: str | None = None
     note: str | None = None
+    harness: str | None = None  # None: not stated (the row is then a hint)
+    backend: str | None = None
+    os: str | None = None
+    n: int | None = None  # how many results the value is the median of
+    spread: tuple[float, float] | None = None  # the lowest and highest of them
+    url: str | None = None
+    date: str | None = None  # when measured or published: 2025-11, 2025-11-21, 2025-01..2026-01
 
 
 # --- loading ------------------------------------------------------------------------------------
@@ -216,11 +235,44 @@ def _row(raw: Any, where: str) -> ReferenceRow:
     arch = text("arch", required=False)
     if arch and not re.fullmatch(r"gfx[0-9a-f]{3,4}|sm_[0-9]{2,3}", arch):
         raise ReferencesError(f"{where}: arch {arch!r} is neither a gfx target nor sm_NN")
+    harness, backend, system = (text(k, required=False) for k in ("harness", "backend", "os"))
+    for key, v, allowed in (("harness", harness, HARNESSES), ("backend", backend, BACKENDS),
+                            ("os", system, SYSTEMS)):
+        if v is not None and v not in allowed:
+            raise ReferencesError(f"{where}: {key} {v!r} is not one of {', '.join(allowed)}")
+    n = raw.get("n")
+    if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
+        raise ReferencesError(f"{where}: 'n' must be a positive integer")
+    spread = _spread(raw.get("spread"), float(value), where)
+    if spread is not None and n is None:
+        raise ReferencesError(f"{where}: a spread needs 'n', how many results it spans")
+    url = text("url", required=False)
+    if url is not None and not url.startswith("https://"):
+        raise ReferencesError(f"{where}: 'url' must be an https:// address")
+    date = text("date", required=False)
+    if date is not None and not re.fullmatch(r"\d{4}-\d{2}(-\d{2})?(\.\.\d{4}-\d{2}(-\d{2})?)?",
+                                             date):
+        raise ReferencesError(f"{where}: 'date' is YYYY-MM[-DD], or a range FROM..TO")
     return ReferenceRow(
         id=str(text("id")), card=str(text("card")), arch=arch, suite=suite, figure=figure,
         value=float(value), unit=unit, kind=kind, source=words("source") or "",
         conditions=_conditions(raw.get("conditions"), where), method=method,
-        derived=words("derived", required=False), note=words("note", required=False))
+        derived=words("derived", required=False), note=words("note", required=False),
+        harness=harness, backend=backend, os=system, n=n, spread=spread, url=url, date=date)
+
+
+def _spread(raw: Any, value: float, where: str) -> tuple[float, float] | None:
+    """``spread = [low, high]``: the lowest and highest result, around the value."""
+    if raw is None:
+        return None
+    if (not isinstance(raw, list) or len(raw) != 2
+            or any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in raw)):
+        raise ReferencesError(f"{where}: 'spread' is [lowest, highest]")
+    low, high = float(raw[0]), float(raw[1])
+    if not 0 < low <= value <= high:
+        raise ReferencesError(f"{where}: 'spread' must hold the value: {low} <= {value} <= "
+                              f"{high}")
+    return low, high
 
 
 def _words(raw: dict[str, Any], key: str, english: str, where: str) -> Localized:
@@ -326,6 +378,8 @@ class ReferenceMatch:
     verdict: str | None  # faster | slower | about the same | more | less
     differences: list[str] = field(default_factory=list)  # conditions that differ, in words
     unstated: list[str] = field(default_factory=list)  # conditions the source does not state
+    standing: str = "hint"  # comparison (the key matches the run) | hint
+    hint: list[str] = field(default_factory=list)  # why only a hint: the key's differences
 
 
 @dataclass
@@ -399,7 +453,8 @@ def cards_like_mine(report: Report, run_index: int = 0, *,
         if how_close == "other card" and not all_cards:
             continue
         out.matches.append(_compare_row(row, how_close, run, report))
-    out.matches.sort(key=lambda m: (order[m.match], len(m.differences)))  # closest first
+    out.matches.sort(key=lambda m: (m.standing != "comparison", order[m.match],
+                                    len(m.differences)))  # comparisons first, then closest
     if not out.matches and out.note is None:
         out.others = len(suite_rows)
         if arch:
@@ -418,9 +473,108 @@ def _compare_row(row: ReferenceRow, how_close: str, run: SuiteRun,
     yours, how, higher = your_value(run, row.figure, row.unit)
     ratio = yours / row.value if yours is not None and row.value else None
     differences, unstated = condition_differences(row, run, report)
+    hint = key_differences(row, run, report)
     return ReferenceMatch(row=row, match=how_close, yours=yours, how=how, ratio=ratio,
                           verdict=verdict(ratio, higher), differences=differences,
-                          unstated=unstated)
+                          unstated=unstated, standing="hint" if hint else "comparison",
+                          hint=hint)
+
+
+def run_key(run: SuiteRun, report: Report) -> dict[str, Any]:
+    """The run's side of the key: rocmate's harness, its backend, OS, precision, batch, steps."""
+    platform = report.machine.platform or {}
+    steps = run.settings.get("inference_steps") or (
+        run.result.details.get("inference_steps") if run.result else None)
+    return {"harness": "rocmate",
+            "backend": _RUN_BACKENDS.get(run.device.backend if run.device else ""),
+            "os": "wsl" if platform.get("wsl") else "linux",
+            "precision": _norm_precision(run.settings.get("precision")
+                                         if isinstance(run.settings.get("precision"), str)
+                                         else None),
+            "batch": run.settings.get("batch_size"),
+            "steps": steps if isinstance(steps, int) else None}
+
+
+def key_differences(row: ReferenceRow, run: SuiteRun, report: Report) -> list[str]:
+    """Why ``row`` is only a hint for ``run``, in words: each part of the key (harness, backend,
+    OS, precision, batch, denoising steps) that differs or that the source does not state;
+    empty when the key matches and the row is a comparison."""
+    mine = run_key(run, report)
+    out: list[str] = []
+    if row.harness is None:
+        out.append(t("report.refs.hint.harness-unstated", "the source does not name its harness"))
+    elif row.harness == "llama.cpp":
+        out.append(t("report.refs.hint.llama-cpp", "llama.cpp with GGUF weights: another "
+                     "harness, not comparable with a PyTorch run"))
+    elif row.harness not in LIKE_ROCMATE:
+        out.append(t("report.refs.hint.harness", "another harness ({harness}): it times "
+                     "something other than rocmate's steps", harness=harness_title(row.harness)))
+    for key, theirs, title in (("backend", row.backend, t("report.refs.key.backend", "backend")),
+                               ("os", row.os, t("report.refs.key.os", "OS"))):
+        if theirs is None:
+            out.append(t("report.refs.hint.unstated", "{key} not stated", key=title))
+        elif mine[key] and theirs != mine[key]:
+            out.append(t("report.refs.hint.differs", "{key}: reference {reference}, yours "
+                         "{yours}", key=title, reference=key_word(theirs),
+                         yours=key_word(mine[key])))
+    c = row.conditions
+    theirs_p = _norm_precision(c.precision)
+    if theirs_p is None and "precision" in c.unstated:
+        out.append(t("report.refs.hint.unstated", "{key} not stated",
+                     key=t("report.refs.key.precision", "precision")))
+    elif theirs_p and mine["precision"] and theirs_p != mine["precision"]:
+        out.append(t("report.refs.hint.differs", "{key}: reference {reference}, yours {yours}",
+                     key=t("report.refs.key.precision", "precision"), reference=c.precision,
+                     yours=run.settings.get("precision")))
+    for name, count, title in (("batch", c.batch, t("report.refs.key.batch", "batch")),
+                               ("steps", c.steps, t("report.refs.key.steps", "denoising steps"))):
+        if count is None and name in c.unstated:
+            out.append(t("report.refs.hint.unstated", "{key} not stated", key=title))
+        elif count is not None and mine[name] is not None and count != mine[name]:
+            out.append(t("report.refs.hint.differs", "{key}: reference {reference}, yours "
+                         "{yours}", key=title, reference=count, yours=mine[name]))
+    return out
+
+
+def harness_title(harness: str) -> str:
+    """A harness by the name its users know."""
+    return {"rocmate": "rocmate", "pytorch": t("report.refs.harness.pytorch",
+                                               "a plain PyTorch loop"),
+            "diffusers": "diffusers", "sdnext": "SD.Next", "a1111": "AUTOMATIC1111",
+            "llama.cpp": "llama.cpp", "lambda": "Lambda's benchmark",
+            "other": t("report.refs.harness.other", "another program")}.get(harness, harness)
+
+
+def key_word(value: str) -> str:
+    """A backend or OS as people write it."""
+    return {"rocm": "ROCm", "cuda": "CUDA", "zluda": "ZLUDA", "vulkan": "Vulkan",
+            "directml": "DirectML", "linux": "Linux", "windows": "Windows",
+            "wsl": "WSL 2"}.get(value, value)
+
+
+def key_text(row: ReferenceRow) -> str:
+    """``SD.Next, ROCm, Windows``: the row's harness, backend and OS as stated."""
+    unstated = t("report.refs.key.unstated", "not stated")
+    return ", ".join([harness_title(row.harness) if row.harness else unstated,
+                      key_word(row.backend) if row.backend else unstated,
+                      key_word(row.os) if row.os else unstated])
+
+
+def spread_text(row: ReferenceRow) -> str | None:
+    """``n = 3, 17.00–18.98``: how many results the value is the median of, and their range."""
+    if row.n is None:
+        return None
+    if row.spread is None or row.n == 1:
+        return t("report.refs.n", "n = {n}", n=row.n)
+    return t("report.refs.n.spread", "n = {n}, lowest–highest {low}–{high}", n=row.n,
+             low=num(row.spread[0]), high=num(row.spread[1]))
+
+
+def standing_word(m: ReferenceMatch) -> str:
+    """``a comparison`` or ``a hint``."""
+    return (t("report.refs.standing.comparison", "a comparison: the key matches this run")
+            if m.standing == "comparison"
+            else t("report.refs.standing.hint", "a hint, not a comparison"))
 
 
 def verdict(ratio: float | None, higher_is_better: bool | None) -> str | None:

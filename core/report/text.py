@@ -12,10 +12,20 @@ from collections.abc import Sequence
 from core.i18n import t
 from core.report import formatting as fmt
 from core.report.compare import Comparison
+from core.report.efficiency import of_run, source_text, why_not
 from core.report.history import HistoryEntry
 from core.report.interruption import interrupted_words, interruption_text
-from core.report.model import Report, SuiteRun
-from core.report.references import KIND_TITLES, CardsLikeMine, conditions_text
+from core.report.model import Efficiency, Report, SuiteRun
+from core.report.references import (
+    KIND_TITLES,
+    CardsLikeMine,
+    ReferenceMatch,
+    ReferenceRow,
+    conditions_text,
+    key_text,
+    spread_text,
+    standing_word,
+)
 from core.report.scaling import scaling_lines
 from core.report.steadiness import cautions
 from core.termstyle import display_width, pad_left, pad_right
@@ -91,6 +101,55 @@ def energy_text(per_item: str, unit: str, power_w: float | None, method: str) ->
              method=method)
 
 
+def efficiency_text(e: Efficiency, energy: bool = True) -> str:
+    """``7.56 images/s per W, 0.132 J/image at 612 W``: a figure per watt, in words (without
+    the joules per item with ``energy=False``: where the report's energy line says them)."""
+    rate = t("report.label.per-watt", "{value} {unit} per W", value=fmt.num(e.per_watt),
+             unit=e.unit.removesuffix("/W"))
+    if e.part:
+        rate = t("report.label.per-watt.part", "{part}: {rate}", part=e.part, rate=rate)
+    if energy and e.per_item_j is not None and e.item_unit:
+        return t("report.label.per-watt.energy", "{rate}, {energy} J/{unit} at {power} W",
+                 rate=rate, energy=fmt.num(e.per_item_j), unit=e.item_unit,
+                 power=f"{e.mean_power_w:.0f}")
+    return t("report.label.per-watt.power", "{rate} at {power} W", rate=rate,
+             power=f"{e.mean_power_w:.0f}")
+
+
+def efficiency_how(e: Efficiency) -> str:
+    """Where the power came from and over which window."""
+    method = (t("report.label.per-watt.counter", "energy counter")
+              if e.method == "energy-counter"
+              else t("report.label.per-watt.samples", "power samples"))
+    return t("report.label.per-watt.how", "{source}, {method}; the measured {seconds} (warm-up "
+             "left out), {samples} samples", source=source_text(e), method=method,
+             seconds=fmt.seconds(e.window_s), samples=e.samples)
+
+
+def efficiency_missing(reason: str | None) -> str | None:
+    """Why a run has no figure per watt, in words; None when that needs no saying (a CPU run,
+    a suite with no rate)."""
+    words = {
+        "no-power": t("report.label.per-watt.no-power",
+                      "not known: no board power was read during the run"),
+        "too-few-samples": t("report.label.per-watt.too-few",
+                             "not known: too few power samples in the measured steps"),
+        "not-covered": t("report.label.per-watt.not-covered",
+                         "not known: the power samples cover too little of the measured steps"),
+    }
+    return words.get(reason or "")
+
+
+def efficiency_lines(run: SuiteRun) -> list[str]:
+    """One line per figure per watt, each with its source; or why there is none."""
+    found = of_run(run)
+    if found:  # the joules per item where the energy line does not say them already
+        return [f"{efficiency_text(e, run.energy is None or e.part is not None)} "
+                f"({efficiency_how(e)})" for e in found]
+    missing = efficiency_missing(why_not(run))
+    return [missing] if missing else []
+
+
 def memory_text(peak: str, reserved: str | None) -> str:
     """The peak memory, with what the allocator reserved beside it when the report has it."""
     if reserved is None:
@@ -149,6 +208,8 @@ def run_text(run: SuiteRun) -> list[str]:
         e = run.energy
         out.append("  " + t("report.text.energy", "energy: {energy}", energy=energy_text(
             f"{e.per_item_j:.4g}", e.item_unit, e.mean_power_w, e.method)))
+    out += ["  " + t("report.text.per-watt", "per watt: {efficiency}", efficiency=line)
+            for line in efficiency_lines(run)]
     ref = run.reference
     if ref is not None and ref.fractions:
         out.append("  " + t("report.text.vs-datasheet", "vs datasheet ({name}): {parts}",
@@ -216,6 +277,7 @@ def references_text(refs: CardsLikeMine) -> str:
         lines.append("")
         lines.append(f"{r.card} [{match_word(m.match)}] — {fmt.num(r.value)} {r.unit} "
                      f"({r.figure}), {KIND_TITLES[r.kind]}")
+        lines += ["  " + line for line in reference_key_lines(m)]
         if m.yours is not None:
             if m.how:
                 yours = t("report.text.yours.how",
@@ -245,7 +307,29 @@ def references_text(refs: CardsLikeMine) -> str:
         if r.method:
             lines.append("  " + t("report.label.method", "method: {method}", method=r.method))
         lines.append("  " + t("report.label.source", "source: {source}", source=r.source))
+        lines += ["  " + line for line in reference_where_lines(r)]
     return _join(lines)
+
+
+def reference_key_lines(m: ReferenceMatch) -> list[str]:
+    """Whether a reference is a comparison or a hint (and why), and its key."""
+    out = [standing_word(m) if not m.hint else t(
+        "report.label.hint", "{standing}: {why}", standing=standing_word(m),
+        why=t("doctor.list-separator", "; ").join(m.hint))]
+    out.append(t("report.label.key", "harness, backend, OS: {key}", key=key_text(m.row)))
+    return out
+
+
+def reference_where_lines(r: ReferenceRow) -> list[str]:
+    """n and spread, the date and the address of a reference, where its row has them."""
+    out = []
+    spread = spread_text(r)
+    if spread:
+        out.append(t("report.label.results", "results: {spread}", spread=spread))
+    if r.date or r.url:
+        out.append(t("report.label.where", "{date} {url}", date=r.date or "",
+                     url=r.url or "").strip())
+    return out
 
 
 def history_text(entries: Sequence[HistoryEntry]) -> str:

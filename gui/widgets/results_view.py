@@ -44,6 +44,7 @@ from core.report.model import PEAK_SUFFIX, Reference, Report, SuiteResult, Suite
 from core.report.references import CardsLikeMine, cards_like_mine, conditions_text, kind_title
 from core.report.scaling import scaling_lines
 from core.report.steadiness import cautions
+from core.report.text import efficiency_lines, reference_key_lines, reference_where_lines
 from core.report.writers import SUFFIXES
 from gui.bridge import Bridge
 from gui.widgets.findings import selectable_label
@@ -351,6 +352,9 @@ class RunCard(QFrame):
             if e.mean_power_w:
                 energy += " " + self.tr("at %1 W").replace("%1", f"{e.mean_power_w:.0f}")
             facts.append(("energy", self.tr("Energy"), f"{energy} ({e.method})"))
+        per_watt = efficiency_lines(run)  # core's words, in the app's language
+        if per_watt:
+            facts.append(("per-watt", self.tr("Per watt"), "\n".join(per_watt)))
         grid = QGridLayout()
         grid.setHorizontalSpacing(14)
         for row, (name, key, value) in enumerate(facts):
@@ -395,8 +399,8 @@ class RunCard(QFrame):
             self.column.addWidget(self.references_note)
         if refs.matches:
             self.column.addWidget(text_label(self.tr(
-                "Closest first. Where the conditions differ from this run, the ratio is only a "
-                "hint.")))
+                "Comparisons first: a reference is compared only where its harness, backend, "
+                "OS, precision, batch and steps match this run; any other is a hint.")))
         self.references = [self._reference(refs, i) for i in range(len(refs.matches))]
         for i, card in enumerate(self.references):
             card.setVisible(i < REFERENCES_SHOWN)
@@ -435,7 +439,13 @@ class RunCard(QFrame):
                 .replace("%3", fmt.ratio(m.ratio)).replace("%4", core_word(m.verdict or "-"))))
         else:
             column.addWidget(text_label(self.tr("Yours: none (%1)").replace("%1", m.how or "")))
-        lines = [self.tr("Conditions: %1").replace("%1", conditions_text(r.conditions))]
+        standing, *key = reference_key_lines(m)  # core's words, in the app's language
+        row, _ = icon_line(self, QStyle.StandardPixmap.SP_DialogApplyButton
+                           if m.standing == "comparison"
+                           else QStyle.StandardPixmap.SP_MessageBoxInformation,
+                           standing, name="standing")
+        column.addWidget(row)
+        lines = [*key, self.tr("Conditions: %1").replace("%1", conditions_text(r.conditions))]
         lines += [self.tr("Differs: %1").replace("%1", d) for d in m.differences]
         if m.unstated:
             lines.append(self.tr("Not stated by the source: %1").replace("%1",
@@ -449,6 +459,8 @@ class RunCard(QFrame):
         source = text_label(self.tr("Source: %1").replace("%1", local(r.source)))
         source.setObjectName("source")
         column.addWidget(source)
+        for where in reference_where_lines(r):
+            column.addWidget(text_label(where))
         return card
 
 

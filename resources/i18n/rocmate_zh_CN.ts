@@ -1248,6 +1248,10 @@ Run a benchmark on the Benchmark page (or rocmate bench in a terminal): each run
         <translation>能耗</translation>
     </message>
     <message>
+        <source>Per watt</source>
+        <translation>每瓦性能</translation>
+    </message>
+    <message>
         <source>The first step also loads and tunes the GPU&apos;s kernels, allocates memory and lets the clocks come up: what a fresh start waits before full speed.</source>
         <translation>第一步还要加载并调优GPU的内核函数、分配显存、等频率升上来：这就是每次重新启动后达到全速之前要等的时间。</translation>
     </message>
@@ -1284,8 +1288,8 @@ Run a benchmark on the Benchmark page (or rocmate bench in a terminal): each run
         <translation>同款显卡：%1的参考结果</translation>
     </message>
     <message>
-        <source>Closest first. Where the conditions differ from this run, the ratio is only a hint.</source>
-        <translation>最接近的排在前面。条件与这次运行不同时，比值只能作为参考。</translation>
+        <source>Comparisons first: a reference is compared only where its harness, backend, OS, precision, batch and steps match this run; any other is a hint.</source>
+        <translation>可比较的排在前面：只有测试程序、后端、操作系统、精度、batch和步数都与本次运行一致的参考结果才作对比；其他的仅供参考。</translation>
     </message>
     <message>
         <source>Show one mor&amp;e reference result</source>
