@@ -33,7 +33,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from core.diagnose.context import Context
-from core.i18n import t
+from core.i18n import local, t
 from core.install.plan import Plan, Step
 from core.install.planner import Choices, PlanError, make_plan
 from core.knowledge.loader import Knowledge
@@ -414,7 +414,7 @@ def make_repair_plan(env: PythonEnvironment, facts: Facts, kb: Knowledge, family
             changes.append(MemberChange(member.name, member.version, None, "keep"))
             notes.append(t("repair.note.member-no-rocm", "{name} {version} stays: {why}",
                            name=member.name, version=member.version,
-                           why=row.note if row and row.note else "?"))
+                           why=local(row.note) if row and row.note else "?"))
     if "torch" not in present:  # only pytorch-triton-rocm or such: the torch role is missing
         raise RepairRefusal("no-torch", t(
             "repair.refuse.no-torch", "there is no PyTorch in {prefix} to repair: use {command} "

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from core.i18n import Localized
 from core.knowledge.rows import (
     KnowledgeError,
     check_top_level,
@@ -32,7 +33,7 @@ class Member:
     rocm: str
     """``index``, ``replaced`` or ``none`` (the file's header says what each means)."""
     source: str
-    note: str | None = None
+    note: Localized | None = None
 
 
 @dataclass(frozen=True)
@@ -91,13 +92,13 @@ def parse_family(data: dict[str, object]) -> TorchFamily:
     check_top_level(FILE, data, ("member", "pair", "audio", "build"))
     members = []
     for row in rows(FILE, data, "member"):
-        row.check_keys(("name", "role", "rocm", "source"), ("note",))
+        row.check_keys(("name", "role", "rocm", "source"), ("note", "note_zh_CN"))
         role, rocm = row.text("role"), row.text("rocm")
         if role not in ROLES:
             raise row.fail(f"role must be one of {', '.join(ROLES)}")
         if rocm not in ROCM:
             raise row.fail(f"rocm must be one of {', '.join(ROCM)}")
-        members.append(Member(row.text("name"), role, rocm, row.source(), row.opt_text("note")))
+        members.append(Member(row.text("name"), role, rocm, row.source(), row.opt_words("note")))
     unique(FILE, "member", (m.name for m in members), "name")
     if not any(m.role == "torch" for m in members):
         raise KnowledgeError(f"{FILE}: no member with role torch")

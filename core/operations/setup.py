@@ -18,6 +18,7 @@ from core.install.runner import Emit, Runner, RunState, state_dir
 from core.knowledge.loader import load_knowledge
 from core.operations.errors import OperationError
 from core.operations.machine import open_machine
+from core.operations.repair import app_venv_problem
 from core.probe.facts import Facts
 from core.probe.managed_env import default_python
 from core.probe.override_trial import OVERRIDE, Trial, run_trial
@@ -36,11 +37,18 @@ def plan_facts(root: str | Path | None = None, *, report: DoctorReport | None = 
 
 
 def plan_setup(root: str | Path | None = None, choices: Choices | None = None, *,
-               facts: Facts | None = None) -> Plan:
+               facts: Facts | None = None, check_venv: bool = False) -> Plan:
     """The set-up plan for the machine (a plan with ``blocked`` set where none is possible).
     A choice that cannot be honoured here (``--rocm`` it does not serve, ...) is an error.
     ``facts`` (from :func:`plan_facts`) plans again without reading the machine again: other
-    choices, or the same plan in another language."""
+    choices, or the same plan in another language. With ``check_venv`` (a set-up that would
+    make the environment), a ``choices.venv`` that is already another app's environment with
+    PyTorch is refused with the repair that fits it (issue 34); a plan whose environment steps
+    alone are kept (the card's variables) leaves it False."""
+    if choices is not None and choices.venv and check_venv:
+        taken = app_venv_problem(root, choices.venv)
+        if taken:
+            raise OperationError(taken, status=2)
     plan = _plan(facts if facts is not None else plan_facts(root), choices)
     return replace(plan, replay=str(root)) if root is not None else plan
 
