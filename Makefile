@@ -92,6 +92,9 @@ SHOTS_k16b-strix-point-890m-laptop-ubuntu2404 := tests/report/data/cpu-failed-mi
 GEMM_SHOT := tests/report/data/cpu-tiny-gemm.json
 # an APU's GPU memory window: the 128 GB Strix Halo of unslothai/unsloth#7960 (docs/screenshots/gpu-memory)
 MEMORY_SHOT := tests/fixtures/machines/k35-strix-halo-128g-gttsize-torch62
+# the apps' Python environments on the System check and an app's repair window: ComfyUI's venv on
+# a CPU torch family (docs/screenshots/app-repair)
+REPAIR_SHOT := tests/fixtures/machines/k34-comfyui-cpu-torch-rx7900xtx
 screenshots: $(STAMP_APP) qm
 	for lang in en zh_CN; do for m in $(SCREENSHOT_MACHINES); do \
 		out=docs/screenshots/app-$$m; [ $$lang = en ] || out=docs/screenshots/$$lang-app-$$m; \
@@ -119,6 +122,13 @@ screenshots: $(STAMP_APP) qm
 		QT_QPA_PLATFORM=offscreen $(BIN)/rocmate gui --root $(MEMORY_SHOT) --lang $$lang \
 			--screenshot-dir $$tmp || exit 1; \
 		cp $$tmp/*-gpu-memory.png docs/screenshots/gpu-memory/$$lang-strix-halo.png; \
+		rm -rf $$tmp; \
+	done
+	mkdir -p docs/screenshots/app-repair; for lang in en zh_CN; do tmp=$$(mktemp -d); \
+		QT_QPA_PLATFORM=offscreen $(BIN)/rocmate gui --root $(REPAIR_SHOT) --lang $$lang \
+			--screenshot-dir $$tmp || exit 1; \
+		cp $$tmp/*-system-check.png docs/screenshots/app-repair/$$lang-system-check.png; \
+		cp $$tmp/*-repair.png docs/screenshots/app-repair/$$lang-repair.png; \
 		rm -rf $$tmp; \
 	done
 

@@ -22,7 +22,7 @@ import sys
 from core.bundle import restore_libraries
 
 HELPER_MODE = "helper"  # as core.install.privilege.HELPER_MODE (not imported: this runs as root)
-MODULES = ("core.install.wsl_runtime_swap",)
+MODULES = ("core.install.wsl_runtime_swap", "core.install.shell_lines")
 """What ``rocmate -m MODULE`` may run in the frozen build; anything else is a usage error."""
 EXIT_USAGE = 2
 

@@ -69,6 +69,9 @@ def render_pages(app: QApplication, session: Session, out: Path,
                 memory.show()
                 number = _grab(app, memory, out, number, "gpu-memory")
                 memory.close()
+            if page_id == PageId.SYSTEM_CHECK and session.report is not None \
+                    and session.report.apps:  # an app's repair window, beside it
+                number = _grab_repair(app, wizard, session, out, number)
             if isinstance(page, BenchmarkPage) and shown is not None:
                 page.show_recorded(shown)  # the graphs, as they were at the end of a run
                 number = _grab(app, wizard, out, number, "benchmark-graphs")
@@ -85,6 +88,24 @@ def render_pages(app: QApplication, session: Session, out: Path,
         history.close()
         wizard.close()
     return 0
+
+
+def _grab_repair(app: QApplication, wizard: QWidget, session: Session, out: Path,
+                 number: int) -> int:
+    """The repair window of the first app whose PyTorch cannot reach the card (else the
+    first app), its plan read at once."""
+    from gui.repair import RepairDialog
+
+    assert session.report is not None
+    apps = session.report.apps
+    check = next((a for a in apps if a.repairable), apps[0])
+    dialog = RepairDialog(session.root, check.env.python, check.env.name, Bridge(wizard),
+                          wizard)
+    dialog.load_now()
+    dialog.show()
+    number = _grab(app, dialog, out, number, "repair")
+    dialog.close()
+    return number
 
 
 def _pair(entries: list[HistoryEntry]) -> tuple[int, int] | None:

@@ -1,4 +1,4 @@
-"""Command line: ``rocmate doctor | snapshot | explain | bench | install | env | report``.
+"""Command line: ``rocmate doctor | snapshot | explain | bench | tune | install | env | report``.
 
 Thin commands over core.operations: each module here defines a command's options and prints
 what its operation returns. Without a sub-command rocmate runs the doctor in the terminal.
@@ -30,7 +30,7 @@ LANGUAGES = ("en", "zh_CN")
 # imported (``rocmate explain`` answers in well under half a second); ``--help`` loads them all.
 MODULES = {"doctor": "doctor", "snapshot": "doctor", "explain": "doctor", "bench": "bench",
            "install": "install", "env": "install", "report": "report", "gui": "gui",
-           "memory": "memory"}
+           "memory": "memory", "tune": "tune"}
 COMMANDS = tuple(MODULES)
 
 

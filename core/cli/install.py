@@ -11,7 +11,6 @@ import signal
 import sys
 from typing import TYPE_CHECKING, Any
 
-from core.cli import repair
 from core.cli.options import says_errors
 from core.i18n import t
 from core.install.plan import STRATEGIES
@@ -45,11 +44,14 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     install.add_argument("--packages", choices=["runtime", "sdk"], default="runtime")
     install.add_argument("--remove-old", action="store_true",
                          help=t("cli.help.install.remove-old", "agree to remove other ROCm"))
+    install.add_argument("--fix-shell-files", action="store_true",
+                         help=t("cli.help.install.fix-shell-files", "agree to comment out the "
+                                "lines of your shell start-up files that export a variable the "
+                                "doctor finds wrong (a copy of each file is kept)"))
     install.add_argument("--yes", "-y", action="store_true",
                          help=t("cli.help.install.yes", "do not ask before starting"))
     install.add_argument("--resume", action="store_true",
                          help=t("cli.help.install.resume", "continue an interrupted run"))
-    repair.add_arguments(install)
     install.set_defaults(func=run_install)
     env = sub.add_parser("env", help=t("cli.help.env.summary", "print the environment "
                                        "variables this GPU needs"),
@@ -81,16 +83,15 @@ def _plan(args: argparse.Namespace) -> Plan:
         venv=getattr(args, "venv", None),
         package_set=getattr(args, "packages", "runtime"),
         remove_old=getattr(args, "remove_old", False),
+        fix_shell_files=getattr(args, "fix_shell_files", False),
     )
-    return plan_setup(args.root, choices, check_venv=True)
+    return plan_setup(args.root, choices)
 
 
 @says_errors
 def run_install(args: argparse.Namespace) -> int:
     from core.install.plan_text import render_plan
 
-    if repair.wanted(args):  # an app's environment, not a set-up (issue 34)
-        return repair.run(args, _confirm, _print_event)
     plan = _plan(args)
     if args.json:
         print(json.dumps(plan.to_json(), indent=2))

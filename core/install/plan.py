@@ -43,6 +43,9 @@ class Step:
     key_fingerprint: str | None = None
     consent: bool | None = None
     """For removals: only run with the user's explicit yes."""
+    consent_option: str | None = None
+    """The option that gives that yes (None: ``--remove-old``, as in plans before it was
+    named; ``--fix-shell-files`` for a line of a start-up file commented out, issue 33)."""
     after: str | None = None
     """"relogin" or "reboot" when the step takes effect only after that."""
     kind: str = "command"
@@ -68,6 +71,8 @@ class Step:
             data["key_fingerprint"] = self.key_fingerprint
         if self.consent is not None:
             data["consent"] = self.consent
+        if self.consent_option:
+            data["consent_option"] = self.consent_option
         if self.after:
             data["after"] = self.after
         return data
@@ -109,6 +114,13 @@ class Plan:
     proved with PyTorch seeing the GPU): the steps are only what a fresh environment would
     add, and ``notes[0]`` says so (issue 33)."""
 
+    env_unset: tuple[str, ...] = ()
+    """Variables the environment's activation unsets: exported with a value the doctor finds
+    wrong, and the plan sets none (issue 33)."""
+    env_forced: tuple[str, ...] = ()
+    """Variables of :attr:`env` the activation sets even where the shell exports another
+    value (the doctor finds that one wrong); the others it sets only where the shell has none."""
+
     @property
     def privileged_steps(self) -> list[Step]:
         return [s for s in self.steps if s.privileged]
@@ -128,5 +140,7 @@ class Plan:
             "notes": list(self.notes),
             "blocked": self.blocked,
             "nothing_to_do": self.nothing_to_do,
+            **({"env_unset": list(self.env_unset)} if self.env_unset else {}),
+            **({"env_forced": list(self.env_forced)} if self.env_forced else {}),
             "steps": [s.to_json() for s in self.steps],
         }

@@ -49,6 +49,9 @@ def render_plan(plan: Plan, style: Style) -> str:
     if plan.env:
         lines.append(f"  {_pad(variables, width)} "
                      + ", ".join(f"{k}={v}" for k, v in plan.env.items()))
+    if plan.env_unset:  # exported with a wrong value, and the environment unsets them
+        lines.append(f"  {_pad(t('plan.text.label.unsets', 'Unsets'), width)} "
+                     + ", ".join(plan.env_unset))
     lines.append("")
     for check in plan.preflight:
         mark = style("✓", "green") if check.ok else style("!", "yellow")
@@ -61,7 +64,7 @@ def render_plan(plan: Plan, style: Style) -> str:
         marked = style(root, "yellow") if step.privileged else ""
         if step.consent is False:  # a removal not agreed to: said so, its command not as one
             marked += " " + style(t("plan.text.skipped", "[skipped: {option} includes it]",
-                                    option="--remove-old"), "yellow")
+                                    option=step.consent_option or "--remove-old"), "yellow")
         lines.append(f"  {number:2}. {step.title}{marked}")
         lines.append(style(f"      {step.explain}", "dim"))
         if step.consent is False and step.argv:

@@ -31,6 +31,7 @@ from core.diagnose.rules_system import distro as distro_rule
 from core.diagnose.rules_system import dkms_leftovers
 from core.diagnose.rules_system import kernel as kernel_rule
 from core.i18n import local, t
+from core.install.fix_steps import Fixes, doctor_fixes
 
 # what the helper accepts is the authority for what a plan names
 from core.install.helper.policy import (
@@ -93,6 +94,10 @@ class EnvShell:
     for what rocmate runs in the environment (core.probe.environment.applied_env)."""
     source: str
     """The line appended to the activate script, formatted with ``script``."""
+    forced: str
+    """``line`` for a variable set even over an exported value the doctor finds wrong."""
+    unset: str
+    """The line that removes an exported variable the doctor finds wrong (``key``)."""
     activate: str
     file_title: Callable[[], str]
     """The env-file step's title (words: in the language of the moment, so made when asked)."""
@@ -108,6 +113,8 @@ ENV_SHELLS = (
         "sh",
         'export {key}="${{{key}-{value}}}"',
         '. "{script}"',
+        'export {key}="{value}"',
+        "unset {key}",
         "activate",
         lambda: t("plan.env-file.title", "Write the card's environment variables"),
         lambda variables: t("plan.env-file.explain",
@@ -119,6 +126,8 @@ ENV_SHELLS = (
         "fish",
         'set -q {key}; or set -gx {key} "{value}"',
         'source "{script}"',
+        'set -gx {key} "{value}"',
+        "set -eg {key}",
         "activate.fish",
         lambda: t("plan.env-file-fish.title", "Write the variables for fish"),
         lambda variables: t("plan.env-file-fish.explain",
@@ -131,6 +140,8 @@ ENV_SHELLS = (
         "csh",
         'if (! $?{key}) setenv {key} "{value}"',
         'source "{script}"',
+        'setenv {key} "{value}"',
+        "unsetenv {key}",
         "activate.csh",
         lambda: t("plan.env-file-csh.title", "Write the variables for csh and tcsh"),
         lambda variables: t("plan.env-file-csh.explain",
@@ -157,6 +168,8 @@ class Choices:
     venv: str | None = None
     package_set: str = "runtime"
     remove_old: bool = False
+    fix_shell_files: bool = False
+    """Agreed to have the start-up file lines that export a wrong variable commented out."""
     override: str | None = None
     """A tested HSA_OVERRIDE_GFX_VERSION to write instead of the knowledge base's ("" for
     none: the card ran without one); None lets the knowledge base decide."""
@@ -199,7 +212,8 @@ def make_plan(facts: Facts, kb: Knowledge, choices: Choices | None = None) -> Pl
     index = _pick_index(kb, gpu, support, strategy, wanted_rocm, strict=apt_release is None)
     native = _native_code(kb, gpu, strategy, index)
     env = _with_tested_override(_environment(ctx, gpu, support, native), choices.override)
-    builder = _Builder(ctx, choices, venv, env)
+    fixes = doctor_fixes(ctx, env, choices.fix_shell_files)  # the doctor's fixable findings
+    builder = _Builder(ctx, choices, venv, env, fixes)
     if strategy == "rocm-apt" and apt_release:
         builder.rocm_apt(apt_release)
     elif strategy == "wsl" and apt_release:
@@ -208,6 +222,7 @@ def make_plan(facts: Facts, kb: Knowledge, choices: Choices | None = None) -> Pl
         builder.remove_old()
     builder.groups()
     builder.venv_package()
+    builder.steps += fixes.steps  # the first of the user's steps: seen first, and cheap
     builder.python_env(index, gpu, strategy, _wheel_target(env, gpu))
     if strategy == "wsl":
         builder.wsl_runtime_swap()
@@ -220,6 +235,7 @@ def make_plan(facts: Facts, kb: Knowledge, choices: Choices | None = None) -> Pl
         # what the doctor warns of and this set-up cannot change: it still holds afterwards
         builder.notes.append(t("plan.note.override-caveat", "With the override, still: {caveat}",
                                caveat=local(support.caveat)))
+    builder.notes += fixes.notes
     working = _already_working(ctx)
     if working:
         builder.notes.insert(0, working)
@@ -236,6 +252,8 @@ def make_plan(facts: Facts, kb: Knowledge, choices: Choices | None = None) -> Pl
         preflight=tuple(_preflight(ctx, strategy, choices, venv)),
         notes=tuple(builder.notes),
         nothing_to_do=bool(working),
+        env_unset=fixes.unset,
+        env_forced=fixes.forced,
     )
 
 
@@ -616,8 +634,10 @@ def _with_tested_override(env: dict[str, str], tested: str | None) -> dict[str, 
 
 
 class _Builder:
-    def __init__(self, ctx: Context, choices: Choices, venv: str, env: dict[str, str]) -> None:
+    def __init__(self, ctx: Context, choices: Choices, venv: str, env: dict[str, str],
+                 fixes: Fixes | None = None) -> None:
         self.ctx = ctx
+        self.fixes = fixes or Fixes()
         self.facts = ctx.facts
         self.choices = choices
         self.venv = venv
@@ -1096,12 +1116,15 @@ class _Builder:
         for shell in ENV_SHELLS:
             suffix = "" if shell.name == "sh" else f"-{shell.name}"
             script = f"{self.venv}/bin/rocmate-env.{shell.name}"
-            lines = [shell.line.format(key=k, value=v) for k, v in pairs]
+            lines = [shell.unset.format(key=k) for k in self.fixes.unset] + [
+                (shell.forced if k in self.fixes.forced else shell.line).format(key=k, value=v)
+                for k, v in pairs]
             self.add(
                 Step(
                     f"env-file{suffix}",
                     shell.file_title(),
-                    shell.file_explain(", ".join(f"{k}={v}" for k, v in pairs)
+                    shell.file_explain(", ".join([f"unset {k}" for k in self.fixes.unset]
+                                                 + [f"{k}={v}" for k, v in pairs])
                                        or t("plan.env-file.none-needed", "none needed")),
                     file=FileSpec(
                         script,

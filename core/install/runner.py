@@ -238,7 +238,7 @@ class Runner:
             return False
         todo = [s for s in self.plan.steps if s.kind == "verify" or not self.state.is_done(s)]
         privileged = [s for s in todo if s.privileged and s.consent is not False]
-        skipped = [s for s in todo if s.privileged and s.consent is False]
+        skipped = [s for s in todo if s.consent is False]  # a root or a user step (issue 33)
         for step in skipped:
             self.emit(
                 {
@@ -246,13 +246,14 @@ class Runner:
                     "id": step.id,
                     "status": "skipped",
                     "reason": t("install.step.skipped.needs-consent",
-                                "needs your consent ({option})", option="--remove-old"),
+                                "needs your consent ({option})",
+                                option=step.consent_option or "--remove-old"),
                 }
             )
         if privileged and not await self._privileged(privileged):
             return False
         for step in todo:
-            if step.privileged:
+            if step.privileged or step.consent is False:
                 continue
             if self.cancelled.is_set():
                 error = t("install.error.cancelled-after-root",

@@ -69,6 +69,9 @@ class Setting:
     value: str
     path: str
     line: int
+    text: str = ""
+    """The line as it is in the file (a carriage return kept): what a plan that comments it
+    out shows, and checks is still there before it changes the file (issue 33)."""
 
     def to_json(self) -> dict[str, object]:
         return {"name": self.name, "value": self.value, "path": self.path, "line": self.line}
@@ -216,7 +219,7 @@ def scan_file(path: str, text: str) -> list[Setting]:
             if setting is not None and raw.endswith("\r") and setting[1]:
                 setting = (setting[0], setting[1] + "\r")
         if setting is not None:
-            found.append(Setting(setting[0], setting[1], path, number))
+            found.append(Setting(setting[0], setting[1], path, number, raw))
     return found
 
 

@@ -5,11 +5,12 @@ browser; before any benchmark, a sentence saying to run one first. The last page
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QVBoxLayout
+from PySide6.QtWidgets import QHBoxLayout, QPushButton, QVBoxLayout
 
 from gui.bridge import Bridge
 from gui.pages.base import PageId, RocPage
 from gui.session import Session
+from gui.tune import TuneDialog
 from gui.widgets.results_view import ResultsView, text_label
 
 
@@ -26,12 +27,21 @@ class ResultsPage(RocPage):
         layout.addWidget(self.empty)
         layout.addWidget(self.stored)
         layout.addWidget(self.view, 1)
+        self.tune_button = QPushButton()  # issue 37: the settings measured fastest here
+        self.tune_button.setObjectName("find-fastest")
+        self.tune_button.clicked.connect(self.open_tune)
+        self.tune_dialog: TuneDialog | None = None
+        tune_row = QHBoxLayout()
+        tune_row.addWidget(self.tune_button)
+        tune_row.addStretch(1)
+        layout.addLayout(tune_row)
         self.retranslate()
 
     def retranslate(self) -> None:
         self.setTitle(self.tr("Results"))
         self.setSubTitle(self.tr("What the benchmark measured, what to keep in mind before "
                                  "quoting it, and reference results of cards like yours."))
+        self.tune_button.setText(self.tr("Find the fastest settin&gs…"))
         self.empty.setText(self.tr(
             "No benchmark has run yet. Go back to the Benchmark page and run one first; its "
             "results show here. Earlier runs are in the history."))
@@ -50,6 +60,15 @@ class ResultsPage(RocPage):
         self.retranslate()
         if report is not None:
             self.view.show_report(report)
+
+    def open_tune(self) -> None:
+        """The "Find the fastest settings" window (one per page; shown again when open)."""
+        if self.tune_dialog is None:
+            self.tune_dialog = TuneDialog(self.session, self.bridge, self)
+        if self.tune_dialog.isVisible():
+            self.tune_dialog.activateWindow()
+        else:
+            self.tune_dialog.show()
 
     def nextId(self) -> int:
         return -1

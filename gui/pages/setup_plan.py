@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from core.install.fix_steps import OPTION as FIX_OPTION
 from core.install.plan import STRATEGIES, Plan
 from core.install.plan_text import shell_script
 from core.install.planner import Choices
@@ -62,6 +63,7 @@ class SetupPlanPage(RocPage):
         self.strategy_line = QLabel()
         self.strategy_line.setWordWrap(True)
         self.remove_old = QCheckBox()
+        self.fix_shell_files = QCheckBox()  # lines of start-up files commented out (issue 33)
         self.summary = QLabel()
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -87,6 +89,7 @@ class SetupPlanPage(RocPage):
         form.addRow(self.packages_label, self.packages)
         self.form = form
         form.addRow("", self.remove_old)
+        form.addRow("", self.fix_shell_files)
         buttons = QHBoxLayout()
         buttons.addWidget(self.copy_script)
         buttons.addStretch(1)
@@ -98,6 +101,7 @@ class SetupPlanPage(RocPage):
         layout.addLayout(buttons)
         self.strategy.currentIndexChanged.connect(self._choice_changed)
         self.remove_old.toggled.connect(self._choice_changed)
+        self.fix_shell_files.toggled.connect(self._choice_changed)
         self.release.currentIndexChanged.connect(self._choice_changed)
         self.packages.currentIndexChanged.connect(self._choice_changed)
         self._filling = False
@@ -134,6 +138,9 @@ class SetupPlanPage(RocPage):
         if self.strategy.count():  # entered: the reasons for greyed choices, in the new words
             self._mark_choices()
         self.remove_old.setText(self.tr("Remove the other ROCm versions installed beside it"))
+        self.fix_shell_files.setText(self.tr(
+            "Comment out the &lines of your shell files that export a wrong value (a copy of "
+            "each file is kept)"))
         self.copy_script.setText(self.tr("Cop&y as a shell script"))
         if self.strategy.count():  # entered: what it shows, from the session
             self._show(self.session.plan, self.session.plan_error)
@@ -172,7 +179,8 @@ class SetupPlanPage(RocPage):
         shown.update(changed)
         return Choices(strategy=shown["strategy"], rocm=shown["rocm"],
                        package_set=self.packages.currentData() or "runtime",
-                       remove_old=self.remove_old.isChecked())
+                       remove_old=self.remove_old.isChecked(),
+                       fix_shell_files=self.fix_shell_files.isChecked())
 
     def _mark_choices(self) -> None:
         """Grey out each strategy (with the best-fit release) and each release (with the
@@ -229,7 +237,10 @@ class SetupPlanPage(RocPage):
         self.copy_script.setEnabled(plan is not None and not plan.blocked)
         # the box where it removes something (a plan that asks for consent), nowhere else
         self.remove_old.setVisible(plan is not None and any(
-            step.consent is not None for step in plan.steps))
+            step.consent is not None and step.consent_option in (None, "--remove-old")
+            for step in plan.steps))
+        self.fix_shell_files.setVisible(plan is not None and any(
+            step.consent_option == FIX_OPTION for step in plan.steps))
         message: str | None
         if plan is None:
             self.summary.setText("")
@@ -248,6 +259,8 @@ class SetupPlanPage(RocPage):
             if plan.env:
                 lines.append(self.tr("Variables: %1").replace(
                     "%1", ", ".join(f"{k}={v}" for k, v in plan.env.items())))
+            if plan.env_unset:  # exported with a value the doctor finds wrong
+                lines.append(self.tr("Unsets: %1").replace("%1", ", ".join(plan.env_unset)))
             for check in plan.preflight:
                 if not check.ok:
                     lines.append("⚠ " + check.title + (f" — {check.detail}" if check.detail

@@ -1,6 +1,8 @@
 """System check: the doctor's verdict as a banner, the GPUs with their gfx target and support,
-and every finding with its fix; re-check, check another Python, copy for a forum post, save a
-snapshot for a bug report."""
+and every finding with its fix; the apps' Python environments found under the home (ComfyUI,
+the Stable Diffusion web UIs, ...) with their PyTorch, each with Repair (gui/repair.py) and
+Check; re-check, check another Python (and repair it where its build is wrong), copy for a
+forum post, save a snapshot for a bug report."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QFileDialog,
     QFrame,
+    QGroupBox,
     QHBoxLayout,
     QLabel,
     QProgressBar,
@@ -17,10 +20,12 @@ from PySide6.QtWidgets import (
     QStyle,
     QTableWidgetItem,
     QVBoxLayout,
+    QWidget,
 )
 
 from core.diagnose.doctor import DoctorReport
 from core.diagnose.engine import NOT_PROVED, NOT_SUPPORTED, READY
+from core.diagnose.rules_apps import NO, YES, AppCheck
 from core.operations.machine import (
     Snapshot,
     benchmark_device,
@@ -32,11 +37,14 @@ from core.probe.gpus import Gpu
 from gui.bridge import Bridge
 from gui.memory import MemoryDialog, has_apu
 from gui.pages.base import PageId, RocPage
+from gui.repair import RepairDialog
 from gui.session import Session
 from gui.widgets.findings import FindingsView
 from gui.widgets.tables import facts_table, fit_rows
 
 GIB = 1 << 30
+WRONG_BUILD = ("torch-not-rocm", "torch-arch-missing")
+"""The doctor's findings about the chosen Python that a repair of its PyTorch family fixes."""
 
 
 class SystemCheckPage(RocPage):
@@ -64,6 +72,12 @@ class SystemCheckPage(RocPage):
         self.machine.setWordWrap(True)
         self.machine.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.gpus = facts_table(["", "", "", ""])
+        self.apps_box = QGroupBox()  # the apps' Python environments: shown where any was found
+        self.apps_box.setVisible(False)
+        self.apps = facts_table(["", "", "", "", ""])
+        self.apps.setObjectName("apps")
+        QVBoxLayout(self.apps_box).addWidget(self.apps)
+        self.repair_dialogs: dict[str, RepairDialog] = {}
         self.findings = FindingsView()
         findings_area = QScrollArea()
         findings_area.setWidgetResizable(True)
@@ -79,6 +93,11 @@ class SystemCheckPage(RocPage):
         self.other_python = QPushButton()
         self.copy_post = QPushButton()
         self.save_snapshot = QPushButton()
+        self.repair_python = QPushButton()  # the Python checked holds a wrong build
+        self.repair_python.setObjectName("repair-this-python")
+        self.repair_python.setVisible(False)
+        self.repair_python.clicked.connect(
+            lambda: self.open_repair(self.session.python or "", self.session.python or ""))
         self.memory = QPushButton()  # an APU's GPU memory: shown where the machine has one
         self.memory.setVisible(False)
         self.memory.clicked.connect(self.show_memory)
@@ -88,8 +107,8 @@ class SystemCheckPage(RocPage):
         self.copy_post.clicked.connect(self.copy_for_forum)
         self.save_snapshot.clicked.connect(self.choose_snapshot_folder)
         buttons = QHBoxLayout()
-        for button in (self.recheck, self.other_python, self.copy_post, self.save_snapshot,
-                       self.memory):
+        for button in (self.recheck, self.other_python, self.repair_python, self.copy_post,
+                       self.save_snapshot, self.memory):
             buttons.addWidget(button)
         buttons.addStretch(1)
         layout = QVBoxLayout(self)
@@ -97,6 +116,7 @@ class SystemCheckPage(RocPage):
         layout.addWidget(self.progress)
         layout.addWidget(self.machine)
         layout.addWidget(self.gpus)
+        layout.addWidget(self.apps_box)
         layout.addWidget(findings_area, 1)
         layout.addWidget(self.benchmark_note)
         layout.addWidget(self.message)
@@ -118,6 +138,12 @@ class SystemCheckPage(RocPage):
         self.copy_post.setText(self.tr("&Copy for a forum post"))
         self.save_snapshot.setText(self.tr("&Save snapshot…"))
         self.memory.setText(self.tr("GPU &memory…"))
+        self.repair_python.setText(self.tr("Repair &this Python…"))
+        self.repair_python.setToolTip(self.tr("Replace its PyTorch family with the ROCm build "
+                                              "for this card, with a way back"))
+        self.apps_box.setTitle(self.tr("Apps' Python environments"))
+        self.apps.setHorizontalHeaderLabels([self.tr("App"), self.tr("Folder"), self.tr("PyTorch"),
+                                             self.tr("Reaches the GPU"), ""])
         self.memory.setToolTip(self.tr("How much system memory the integrated GPU can use, and "
                                        "how much to give it"))
         self.save_snapshot.setToolTip(
@@ -240,7 +266,87 @@ class SystemCheckPage(RocPage):
         self.findings.show_findings(report.findings)
         self.copy_post.setEnabled(True)
         self.memory.setVisible(has_apu(report))
+        self.show_apps(report)
+        wrong = {f.id for f in report.findings} & set(WRONG_BUILD)
+        self.repair_python.setVisible(bool(self.session.python) and bool(wrong))
         self.show_benchmark_note(report)
+
+    # -- the apps' environments --------------------------------------------------------------
+
+    def reach_words(self, check: AppCheck) -> str:
+        """Whether an app's PyTorch reaches the GPU, and why, in the language now set (the why
+        in core's words)."""
+        if check.reaches == YES:
+            return self.tr("yes")
+        if check.reaches == NO:
+            return self.tr("no: %1").replace("%1", check.why())
+        return self.tr("not checked")  # why: in the cell's tooltip
+
+    def show_apps(self, report: DoctorReport) -> None:
+        """One row per app environment found, with its Repair… and Check buttons (the first
+        row's with mnemonics; the others are reached with Tab)."""
+        apps = report.apps
+        for row in range(self.apps.rowCount()):  # the buttons of the answer before go now
+            old = self.apps.cellWidget(row, 4)
+            if old is not None:
+                old.hide()
+                old.deleteLater()
+        self.apps_box.setVisible(bool(apps))
+        self.apps.setRowCount(len(apps))
+        home = report.facts.permissions.user.home.rstrip("/")
+        for row, check in enumerate(apps):
+            env = check.env
+            folder = "~" + env.folder[len(home):] if home and env.folder.startswith(
+                home + "/") else env.folder
+            torch = env.torch.version if env.torch else self.tr("not installed")
+            for column, text in enumerate((env.name, folder, torch, self.reach_words(check))):
+                item = QTableWidgetItem(text)
+                item.setToolTip(env.python if column == 1 else check.why() if column == 3
+                                else text)
+                self.apps.setItem(row, column, item)
+            self.apps.setCellWidget(row, 4, self.app_buttons(check, first=row == 0))
+        self.apps.resizeRowsToContents()
+        fit_rows(self.apps, stretch_column=3)
+
+    def app_buttons(self, check: AppCheck, *, first: bool) -> QWidget:
+        cell = QWidget()
+        row = QHBoxLayout(cell)
+        row.setContentsMargins(2, 0, 2, 0)
+        repair = QPushButton(self.tr("Rep&air…") if first else self.tr("Repair…"))
+        repair.setObjectName("app-repair")
+        repair.setToolTip(self.tr("Show the repair plan for %1").replace("%1", check.env.python))
+        repair.clicked.connect(lambda: self.open_repair(check.env.python, check.env.name))
+        row.addWidget(repair)
+        if check.reaches != YES:
+            run = QPushButton(self.tr("Chec&k") if first else self.tr("Check"))
+            run.setObjectName("app-check")
+            replay = self.session.root is not None
+            run.setEnabled(not replay)
+            run.setToolTip(self.tr("A replayed machine answers only for the Python it "
+                                   "recorded") if replay else
+                           self.tr("Run the check in this Python: its PyTorch on the card"))
+            run.clicked.connect(lambda: self.check_python(check.env.python))
+            row.addWidget(run)
+        return cell
+
+    def check_python(self, python: str) -> None:
+        """The check again, in ``python`` (as Check another Python… does)."""
+        self.session.python = python
+        self.start_check()
+
+    def open_repair(self, python: str, name: str) -> None:
+        """The repair window for ``python`` (one per Python, brought forward)."""
+        if not python:
+            return
+        dialog = self.repair_dialogs.get(python)
+        if dialog is None:
+            dialog = RepairDialog(self.session.root, python, name, self.bridge, self)
+            self.repair_dialogs[python] = dialog
+            dialog.load()
+        if dialog.isVisible():  # open already: forward (a new one comes forward)
+            dialog.raise_()
+            dialog.activateWindow()
+        dialog.show()
 
     def show_memory(self) -> None:
         """The GPU memory window for the machine checked last (one window, brought forward)."""

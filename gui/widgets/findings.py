@@ -28,7 +28,11 @@ _WORDS = {
 }
 
 
-APP_WAYS = {
+APP_WAYS = {  # the longer command first: each command takes the first that fits
+    "rocmate install --repair": QT_TRANSLATE_NOOP("Findings", "In this app: Repair… in the "
+                                                  "list of the apps' environments above."),
+    "rocmate install --rollback": QT_TRANSLATE_NOOP("Findings", "In this app: Roll back in "
+                                                    "that app's repair window."),
     "rocmate install": QT_TRANSLATE_NOOP("Findings", "In this app: Next leads to the set-up "
                                          "plan, which does this."),
     "rocmate doctor": QT_TRANSLATE_NOOP("Findings", "In this app: Re-check."),
@@ -147,8 +151,8 @@ class FindingCard(QFrame):
                 else QCoreApplication.translate("Findings", "Copy the commands"))
             self.copy_button.setToolTip("\n".join(self.commands))
         if self.app_way is not None:
-            ways = [str(way) for start, way in APP_WAYS.items()
-                    if any(c.startswith(start) for c in self.commands)]
+            ways = [str(next(way for start, way in APP_WAYS.items() if c.startswith(start)))
+                    for c in self.commands if c.startswith(tuple(APP_WAYS))]
             self.app_way.setText(" ".join(QCoreApplication.translate("Findings", w)
                                           for w in dict.fromkeys(ways)))
 

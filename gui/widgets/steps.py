@@ -6,6 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtWidgets import QFrame, QVBoxLayout, QWidget
 
+from core.install.fix_steps import OPTION as FIX_OPTION
 from core.install.plan import Plan, Step
 from gui.widgets.cards import CardColumn
 from gui.widgets.findings import selectable_label
@@ -41,7 +42,11 @@ class StepCard(QFrame):
         who = (QCoreApplication.translate("Steps", "as root (asks for the password)")
                if self.step.privileged else QCoreApplication.translate("Steps", "as you"))
         self.heading.setText(f"{self.number}. {self.step.title} — {who}")
-        if self.skipped is not None:  # a removal not agreed to: shown, never run
+        if self.skipped is not None and self.step.consent_option == FIX_OPTION:
+            self.skipped.setText(QCoreApplication.translate(  # a line of a start-up file
+                "Steps", "Skipped: tick “Comment out the lines of your shell files that export "
+                "a wrong value” above to include it."))
+        elif self.skipped is not None:  # a removal not agreed to: shown, never run
             self.skipped.setText(QCoreApplication.translate(
                 "Steps", "Skipped: tick “Remove the other ROCm versions installed beside it” "
                 "above to include it."))

@@ -405,6 +405,14 @@ B在%2上</translation>
         <translation>正常</translation>
     </message>
     <message>
+        <source>In this app: Repair… in the list of the apps&apos; environments above.</source>
+        <translation>在本应用中：点上方应用环境列表里的“修复…”。</translation>
+    </message>
+    <message>
+        <source>In this app: Roll back in that app&apos;s repair window.</source>
+        <translation>在本应用中：在该应用的修复窗口里点“回退”。</translation>
+    </message>
+    <message>
         <source>In this app: Next leads to the set-up plan, which does this.</source>
         <translation>在本应用中：点“下一步”进入安装计划，它会完成这一步。</translation>
     </message>
@@ -906,6 +914,177 @@ Run a benchmark on the Benchmark page (or rocmate bench in a terminal): each run
     <message>
         <source>Keep HSA_OVERRIDE_GFX_VERSION=%1.</source>
         <translation>保留 HSA_OVERRIDE_GFX_VERSION=%1。</translation>
+    </message>
+</context>
+<context>
+    <name>RepairDialog</name>
+    <message>
+        <source>Repair %1&apos;s PyTorch</source>
+        <translation>修复%1的PyTorch</translation>
+    </message>
+    <message>
+        <source>%2: %1
+
+A repair replaces this environment&apos;s PyTorch family (torch, torchvision, torchaudio and the like) with the ROCm build for this card, and nothing else. Before it changes anything, rocmate records the environment, so that Roll back can put it back.</source>
+        <translation>%2：%1
+
+修复只会把这个环境里的PyTorch一系（torch、torchvision、torchaudio等）换成适合这张显卡的ROCm版本，其他都不动。在做任何改动之前，rocmate会先记录这个环境，之后可以用“回退”恢复原样。</translation>
+    </message>
+    <message>
+        <source>The plan</source>
+        <translation>计划</translation>
+    </message>
+    <message>
+        <source>Package</source>
+        <translation>软件包</translation>
+    </message>
+    <message>
+        <source>Now</source>
+        <translation>现在</translation>
+    </message>
+    <message>
+        <source>After</source>
+        <translation>修复后</translation>
+    </message>
+    <message>
+        <source>What happens</source>
+        <translation>操作</translation>
+    </message>
+    <message>
+        <source>Earlier repairs of this Python</source>
+        <translation>这个Python以前的修复</translation>
+    </message>
+    <message>
+        <source>When</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>PyTorch</source>
+        <translation>PyTorch</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>&amp;Start the repair</source>
+        <translation>开始修复(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Roll &amp;back</source>
+        <translation>回退(&amp;B)</translation>
+    </message>
+    <message>
+        <source>&amp;Close</source>
+        <translation>关闭(&amp;C)</translation>
+    </message>
+    <message>
+        <source>replaced</source>
+        <translation>替换</translation>
+    </message>
+    <message>
+        <source>removed</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>added</source>
+        <translation>新增</translation>
+    </message>
+    <message>
+        <source>kept (no ROCm build known)</source>
+        <translation>保留（不知道有ROCm版本）</translation>
+    </message>
+    <message>
+        <source>follows the new torch</source>
+        <translation>随新的torch一起安装</translation>
+    </message>
+    <message>
+        <source>recorded, not finished</source>
+        <translation>已记录，未完成</translation>
+    </message>
+    <message>
+        <source>repaired</source>
+        <translation>已修复</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>rolled back</source>
+        <translation>已回退</translation>
+    </message>
+    <message>
+        <source>roll back failed</source>
+        <translation>回退失败</translation>
+    </message>
+    <message>
+        <source>Reading the environment…</source>
+        <translation>正在读取这个环境…</translation>
+    </message>
+    <message>
+        <source>No repair: %1</source>
+        <translation>无法修复：%1</translation>
+    </message>
+    <message>
+        <source>From: %1</source>
+        <translation>来源：%1</translation>
+    </message>
+    <message>
+        <source>the index each package names</source>
+        <translation>各软件包自己指定的索引</translation>
+    </message>
+    <message>
+        <source>The app&apos;s own requirements: %1</source>
+        <translation>应用自己的依赖要求：%1</translation>
+    </message>
+    <message>
+        <source>Kept before anything changes: the environment&apos;s pip freeze and its PyTorch family&apos;s versions, in rocmate&apos;s data folder (repairs/). A repair that fails is rolled back by itself.</source>
+        <translation>在任何改动之前保留：这个环境的 pip freeze 和PyTorch一系的版本，存放在rocmate的数据文件夹（repairs/）里。修复失败时会自动回退。</translation>
+    </message>
+    <message>
+        <source>A replayed machine&apos;s plan is only shown</source>
+        <translation>回放的机器的计划只作展示</translation>
+    </message>
+    <message>
+        <source>The repairs of a replayed machine are kept on that machine; none is shown here.</source>
+        <translation>回放的机器的修复记录保存在那台机器上，这里不显示。</translation>
+    </message>
+    <message>
+        <source>None yet.</source>
+        <translation>还没有。</translation>
+    </message>
+    <message>
+        <source>Rolling back…</source>
+        <translation>正在回退…</translation>
+    </message>
+    <message>
+        <source>Repairing…</source>
+        <translation>正在修复…</translation>
+    </message>
+    <message>
+        <source>Rolled back.</source>
+        <translation>已回退。</translation>
+    </message>
+    <message>
+        <source>The roll back failed: %1</source>
+        <translation>回退失败：%1</translation>
+    </message>
+    <message>
+        <source>see the log</source>
+        <translation>见日志</translation>
+    </message>
+    <message>
+        <source>Repaired. Checking PyTorch on the card in that Python…</source>
+        <translation>已修复。正在用那个Python检查PyTorch能否在显卡上运行…</translation>
+    </message>
+    <message>
+        <source>The repair failed and was rolled back: %1</source>
+        <translation>修复失败，已回退：%1</translation>
+    </message>
+    <message>
+        <source>PyTorch in that Python, checked after the change:</source>
+        <translation>改动之后，那个Python里的PyTorch检查结果：</translation>
     </message>
 </context>
 <context>
@@ -1687,6 +1866,34 @@ Run a benchmark on the Benchmark page (or rocmate bench in a terminal): each run
         <translation>GPU内存(&amp;M)…</translation>
     </message>
     <message>
+        <source>Repair &amp;this Python…</source>
+        <translation>修复这个Python(&amp;T)…</translation>
+    </message>
+    <message>
+        <source>Replace its PyTorch family with the ROCm build for this card, with a way back</source>
+        <translation>把其中的PyTorch一系换成适合这张显卡的ROCm版本，可以回退</translation>
+    </message>
+    <message>
+        <source>Apps&apos; Python environments</source>
+        <translation>应用的Python环境</translation>
+    </message>
+    <message>
+        <source>App</source>
+        <translation>应用</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>文件夹</translation>
+    </message>
+    <message>
+        <source>PyTorch</source>
+        <translation>PyTorch</translation>
+    </message>
+    <message>
+        <source>Reaches the GPU</source>
+        <translation>能否使用GPU</translation>
+    </message>
+    <message>
         <source>How much system memory the integrated GPU can use, and how much to give it</source>
         <translation>集成显卡能使用多少系统内存，以及应该分给它多少</translation>
     </message>
@@ -1769,6 +1976,42 @@ PyTorch：%4</translation>
     <message>
         <source>the driver did not start it (%1 once it does)</source>
         <translation>驱动没有启动它（启动后为%1）</translation>
+    </message>
+    <message>
+        <source>yes</source>
+        <translation>能</translation>
+    </message>
+    <message>
+        <source>no: %1</source>
+        <translation>不能：%1</translation>
+    </message>
+    <message>
+        <source>Rep&amp;air…</source>
+        <translation>修复(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>Repair…</source>
+        <translation>修复…</translation>
+    </message>
+    <message>
+        <source>Show the repair plan for %1</source>
+        <translation>显示 %1 的修复计划</translation>
+    </message>
+    <message>
+        <source>Chec&amp;k</source>
+        <translation>检查(&amp;K)</translation>
+    </message>
+    <message>
+        <source>Check</source>
+        <translation>检查</translation>
+    </message>
+    <message>
+        <source>A replayed machine answers only for the Python it recorded</source>
+        <translation>回放的机器只能回答它当时记录的那个Python</translation>
+    </message>
+    <message>
+        <source>Run the check in this Python: its PyTorch on the card</source>
+        <translation>在这个Python里运行检查：它的PyTorch能否在显卡上运行</translation>
     </message>
     <message>
         <source>Without PyTorch there is nothing to benchmark here: check another Python that has it, and the benchmarks run on what it sees (a GPU, or the CPU).</source>
