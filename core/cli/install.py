@@ -11,6 +11,7 @@ import signal
 import sys
 from typing import TYPE_CHECKING, Any
 
+from core.cli import repair
 from core.cli.options import says_errors
 from core.i18n import t
 from core.install.plan import STRATEGIES
@@ -52,6 +53,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                          help=t("cli.help.install.yes", "do not ask before starting"))
     install.add_argument("--resume", action="store_true",
                          help=t("cli.help.install.resume", "continue an interrupted run"))
+    repair.add_arguments(install)
     install.set_defaults(func=run_install)
     env = sub.add_parser("env", help=t("cli.help.env.summary", "print the environment "
                                        "variables this GPU needs"),
@@ -85,13 +87,15 @@ def _plan(args: argparse.Namespace) -> Plan:
         remove_old=getattr(args, "remove_old", False),
         fix_shell_files=getattr(args, "fix_shell_files", False),
     )
-    return plan_setup(args.root, choices)
+    return plan_setup(args.root, choices, check_venv=True)
 
 
 @says_errors
 def run_install(args: argparse.Namespace) -> int:
     from core.install.plan_text import render_plan
 
+    if repair.wanted(args):  # an app's environment, not a set-up (issue 34)
+        return repair.run(args, _confirm, _print_event)
     plan = _plan(args)
     if args.json:
         print(json.dumps(plan.to_json(), indent=2))

@@ -1717,6 +1717,10 @@ A repair replaces this environment&apos;s PyTorch family (torch, torchvision, to
         <translation>卸载已同时安装的其他ROCm版本</translation>
     </message>
     <message>
+        <source>Comment out the &amp;lines of your shell files that export a wrong value (a copy of each file is kept)</source>
+        <translation>注释掉启动文件中导出错误值的行（每个文件都保留一份副本）(&amp;L)</translation>
+    </message>
+    <message>
         <source>Cop&amp;y as a shell script</source>
         <translation>复制为shell脚本(&amp;Y)</translation>
     </message>
@@ -1761,6 +1765,10 @@ A repair replaces this environment&apos;s PyTorch family (torch, torchvision, to
         <translation>环境变量：%1</translation>
     </message>
     <message>
+        <source>Unsets: %1</source>
+        <translation>取消的环境变量：%1</translation>
+    </message>
+    <message>
         <source>Next carries it out (or run  rocmate install  in a terminal, or copy it as a shell script).</source>
         <translation>按“下一步”执行这个计划（也可以在终端里运行 rocmate install，或者把它复制为shell脚本）。</translation>
     </message>
@@ -1778,6 +1786,10 @@ A repair replaces this environment&apos;s PyTorch family (torch, torchvision, to
     <message>
         <source>as you</source>
         <translation>以你的身份运行</translation>
+    </message>
+    <message>
+        <source>Skipped: tick “Comment out the lines of your shell files that export a wrong value” above to include it.</source>
+        <translation>已跳过：勾选上方的“注释掉启动文件中导出错误值的行”即可加入此步骤。</translation>
     </message>
     <message>
         <source>Skipped: tick “Remove the other ROCm versions installed beside it” above to include it.</source>
