@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from core.cli import main as cli_main
 from core.diagnose.doctor import run_doctor
 from core.install.planner import Choices
 from core.install.repair import RepairPlan, make_repair_plan
@@ -91,7 +92,8 @@ def _versions(python: Path) -> dict[str, str]:
     return {m.name: m.version for m in env.family}
 
 
-def test_repair_then_rollback(offline: Path, tmp_path: Path) -> None:
+def test_repair_then_rollback(offline: Path, tmp_path: Path,
+                              capsys: pytest.CaptureFixture[str]) -> None:
     wheels = _wheels(offline)
     python = make_venv(tmp_path / "ComfyUI" / "venv", wheels, START)
     (tmp_path / "ComfyUI" / "requirements.txt").write_text("torch\ntorchvision\ntorchaudio\n")
@@ -130,6 +132,10 @@ def test_repair_then_rollback(offline: Path, tmp_path: Path) -> None:
     saved = json.loads((record.folder / "plan.json").read_text())
     assert saved["repair"]["torch_before"] == "2.5.1+cpu"
     assert saved["repair"]["torch_after"] == "2.5.1+rocm6.2"
+
+    assert cli_main(["install", "--repairs"]) == 0
+    listed = capsys.readouterr().out
+    assert f"{python}  torch 2.5.1+cpu -> 2.5.1+rocm6.2  [check-failed]" in listed
 
     # the way back
     back = rollback_plan(None, str(python))
