@@ -49,6 +49,7 @@ from core.knowledge.loader import Knowledge
 from core.knowledge.releases import RocmRelease
 from core.knowledge.rows import gfx_base
 from core.knowledge.wheels import TheRockIndex, TorchIndex, current_therock
+from core.probe.environment import TUNED
 from core.probe.facts import Facts
 from core.probe.gpus import Gpu
 from core.probe.kernel_check import verify_script
@@ -173,6 +174,10 @@ class Choices:
     override: str | None = None
     """A tested HSA_OVERRIDE_GFX_VERSION to write instead of the knowledge base's ("" for
     none: the card ran without one); None lets the knowledge base decide."""
+    tuned: tuple[tuple[str, str], ...] | None = None
+    """The variables ``rocmate tune --keep`` measured fastest (names of
+    core.probe.environment.TUNED), written beside the card's; None keeps those the
+    environment's rocmate-env.sh holds now, () writes none (the undo of a first keep)."""
 
 
 def make_plan(facts: Facts, kb: Knowledge, choices: Choices | None = None) -> Plan:
@@ -212,6 +217,7 @@ def make_plan(facts: Facts, kb: Knowledge, choices: Choices | None = None) -> Pl
     index = _pick_index(kb, gpu, support, strategy, wanted_rocm, strict=apt_release is None)
     native = _native_code(kb, gpu, strategy, index)
     env = _with_tested_override(_environment(ctx, gpu, support, native), choices.override)
+    env.update(_tuned(facts, choices.tuned))
     fixes = doctor_fixes(ctx, env, choices.fix_shell_files)  # the doctor's fixable findings
     builder = _Builder(ctx, choices, venv, env, fixes)
     if strategy == "rocm-apt" and apt_release:
@@ -612,6 +618,18 @@ def _environment(
     if hidden is not None:  # a card that stops ROCm from starting beside the others (32/2)
         env["ROCR_VISIBLE_DEVICES"] = hidden
     return env
+
+
+def _tuned(facts: Facts, chosen: tuple[tuple[str, str], ...] | None) -> dict[str, str]:
+    """The variables ``rocmate tune`` kept: those chosen, else those the environment's
+    rocmate-env.sh sets now (a later plan keeps them instead of dropping them)."""
+    if chosen is None:
+        return {k: v for k, v in facts.environment.applied.items() if k in TUNED}
+    refused = [k for k, _ in chosen if k not in TUNED]
+    if refused:
+        raise PlanError(t("plan.error.tuned-name", "{names}: not a variable rocmate tune "
+                          "keeps", names=", ".join(refused)))
+    return dict(chosen)
 
 
 def _with_tested_override(env: dict[str, str], tested: str | None) -> dict[str, str]:

@@ -36,12 +36,19 @@ WATCHED = (
     "LD_LIBRARY_PATH",
     "XDG_DATA_HOME",
 )
+TUNED = ("TORCH_ROCM_AOTRITON_ENABLE_EXPERIMENTAL", "TORCH_BLAS_PREFER_HIPBLASLT",
+         "PYTORCH_TUNABLEOP_ENABLED", "PYTORCH_TUNABLEOP_FILENAME", "MIOPEN_FIND_MODE")
+"""The variables ``rocmate tune --keep`` may write into an environment's rocmate-env.sh
+(resources/data/tune_variants.toml)."""
 _PER_NODE_OVERRIDE = re.compile(r"^HSA_OVERRIDE_GFX_VERSION_(0|[1-9][0-9]*)$", re.ASCII)
 _NAMES = "|".join(re.escape(n) for n in WATCHED)
 _ASSIGNMENT = re.compile(
     r"^\s*(?:export\s+|declare\s+-x\s+|setenv\s+|set\s+-[gxU]+\s+|set\s+-x\s+)?"
     rf"(?P<name>(?:{_NAMES})(?:_(?:0|[1-9][0-9]*))?)(?:\s*=\s*|\s+)(?P<value>.*)$"
 )
+_SCRIPT_NAMES = "|".join(re.escape(n) for n in dict.fromkeys((*WATCHED, *TUNED)))
+_SCRIPT_ASSIGNMENT = re.compile(_ASSIGNMENT.pattern.replace(_NAMES, _SCRIPT_NAMES, 1))
+"""An assignment in rocmate-env.sh: the watched variables and those ``rocmate tune`` keeps."""
 _FISH_UNIVERSAL = re.compile(r"^SETUVAR\s+(?:--export\s+)?(?P<name>[A-Z_0-9]+):(?P<value>.*)$")
 
 USER_FILES = (
@@ -79,7 +86,7 @@ class Setting:
 
 ENV_SCRIPT = "rocmate-env.sh"
 """The file ``rocmate install`` writes next to its environment's ``python``."""
-APPLIED = ("HSA_OVERRIDE_GFX_VERSION", "HIP_VISIBLE_DEVICES", "PYTORCH_HIP_ALLOC_CONF")
+APPLIED = ("HSA_OVERRIDE_GFX_VERSION", "HIP_VISIBLE_DEVICES", "PYTORCH_HIP_ALLOC_CONF", *TUNED)
 """The variables taken from it: those the planner writes (and the per-node overrides)."""
 _PLAIN_VALUE = re.compile(r"^[A-Za-z0-9_.,:=+/-]{1,200}$", re.ASCII)
 """What a value in it may look like (10.3.0, expandable_segments:True, 0,1): no expansion, no
@@ -160,7 +167,7 @@ def parse_env_script(text: str) -> dict[str, str]:
     or ``export NAME="value"`` lines; the last assignment wins). Anything else in it is
     ignored: it is a shell file, not ours to run."""
     found: dict[str, str] = {}
-    for setting in scan_file(ENV_SCRIPT, text):
+    for setting in scan_file(ENV_SCRIPT, text, _SCRIPT_ASSIGNMENT):
         name = setting.name
         ours = name in APPLIED or bool(_PER_NODE_OVERRIDE.match(name))
         if ours and _PLAIN_VALUE.match(setting.value):
@@ -203,10 +210,11 @@ def shell_lines(text: str) -> list[str]:
     return text.split("\n")
 
 
-def scan_file(path: str, text: str) -> list[Setting]:
-    """Lines of ``text`` that set a watched variable (comments skipped). A line that ends in a
-    carriage return (Windows line endings) gives its value with that ``\r``, as a shell
-    exports it: ``10.3.0\r``, which the ROCm runtime refuses."""
+def scan_file(path: str, text: str, pattern: re.Pattern[str] | None = None) -> list[Setting]:
+    """Lines of ``text`` that set a watched variable (comments skipped; ``pattern``: another
+    assignment pattern, the env script's). A line that ends in a carriage return (Windows line
+    endings) gives its value with that ``\r``, as a shell exports it: ``10.3.0\r``, which the
+    ROCm runtime refuses."""
     found = []
     for number, raw in enumerate(shell_lines(text), start=1):
         line = raw.strip()
@@ -215,7 +223,7 @@ def scan_file(path: str, text: str) -> list[Setting]:
         if line.startswith("SETUVAR"):
             setting = _fish_universal(line)
         else:
-            setting = _assignment(line)
+            setting = _assignment(line, pattern or _ASSIGNMENT)
             if setting is not None and raw.endswith("\r") and setting[1]:
                 setting = (setting[0], setting[1] + "\r")
         if setting is not None:
@@ -226,8 +234,8 @@ def scan_file(path: str, text: str) -> list[Setting]:
 _DEFAULTED = re.compile(r"^\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*):?-(?P<value>[^}$`]*)\}$")
 
 
-def _assignment(line: str) -> tuple[str, str] | None:
-    match = _ASSIGNMENT.match(line)
+def _assignment(line: str, pattern: re.Pattern[str]) -> tuple[str, str] | None:
+    match = pattern.match(line)
     if not match:
         return None
     name, value = match.group("name"), first_word(match.group("value"))

@@ -1161,6 +1161,10 @@ A repair replaces this environment&apos;s PyTorch family (torch, torchvision, to
         <translation>性能测试测得的结果、引用之前要注意的事项，以及同款显卡的参考结果。</translation>
     </message>
     <message>
+        <source>Find the fastest settin&amp;gs…</source>
+        <translation>找出最快的设置(&amp;G)…</translation>
+    </message>
+    <message>
         <source>No benchmark has run yet. Go back to the Benchmark page and run one first; its results show here. Earlier runs are in the history.</source>
         <translation>还没有运行过性能测试。请先回到“测试显卡性能”页面运行一次，结果会显示在这里。之前的运行都在历史记录中。</translation>
     </message>
@@ -2072,6 +2076,129 @@ PyTorch：%4</translation>
     <message>
         <source>Recording this computer…</source>
         <translation>正在记录这台电脑……</translation>
+    </message>
+</context>
+<context>
+    <name>TuneDialog</name>
+    <message>
+        <source>Find the fastest settings</source>
+        <translation>找出最快的设置</translation>
+    </message>
+    <message>
+        <source>Runs the suite with today&apos;s defaults, then once with each setting that may help on this card (variables such as TORCH_BLAS_PREFER_HIPBLASLT or MIOPEN_FIND_MODE, bf16 or fp16, channels_last, torch.compile), each in a fresh worker with the same checks as a benchmark, and ranks them by the suite&apos;s headline with its spread.</source>
+        <translation>先用今天的默认设置运行测试项，再对每个可能在本卡上有帮助的设置各运行一次（如 TORCH_BLAS_PREFER_HIPBLASLT 或 MIOPEN_FIND_MODE 等变量，bf16 或 fp16、channels_last、torch.compile），每次都在新的工作进程中、按性能测试的同样检查进行，并按测试项的主要指标及其波动排名。</translation>
+    </message>
+    <message>
+        <source>&amp;Suite:</source>
+        <translation>测试项(&amp;S)：</translation>
+    </message>
+    <message>
+        <source>&amp;Device:</source>
+        <translation>设备(&amp;D)：</translation>
+    </message>
+    <message>
+        <source>&amp;Budget:</source>
+        <translation>时间预算(&amp;B)：</translation>
+    </message>
+    <message>
+        <source>The GPU (cuda:0)</source>
+        <translation>GPU（cuda:0）</translation>
+    </message>
+    <message>
+        <source>The CPU (no GPU)</source>
+        <translation>CPU（不用 GPU）</translation>
+    </message>
+    <message>
+        <source>T&amp;iny shapes: a smoke run, not a measurement</source>
+        <translation>小尺寸(&amp;I)：冒烟测试，不是正式测量</translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation> s</translation>
+    </message>
+    <message>
+        <source>S&amp;tart</source>
+        <translation>开始(&amp;T)</translation>
+    </message>
+    <message>
+        <source>St&amp;op</source>
+        <translation>停止(&amp;O)</translation>
+    </message>
+    <message>
+        <source>&amp;Keep these</source>
+        <translation>保留这些(&amp;K)</translation>
+    </message>
+    <message>
+        <source>&amp;Undo</source>
+        <translation>撤销(&amp;U)</translation>
+    </message>
+    <message>
+        <source>Setting</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>Headline</source>
+        <translation>主要指标</translation>
+    </message>
+    <message>
+        <source>CV</source>
+        <translation>CV</translation>
+    </message>
+    <message>
+        <source>vs defaults</source>
+        <translation>相对默认</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Budget %1: today&apos;s defaults first, then up to %2 settings, each measured for %3 s. Settings that do not apply to this card are listed, not run.</source>
+        <translation>时间预算 %1：先测今天的默认设置，再测最多 %2 个设置，每个测量 %3 秒。不适用于本卡的设置会列出，但不运行。</translation>
+    </message>
+    <message>
+        <source>Starting today&apos;s defaults…</source>
+        <translation>正在启动今天的默认设置…</translation>
+    </message>
+    <message>
+        <source>Stopping after the run in progress…</source>
+        <translation>当前这次运行结束后停止…</translation>
+    </message>
+    <message>
+        <source>today&apos;s defaults</source>
+        <translation>今天的默认设置</translation>
+    </message>
+    <message>
+        <source>Measuring %1 of %2: %3 — about %4 left</source>
+        <translation>正在测量第 %1 个，共 %2 个：%3 —— 约剩 %4</translation>
+    </message>
+    <message>
+        <source>Done in %1 (budget %2).</source>
+        <translation>用时 %1 完成（预算 %2）。</translation>
+    </message>
+    <message>
+        <source>It could not be written (has the set-up made the environment?): see %1.</source>
+        <translation>无法写入（安装是否已经创建了这个环境？）：见 %1。</translation>
+    </message>
+    <message>
+        <source>Not a variable, so nothing was written: on the Benchmark page choose %1.</source>
+        <translation>这不是变量，所以什么也没写：请在“性能测试”页选择 %1。</translation>
+    </message>
+    <message>
+        <source>Written into %1: %2. Every PyTorch run of that environment gets them; Undo puts back what was there.</source>
+        <translation>已写入 %1：%2。该环境中的每次 PyTorch 运行都会用到它们；“撤销”可恢复原来的内容。</translation>
+    </message>
+    <message>
+        <source>Put back in %1: %2.</source>
+        <translation>已在 %1 中恢复：%2。</translation>
+    </message>
+    <message>
+        <source>no tuned variable</source>
+        <translation>没有调优变量</translation>
+    </message>
+    <message>
+        <source>It could not be written back: see %1.</source>
+        <translation>没能写回：见 %1。</translation>
     </message>
 </context>
 <context>
