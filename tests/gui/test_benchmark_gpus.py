@@ -105,7 +105,7 @@ def test_a_data_parallel_run_feeds_a_line_per_gpu(qtbot: Any, aloop: Any,
     # the graphs show the last run: the total and a line per rank, named in the legend
     last = [e for e in run_files(session)[-1] if e["event"] == "step"]
     assert page.plots.steps_seen == len(last)
-    series = page.plots._series
+    series = page.plots.run.series
     assert {k for k in series if k.startswith("rank:")} == {"rank:0", "rank:1"}
     assert len(series["rank:1"].ring) == len(last)
     # ranks on the CPU are processes, not GPUs (issue 31/16)

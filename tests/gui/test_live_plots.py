@@ -21,7 +21,8 @@ from PySide6.QtWidgets import QGraphicsPathItem, QLabel
 from core.bench.runner import BenchRunner
 from core.bench.worker.options import BenchOptions
 from core.report.model import SuiteRun, from_json
-from gui.widgets.live_plots import STAR_PX, TELEMETRY_PLOTS, LivePlots, Ring
+from gui.models.live_run import TELEMETRY_PLOTS, Ring
+from gui.widgets.live_plots import STAR_PX, LivePlots
 from gui.widgets.plot_marks import Band, Rule, Tag
 
 REPORTS = Path(__file__).resolve().parents[1] / "fixtures" / "reports"
