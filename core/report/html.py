@@ -346,7 +346,7 @@ def _kpis(run: SuiteRun) -> str:
                       figure=fmt.figure_label(r.headline)), fmt.num(f.median), f.unit,
                     _figure_sub(f), hero=True, exact=f.median)
     else:
-        hero = _peak_hero(r.headline, peak, f, ref)
+        hero = _peak_hero(r.headline, peak, f, ref, r.peak_is_burst(r.headline))
     tiles: list[str] = []
     shown = [k for k in r.figures
              if k != r.headline and not _beside_its_figure(k, r.figures)][:2]
@@ -411,11 +411,16 @@ def _beside_its_figure(name: str, figures: dict[str, Figure]) -> bool:
     return base != name and base in figures
 
 
-def _peak_hero(name: str, peak: Figure, f: Figure, ref: Reference | None) -> str:
-    """The headline as ``peak 775 · sustained 670 TFLOP/s``, the datasheet's share under it."""
-    label = t("report.html.kpi.peak-and-sustained",
-              "{figure}: peak (best {steps} steps) and sustained (median)",
-              figure=fmt.figure_label(name), steps=peak.n)
+def _peak_hero(name: str, peak: Figure, f: Figure, ref: Reference | None,
+               burst: bool = False) -> str:
+    """The headline as ``peak 775 · sustained 670 TFLOP/s``, the datasheet's share under it;
+    ``burst``: the peak is a burst on a rested card (SuiteResult.peak_is_burst)."""
+    label = (t("report.html.kpi.burst-and-sustained",
+               "{figure}: peak (a burst: the first {steps} steps on a rested card) and "
+               "sustained (median)", figure=fmt.figure_label(name), steps=peak.n) if burst else
+             t("report.html.kpi.peak-and-sustained",
+               "{figure}: peak (best {steps} steps) and sustained (median)",
+               figure=fmt.figure_label(name), steps=peak.n))
     peak_word = e(t("report.html.kpi.peak-word", "peak"))
     sustained_word = e(t("report.html.kpi.sustained-word", "sustained"))
     value = (f'<span class="u">{peak_word}</span>{_gap_after(peak_word)}'

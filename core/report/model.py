@@ -118,6 +118,14 @@ class SuiteResult:
         """The peak (first-burst) figure measured beside figure ``name``, if any."""
         return self.figures.get(name + PEAK_SUFFIX)
 
+    def peak_is_burst(self, name: str) -> bool:
+        """Whether the peak beside ``name`` is a burst on a rested card (gemm since issue 39:
+        warm-up steps 1-4, ``details.parts.<dtype>.burst_warmup_steps``) rather than the best
+        steps in a row of the measured phase (older reports, or a warm-up forced short)."""
+        parts = self.details.get("parts")
+        info = parts.get(name.removeprefix("tflops_")) if isinstance(parts, dict) else None
+        return isinstance(info, dict) and "burst_warmup_steps" in info
+
 
 @dataclass
 class Step:

@@ -89,10 +89,11 @@ _WORDS = ("source", "method", "derived", "note")
 _CONDITION_WORDS = ("software", "data", "model")
 _ROW_KEYS = {"id", "card", "arch", "suite", "figure", "value", "unit", "kind", "source", "method",
              "derived", "note", "conditions", "harness", "backend", "os", "n", "spread", "url",
-             "date"}
+             "date", "timing"}
 # The key a reference must share with a run to be a comparison rather than a hint (added in
 # 1.x; a row without them is a hint): the harness, backend and OS, beside the conditions'
 # precision, batch and denoising steps.
+TIMINGS = ("burst", "sustained")  # how a rate with a peak beside it was timed (ReferenceRow)
 HARNESSES = ("rocmate", "pytorch", "diffusers", "sdnext", "a1111", "llama.cpp", "lambda",
              "other")
 # rocmate's suites and a plain PyTorch loop of the same model and method measure alike (the
@@ -148,6 +149,10 @@ class ReferenceRow:
     spread: tuple[float, float] | None = None  # the lowest and highest of them
     url: str | None = None
     date: str | None = None  # when measured or published: 2025-11, 2025-11-21, 2025-01..2026-01
+    timing: str | None = None
+    """How a rate with a peak beside it (gemm's TFLOP/s) was timed: "burst" (a few products
+    after a few warm-ups, compared with the run's burst) or "sustained" (a long loop, compared
+    with the run's sustained figure); None: not stated, the row is then a hint (issue 39)."""
 
 
 # --- loading ------------------------------------------------------------------------------------
@@ -249,6 +254,9 @@ def _row(raw: Any, where: str) -> ReferenceRow:
     url = text("url", required=False)
     if url is not None and not url.startswith("https://"):
         raise ReferencesError(f"{where}: 'url' must be an https:// address")
+    timing = text("timing", required=False)
+    if timing is not None and timing not in TIMINGS:
+        raise ReferencesError(f"{where}: timing {timing!r} is not one of {', '.join(TIMINGS)}")
     date = text("date", required=False)
     if date is not None and not re.fullmatch(r"\d{4}-\d{2}(-\d{2})?(\.\.\d{4}-\d{2}(-\d{2})?)?",
                                              date):
@@ -258,7 +266,8 @@ def _row(raw: Any, where: str) -> ReferenceRow:
         value=float(value), unit=unit, kind=kind, source=words("source") or "",
         conditions=_conditions(raw.get("conditions"), where), method=method,
         derived=words("derived", required=False), note=words("note", required=False),
-        harness=harness, backend=backend, os=system, n=n, spread=spread, url=url, date=date)
+        harness=harness, backend=backend, os=system, n=n, spread=spread, url=url, date=date,
+        timing=timing)
 
 
 def _spread(raw: Any, value: float, where: str) -> tuple[float, float] | None:
@@ -470,7 +479,7 @@ def cards_like_mine(report: Report, run_index: int = 0, *,
 
 def _compare_row(row: ReferenceRow, how_close: str, run: SuiteRun,
                  report: Report) -> ReferenceMatch:
-    yours, how, higher = your_value(run, row.figure, row.unit)
+    yours, how, higher = your_value(run, row.figure, row.unit, sustained=row.timing == "sustained")
     ratio = yours / row.value if yours is not None and row.value else None
     differences, unstated = condition_differences(row, run, report)
     hint = key_differences(row, run, report)
@@ -517,6 +526,7 @@ def key_differences(row: ReferenceRow, run: SuiteRun, report: Report) -> list[st
             out.append(t("report.refs.hint.differs", "{key}: reference {reference}, yours "
                          "{yours}", key=title, reference=key_word(theirs),
                          yours=key_word(mine[key])))
+    out += timing_differences(row, run)
     c = row.conditions
     theirs_p = _norm_precision(c.precision)
     if theirs_p is None and "precision" in c.unstated:
@@ -534,6 +544,22 @@ def key_differences(row: ReferenceRow, run: SuiteRun, report: Report) -> list[st
             out.append(t("report.refs.hint.differs", "{key}: reference {reference}, yours "
                          "{yours}", key=title, reference=count, yours=mine[name]))
     return out
+
+
+def timing_differences(row: ReferenceRow, run: SuiteRun) -> list[str]:
+    """For a figure the run measures both as a burst and sustained (gemm): why the row is only
+    a hint when it was timed another way than the figure it is set against."""
+    res = run.result
+    if res is None or res.peak_of(row.figure) is None:
+        return []
+    if row.timing is None:
+        return [t("report.refs.hint.timing-unstated", "the source does not say how it timed "
+                  "the products (a short burst or a long loop)")]
+    if row.timing == "burst" and not res.peak_is_burst(row.figure):
+        return [t("report.refs.hint.timing-window", "the reference is a short burst; your peak "
+                  "is the best steps of the measured phase (an older rocmate), which a card at "
+                  "its power limit reaches lower")]
+    return []
 
 
 def harness_title(harness: str) -> str:
@@ -588,10 +614,12 @@ def verdict(ratio: float | None, higher_is_better: bool | None) -> str | None:
     return "faster" if (ratio > 1) == higher_is_better else "slower"
 
 
-def your_value(run: SuiteRun, figure: str,
-               unit: str) -> tuple[float | None, str | None, bool | None]:
+def your_value(run: SuiteRun, figure: str, unit: str, *,
+               sustained: bool = False) -> tuple[float | None, str | None, bool | None]:
     """The run's value for ``figure`` in ``unit``: (value, how it was worked out, higher is
-    better); value None when the run cannot give it."""
+    better); value None when the run cannot give it. A figure with a peak beside it (gemm)
+    gives the peak, or with ``sustained`` the sustained figure (a reference timed as a long
+    loop)."""
     res = run.result
     if res is None:
         if run.status == "interrupted":
@@ -603,12 +631,16 @@ def your_value(run: SuiteRun, figure: str,
             return None, t("report.refs.yours.other-unit",
                            "your {figure} is in {unit}, the reference in {reference_unit}",
                            figure=figure, unit=f.unit, reference_unit=unit), None
-        burst = res.peak_of(figure)
+        burst = None if sustained else res.peak_of(figure)
         if burst is not None and burst.unit == unit:  # published matmul rates are short bursts
-            return (burst.median, t("report.refs.yours.peak",
-                                    "your peak (the best {steps} steps in a row; sustained "
-                                    "{sustained})", steps=burst.n, sustained=num(f.median)),
-                    f.higher_is_better)
+            if res.peak_is_burst(figure):
+                words = t("report.refs.yours.burst", "your burst (the first {steps} steps on a "
+                          "rested card; sustained {sustained})", steps=burst.n,
+                          sustained=num(f.median))
+            else:
+                words = t("report.refs.yours.peak", "your peak (the best {steps} steps in a "
+                          "row; sustained {sustained})", steps=burst.n, sustained=num(f.median))
+            return burst.median, words, f.higher_is_better
         return f.median, None, f.higher_is_better
     if figure == "iterations_per_s":
         step = res.figures.get("step_time")

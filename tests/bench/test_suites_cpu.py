@@ -247,6 +247,31 @@ def test_gemm_peak_is_the_datasheet_comparison_and_the_headline(tmp_path: Path) 
     assert f'<data value="{peak!r}">' in html and "sustained" in html
 
 
+def test_a_burst_peak_is_named_as_one_where_it_is_quoted(tmp_path: Path) -> None:
+    """Issue 39: a report says how its peak was measured. A burst (warm-up steps 1-4) is
+    called one in the HTML headline and beside a reference; a peak from a warm-up forced short
+    (the best measured steps in a row), as in every report before, keeps its old words."""
+    from core.report.references import your_value
+
+    burst_out, _ = run_worker(tiny("gemm", warmup_steps=None, steps=6), tmp_path / "burst")
+    window_out, _ = run_worker(tiny("gemm", steps=6), tmp_path / "window")
+    said = {}
+    for name, out in (("burst", burst_out), ("window", window_out)):
+        assert out.status == "ok", out.error
+        run = build_report([out], LiveSystem(), machine_facts=MACHINE).runs[0]
+        assert run.result is not None
+        assert run.result.peak_is_burst("tflops_bf16") is (name == "burst")
+        value, words, _ = your_value(run, "tflops_bf16", "TFLOP/s")
+        assert value == run.result.figures["tflops_bf16_peak"].median
+        report = Report(tool_version="t", created="2026-12-01T00:00:00+00:00", machine=MACHINE,
+                        software=Software(), runs=[run])
+        said[name] = (words or "", render(report, "html"))
+    assert said["burst"][0].startswith("your burst (the first 4 steps on a rested card")
+    assert "a burst: the first 4 steps on a rested card" in said["burst"][1]
+    assert said["window"][0].startswith("your peak (the best 4 steps in a row")
+    assert "peak (best 4 steps)" in said["window"][1]
+
+
 def test_bandwidth(tmp_path: Path) -> None:
     out, events = run_worker(tiny("bandwidth"), tmp_path)
     assert out.status == "ok", out.error
