@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
+import signal
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -14,6 +16,7 @@ from core.termstyle import Style, wants_colour
 
 if TYPE_CHECKING:
     from core.install.plan import Plan
+    from core.install.runner import Runner
 
 
 def add_arguments(install: argparse.ArgumentParser) -> None:
@@ -65,10 +68,63 @@ def run(args: argparse.Namespace, confirm: Any, print_event: Any) -> int:
         return 1
     from core.operations.repair import prepare_repair
 
-    runner = prepare_repair(plan, print_event)
-    ok = asyncio.run(runner.run())
+    def shown(event: dict[str, Any]) -> None:
+        _print_repair_event(event, print_event)
+
+    runner = prepare_repair(plan, shown)
+    try:
+        ok = asyncio.run(_run_cancellable(runner))
+    except asyncio.CancelledError:
+        print("rocmate: " + t("cli.install.left-running", "left while a step was still "
+                              "running"), file=sys.stderr)
+        ok = False
     print(t("cli.install.log", "Log: {path}", path=runner.log_path))
     return 0 if ok else 1
+
+
+def _print_repair_event(event: dict[str, Any], print_event: Any) -> None:
+    kind = event.get("event")
+    if kind == "record":
+        print(t("cli.repair.recorded", "Recorded in {folder}", folder=event.get("folder")))
+    elif kind == "rollback":
+        print(t("cli.repair.rolling-back", "Putting the environment back as recorded..."))
+    elif kind == "rollback-check":
+        if event.get("same"):
+            print(t("cli.repair.same", "pip freeze --all matches the record again."))
+        else:
+            print(t("cli.repair.differs", "pip freeze --all still differs from the record: "
+                    "{lines}", lines=" ".join(str(x) for x in event.get("differences") or [])))
+    else:
+        print_event(event)
+    if kind == "done" and event.get("state"):
+        print(t("cli.repair.state", "Record {folder}: {state}", folder=event.get("record"),
+                state=event.get("state")))
+
+
+async def _run_cancellable(runner: Runner) -> bool:
+    """The run, with Ctrl-C as its cancel (a repair cut short is put back as recorded); a
+    second Ctrl-C leaves at once."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.ensure_future(runner.run())
+    presses = 0
+
+    def interrupted() -> None:
+        nonlocal presses
+        presses += 1
+        if presses == 1:
+            print(t("cli.repair.stopping", "Stopping; the environment is then put back as "
+                    "recorded ({keys} again to leave at once)", keys="Ctrl-C"), file=sys.stderr)
+            runner.cancel()
+        else:
+            task.cancel()
+
+    with contextlib.suppress(NotImplementedError, RuntimeError):
+        loop.add_signal_handler(signal.SIGINT, interrupted)
+    try:
+        return bool(await task)
+    finally:
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.remove_signal_handler(signal.SIGINT)
 
 
 def _show(plan: Plan, as_json: bool) -> None:

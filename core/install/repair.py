@@ -192,7 +192,15 @@ class Target:
     notes: list[str]
     strategy: str
     audio_unverified: bool = False
+    after_install: tuple[Step, ...] = ()
+    """The planner's steps that change the new torch's own files for this machine (WSL 2's
+    HSA runtime swap): they follow the install, before the check."""
     """No source names the torchaudio made with this torch: its pin is a guess."""
+
+
+def _after_install(base: Plan) -> tuple[Step, ...]:
+    """The set-up's steps that work on the installed wheel itself (``wsl-hsa-swap``)."""
+    return tuple(s for s in base.steps if s.id.startswith("wsl-hsa-swap"))
 
 
 def _index_row(kb: Knowledge, url: str | None, rocm: str | None) -> TorchIndex | None:
@@ -295,7 +303,7 @@ def target_for(facts: Facts, kb: Knowledge, family: TorchFamily, env: PythonEnvi
                        "versions are the newest there, not pinned{extra}.",
                        extra=f" ({extra.group(1)})" if extra else ""))
         return Target(base.torch_index, base.rocm, pins_out, versions, dict(base.env), notes,
-                      strategy)
+                      strategy, after_install=_after_install(base))
     carrying = _carrying(index, target)
     chosen = _choose(carrying, wanted)
     if chosen is None and wanted:
@@ -359,7 +367,7 @@ def target_for(facts: Facts, kb: Knowledge, family: TorchFamily, env: PythonEnvi
             pins_out["audio"] = "torchaudio"
             versions["audio"] = None
     return Target(index.url, index.rocm, pins_out, versions, dict(base.env), notes, strategy,
-                  unverified)
+                  unverified, _after_install(base))
 
 
 # -- the plan ------------------------------------------------------------------------------
@@ -462,6 +470,7 @@ def make_repair_plan(env: PythonEnvironment, facts: Facts, kb: Knowledge, family
           "what the ROCm builds require and the environment lacks (such as {example}).",
           example="pytorch-triton-rocm"),
         argv=_pip(python, "install", *install, "--index-url", target.index)))
+    steps += target.after_install
     steps.append(Step(
         "verify",
         t("plan.verify.title", "Check that PyTorch sees the GPU"),

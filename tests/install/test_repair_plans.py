@@ -145,3 +145,28 @@ def test_refusals_name_their_reason() -> None:
     with pytest.raises(RepairRefused) as caught:
         plan_repair(COMFY, "python3")
     assert caught.value.reason == "not-absolute"
+
+
+def test_wsl2_swaps_the_runtime_in_the_repaired_torch(tmp_path: Path) -> None:
+    """Under WSL 2 the set-up replaces the wheel's own libhsa-runtime64.so with WSL's on the
+    pytorch.org route (ROCm 7.2): a repair of an app's venv there does the same after the
+    install (a throwaway copy of the recorded WSL 2 machine with a venv added)."""
+    import shutil
+
+    root = tmp_path / "wsl"
+    shutil.copytree(MACHINES / "wsl2-ubuntu2204-rx7900xtx-ready", root, symlinks=True)
+    prefix = root / "files" / "home" / "user" / "ComfyUI" / "venv"
+    site = prefix / "lib" / "python3.10" / "site-packages"
+    for name, version in (("pip", "22.0.2"), ("torch", "2.5.1+cpu")):
+        info = site / f"{name}-{version}.dist-info"
+        info.mkdir(parents=True)
+        (info / "METADATA").write_text(f"Name: {name}\nVersion: {version}\n")
+    (prefix / "pyvenv.cfg").write_text("home = /usr/bin\nversion = 3.10.12\n")
+    (prefix / "bin").mkdir()
+    (prefix / "bin" / "python").write_text("")
+    plan = plan_repair(root, "/home/user/ComfyUI/venv/bin/python", Choices(rocm="7.2"))
+    assert plan.torch_index == "https://download.pytorch.org/whl/rocm7.2"
+    ids = [s.id for s in plan.steps]
+    assert ids == ["repair-family", "repair-deps", "wsl-hsa-swap", "verify"]
+    swap = plan.steps[2].argv or ()
+    assert swap[-2:] == ("--venv", "/home/user/ComfyUI/venv")
