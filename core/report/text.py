@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from core.i18n import t
 from core.report import formatting as fmt
+from core.report import gemm_windows
 from core.report.compare import Comparison
 from core.report.efficiency import of_run, source_text, why_not
 from core.report.history import HistoryEntry
@@ -158,6 +159,31 @@ def memory_text(peak: str, reserved: str | None) -> str:
              reserved=reserved)
 
 
+def window_lines(run: SuiteRun) -> list[str]:
+    """gemm: the card's clock and power during each dtype's burst and its sustained phase
+    (core.report.gemm_windows), a line per window."""
+    out = []
+    for c in gemm_windows.of_run(run):
+        state = [f"{fmt.num(c.clock_mhz)} MHz" if c.clock_mhz is not None else None,
+                 f"{fmt.num(c.power_w)} W" if c.power_w is not None else None]
+        said = ", ".join(x for x in state if x)
+        if c.after_s is not None:
+            how = t("report.text.gemm-window.after", "the first sample after it began, "
+                    "{seconds} s after its end", seconds=f"{c.after_s:.1f}")
+        elif c.samples == 1:
+            how = t("report.text.gemm-window.one", "1 sample")
+        else:
+            how = t("report.text.gemm-window.samples", "median of {count} samples",
+                    count=c.samples)
+        if c.window == "burst":
+            out.append(t("report.text.gemm-window.burst", "{part} burst: {state} ({how})",
+                         part=c.part, state=said, how=how))
+        else:
+            out.append(t("report.text.gemm-window.sustained", "{part} sustained: {state} "
+                         "({how})", part=c.part, state=said, how=how))
+    return out
+
+
 def run_text(run: SuiteRun) -> list[str]:
     flags = fmt.settings_flags(run.settings)
     if flags:
@@ -186,6 +212,7 @@ def run_text(run: SuiteRun) -> list[str]:
     r = run.result
     if r.peak_of(r.headline) is not None:
         out.append(f"  {fmt.figure_label(r.headline)}: {fmt.headline(run)}")
+    out += ["  " + line for line in window_lines(run)]
     out.append(f"  {pad_left(t('report.label.figure', 'figure'), 20)}"
                f"{pad_right(t('report.label.median', 'median'), 12)}  {'p10–p90':>21}  {'cv':>7}  "
                f"{t('report.label.unit', 'unit')}")
