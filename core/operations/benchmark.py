@@ -140,7 +140,7 @@ class BenchmarkRun:
             report = report_of(outcome, self.system, before=self.baseline)
             text = to_json(report)
         except ReportError as exc:
-            from core.report.text import status_word
+            from core.report.formatting import status_word
 
             raise OperationError(t(
                 "ops.bench.no-report", "the run ended ({status}) but its report could not be "

@@ -324,8 +324,9 @@ def headline(run: SuiteRun) -> str:
 
 
 def status_word(status: str) -> str:
-    """A run's status (``ok``, ``error``, ...) as shown; an unknown status as it is (the
-    words and ids of core.report.text.status_word)."""
+    """A run's status (``ok``, ``error``, ``cancelled``, ``interrupted``) as shown in core's
+    writers; an unknown status as it is. (The app's own words, "finished" and "failed", are
+    gui.widgets.results_view.status_word's, in the Qt catalogue.)"""
     words = {
         "ok": t("report.label.status.ok", "ok"),
         "error": t("report.label.status.error", "error"),

@@ -38,7 +38,6 @@ from core.report.text import (
     match_word,
     reference_key_lines,
     reference_where_lines,
-    status_word,
     verdict_word,
 )
 from core.termstyle import display_width
@@ -257,7 +256,7 @@ def _run_section(run: SuiteRun, i: int, multi: bool) -> str:
     device = f'<span class="muted">{e(fmt.device_label(run))}</span>'
     parts = [f'<section class="run" id="run-{i + 1}">',
              f'<div class="runhead">{head}<span class="badge {e(run.status)}">'
-             f"{e(status_word(run.status))}</span><code>{e(run.suite)}</code>{device}</div>",
+             f"{e(fmt.status_word(run.status))}</span><code>{e(run.suite)}</code>{device}</div>",
              _chips(run)]
     if run.error is not None:
         parts.append(_error_box(run))

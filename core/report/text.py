@@ -52,19 +52,8 @@ def _join(lines: Sequence[str]) -> str:
     return "\n".join(fmt.safe(line) for line in lines)
 
 
-# The words for values a report or a comparison holds as contracts (a run's status, a verdict,
+# The words for values a report or a comparison holds as contracts (a verdict,
 # how close a reference card is): the value chooses the words, an unknown value is shown as it is.
-
-def status_word(status: str) -> str:
-    """A run's status (``ok``, ``error``, ``cancelled``, ``interrupted``) as shown."""
-    words = {
-        "ok": t("report.label.status.ok", "ok"),
-        "error": t("report.label.status.error", "error"),
-        "cancelled": t("report.label.status.cancelled", "cancelled"),
-        "interrupted": t("report.label.status.interrupted", "interrupted"),
-    }
-    return words.get(status, status)
-
 
 def verdict_word(verdict: str | None) -> str | None:
     """A comparison's or a reference's verdict (``better``, ``faster``, ``about the same``
@@ -193,7 +182,7 @@ def run_text(run: SuiteRun) -> list[str]:
     else:
         title = t("report.label.suite-on-device", "{suite} on {device}",
                   suite=fmt.suite_title(run.suite), device=fmt.device_label(run))
-    out = [f"{title}  [{status_word(run.status)}]"]
+    out = [f"{title}  [{fmt.status_word(run.status)}]"]
     cut = interruption_text(run)
     if cut:
         out.append("  " + cut)
@@ -371,9 +360,9 @@ def history_text(entries: Sequence[HistoryEntry]) -> str:
         if e.interrupted is not None:  # a result made of the steps of a run cut short
             status = interrupted_words(*e.interrupted)
         elif e.status == "ok" or e.status == e.error_kind:
-            status = status_word(e.status)  # "interrupted: interrupted" says it twice
+            status = fmt.status_word(e.status)  # "interrupted: interrupted" says it twice
         else:
-            status = f"{status_word(e.status)}: {e.error_kind or '?'}"
+            status = f"{fmt.status_word(e.status)}: {e.error_kind or '?'}"
         if e.imported and e.origin:
             status = t("report.text.history.imported-from", "{status} (imported: {origin})",
                        status=status, origin=e.origin)
