@@ -144,7 +144,8 @@ REFUSED = Variant(id="precision-typo", title="a precision the worker does not kn
 
 def test_a_tiny_cpu_tune_measures_each_variant_in_its_own_worker() -> None:
     events: list[TuneEvent] = []
-    request = TuneRequest("resnet50-train", budget_s=120, device="cpu", size="tiny",
+    # a budget the three runs fit in even on a busy machine: each measures 1 s (measure_s)
+    request = TuneRequest("resnet50-train", budget_s=900, device="cpu", size="tiny",
                           python=PYTHON, measure_s=1.0,
                           variants=(BY_ID["channels-last"], BY_ID["hipblaslt-on"], REFUSED))
     result = asyncio.run(TuneRun(request, events.append).run())
