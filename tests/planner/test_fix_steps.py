@@ -152,3 +152,27 @@ def test_the_environment_files_unset_the_wrong_export(shell: str, tmp_path: Path
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "HIP_VISIBLE_DEVICES": "1"}
     out = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=30, check=True)
     assert out.stdout.strip() == "[gone]"
+
+
+def _moved(machine: str, path: str | None) -> Facts:
+    """The recorded machine with its one stale line in ``path`` instead (None: in no file, as
+    when it was exported by hand in the terminal rocmate was started from)."""
+    facts = run_doctor(SnapshotSystem(MACHINES / machine), probe_torch=False).facts
+    env = facts.environment
+    settings = () if path is None else tuple(replace(s, path=path) for s in env.settings)
+    return replace(facts, environment=replace(env, settings=settings))
+
+
+def test_a_system_file_a_fish_universal_and_a_bare_export_are_named_in_notes() -> None:
+    """Lines rocmate does not change as the user get the words to change them instead; the
+    environment's activation unsets the value all the same."""
+    kb = load_knowledge()
+    machine = "hip-visible-devices-hides-qemu-vm"
+    for path, words in (("/etc/environment", "sudoedit /etc/environment"),
+                        ("/home/alice/.config/fish/fish_variables",
+                         "set -eU HIP_VISIBLE_DEVICES"),
+                        (None, "unset HIP_VISIBLE_DEVICES")):
+        plan = make_plan(_moved(machine, path), kb, Choices(fix_shell_files=True))
+        assert not any(s.consent_option == OPTION for s in plan.steps), path
+        assert any(words in note for note in plan.notes), (path, plan.notes)
+        assert plan.env_unset == ("HIP_VISIBLE_DEVICES",)
