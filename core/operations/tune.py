@@ -329,8 +329,15 @@ class TuneRun:
             why = t("tune.na.no-device", "the defaults' run did not start")
             return tuple(VariantPlan(v, Applicability(False, why, "platform"))
                          for v in self.variants)
-        return tuple(VariantPlan(v, applicability(v, self.request.suite, platform, gfx,
-                                                  self.base)) for v in self.variants)
+        now = {**self.system.env(), **self.card_variables}  # what the defaults' worker had
+        plans = []
+        for v in self.variants:
+            found = applicability(v, self.request.suite, platform, gfx, self.base)
+            if found.applies and v.env and all(now.get(k) == x for k, x in v.env.items()):
+                found = Applicability(False, t("tune.na.same", "the default here already"),
+                                      "default")
+            plans.append(VariantPlan(v, found))
+        return tuple(plans)
 
 
 def run_tune(request: TuneRequest, on_event: TuneCallback | None = None,

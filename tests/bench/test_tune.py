@@ -168,6 +168,16 @@ def test_a_tiny_cpu_tune_measures_each_variant_in_its_own_worker() -> None:
                                                       "precision-typo"}
 
 
+def test_a_variable_the_defaults_already_have_is_not_measured_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MIOPEN_FIND_MODE", "FAST")  # exported by the user's shell
+    run = TuneRun(TuneRequest("resnet50-train", python=PYTHON))
+    plans = {p.variant.id: p.applies for p in run._plans("rocm", "gfx1100")}
+    assert (plans["miopen-find-fast"].applies, plans["miopen-find-fast"].code) == (False,
+                                                                                  "default")
+    assert plans["miopen-find-normal"].applies
+
+
 def test_a_request_that_cannot_run_is_refused_before_anything_starts() -> None:
     with pytest.raises(OperationError, match="rocmate tune measures"):
         TuneRun(TuneRequest("gemm", python=PYTHON))
