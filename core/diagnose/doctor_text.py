@@ -40,7 +40,7 @@ def render_text(report: DoctorReport, style: Style, verbose: bool = False) -> st
             separator = t("doctor.list-separator", "; ")
             lines.append(f"    {style(caused_by, 'cyan')}{_gap_after(caused_by)}"
                          f"{separator.join(causes)}")
-        if finding.fix and finding.needs_action:
+        if finding.fix and (finding.needs_action or finding.id in _STEPS_SHOWN):
             fix_lines = wrap_block(finding.fix, WIDTH - len(fix_indent)) or [""]
             lines.append(f"    {style(fix, 'cyan')}{gap}{fix_lines[0]}")
             lines += [f"{fix_indent}{line}" for line in fix_lines[1:]]
@@ -57,7 +57,10 @@ def _gap_after(label: str) -> str:
     return "" if display_width(label[-1:]) == 2 else " "
 
 
-_ALWAYS_SHOWN = {"gpu-found", "torch-ok", "override-ok", "wsl-windows-driver"}
+_ALWAYS_SHOWN = {"gpu-found", "torch-ok", "override-ok", "wsl-windows-driver", "wsl-adrenalin-ok"}
+_STEPS_SHOWN = {"windows-native-pytorch"}
+"""Information whose fix is steps to copy (PowerShell on Windows): shown although nothing is
+wrong."""
 
 
 def _probe_problem(problem: str) -> str:

@@ -11,6 +11,7 @@ from core.diagnose import (
     rules_record,
     rules_runtime,
     rules_system,
+    rules_windows,
 )
 from core.diagnose.context import Context
 from core.diagnose.finding import Finding
@@ -30,6 +31,7 @@ RULES: tuple[Rule, ...] = (
     rules_gpu.support,
     rules_gpu.wsl_gpu,
     rules_system.windows_side,
+    rules_windows.windows_rules,
     rules_system.kfd,
     rules_runtime.driver_not_started,
     rules_runtime.gpu_breaks_runtime,

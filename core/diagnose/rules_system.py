@@ -148,10 +148,10 @@ def _wsl_runtime(ctx: Context) -> list[Finding]:
             t("doctor.kfd-missing.detail.wsl",
               "In WSL 2 the GPU is reached through /dev/dxg by AMD's WSL runtime; {why}. "
               "It also needs the AMD Adrenalin driver with WSL support on Windows.", why=why),
-            t("doctor.kfd-missing.fix.wsl",
-              "{command}  ({by_hand}), and update the Windows AMD driver.",
-              command="rocmate install --strategy wsl",
-              by_hand="amdgpu-install -y --usecase=wsl,rocm --no-dkms"),
+            t("doctor.kfd-missing.fix.wsl.rocdxg",
+              "{command}  (ROCm with {library}, the bridge to the Windows driver), and keep the "
+              "Windows AMD driver current.",
+              command="rocmate install --strategy wsl", library="librocdxg"),
         )
     ]
 

@@ -8,8 +8,9 @@ Strategies:
   against the pinned fingerprint, a ``signed-by`` source line, an apt pin), then the wheel. For the
   ROCm Core SDK releases (7.14 on: stable.repo.amd.com, amdrocmX.Y-gfxNNNN packages,
   /opt/rocm/core-X.Y) the same steps with the release's own key and a deb822 source, no pin.
-* ``wsl``: AMD's WSL 2 route (amdgpu-install with the wsl and rocm use cases, no DKMS), the wheel,
-  then the wheel's bundled HSA runtime swapped for the system one that talks to /dev/dxg.
+* ``wsl``: AMD's WSL 2 route for the release (core.install.wsl_route, resources/data/wsl.toml):
+  librocdxg with the Core SDK (10.x) or built in WSL (7.2, with the runtime swap and
+  HSA_ENABLE_DXG_DETECTION), then the wheel.
 * ``therock``: TheRock's nightly multi-arch index (one index, the card chosen with a
   ``[device-gfxNNNN]`` extra) for cards the stable wheels lack; a preview. Its frozen per-family
   indexes (``v2/<family>/``) are never planned.
@@ -25,12 +26,13 @@ from dataclasses import dataclass
 
 from core.diagnose.context import Context, Support
 from core.diagnose.engine import NOT_PROVED, READY, diagnose, verdict
-from core.diagnose.release_choice import serves, serving_releases, ubuntu_version
+from core.diagnose.release_choice import serving_releases, ubuntu_version
 from core.diagnose.rules_runtime import rocr_visible_devices
 from core.diagnose.rules_system import distro as distro_rule
 from core.diagnose.rules_system import dkms_leftovers
 from core.diagnose.rules_system import kernel as kernel_rule
 from core.i18n import local, t
+from core.install import wsl_route
 from core.install.fix_steps import Fixes, doctor_fixes
 
 # what the helper accepts is the authority for what a plan names
@@ -206,32 +208,37 @@ def make_plan(facts: Facts, kb: Knowledge, choices: Choices | None = None) -> Pl
             "Python environment there would mix its bin/ and lib/ with the system's; choose a "
             "folder of its own, such as {example}", venv=venv,
             example=f"{facts.permissions.user.home.rstrip('/')}/venvs/torch"))
-    apt_release = None
+    apt_release, wsl_choice = None, None
     if strategy in ("rocm-apt", "wsl"):
         ubuntu_codename(kb, facts.platform)  # refuse early when the repository line cannot be made
     if strategy == "rocm-apt":
         apt_release = _apt_release(kb, facts, support, choices.rocm)
     elif strategy == "wsl":
-        apt_release = _wsl_release(kb, facts.platform, gpu, support, choices.rocm)
+        try:
+            wsl_choice = wsl_route.choose(kb, facts.platform, gpu, support, choices.rocm)
+        except wsl_route.NoWslRoute as error:
+            raise PlanError(str(error)) from None
+        apt_release = wsl_choice.release
     wanted_rocm = apt_release.version if apt_release else choices.rocm
     index = _pick_index(kb, gpu, support, strategy, wanted_rocm, strict=apt_release is None)
     native = _native_code(kb, gpu, strategy, index)
     env = _with_tested_override(_environment(ctx, gpu, support, native), choices.override)
+    env = wsl_route.environment(wsl_choice, env)
     env.update(_tuned(facts, choices.tuned))
     fixes = doctor_fixes(ctx, env, choices.fix_shell_files)  # the doctor's fixable findings
     builder = _Builder(ctx, choices, venv, env, fixes)
     if strategy == "rocm-apt" and apt_release:
         builder.rocm_apt(apt_release)
-    elif strategy == "wsl" and apt_release:
-        builder.wsl(apt_release)
+    elif wsl_choice is not None:
+        wsl_route.add_system_steps(builder, wsl_choice)
     if strategy == "pip-only":
         builder.remove_old()
     builder.groups()
     builder.venv_package()
     builder.steps += fixes.steps  # the first of the user's steps: seen first, and cheap
     builder.python_env(index, gpu, strategy, _wheel_target(env, gpu))
-    if strategy == "wsl":
-        builder.wsl_runtime_swap()
+    if wsl_choice is not None:
+        wsl_route.add_after_torch(builder, wsl_choice)
     builder.env_file()
     builder.verify()
     rocm = (builder.apt_release.version if builder.apt_release else None) or (
@@ -364,7 +371,7 @@ def _blocked(ctx: Context) -> str | None:
     if ctx.primary is None or not ctx.primary[1].usable:
         return t("plan.blocked.unsupported",
                  "No AMD GPU here is supported by ROCm, with or without an override.")
-    return None
+    return wsl_route.blocked(ctx)
 
 
 def _strategy(ctx: Context, choices: Choices) -> str:
@@ -528,63 +535,6 @@ def _apt_release(kb: Knowledge, facts: Facts, support: Support, rocm: str | None
             version=version, option="--strategy pip-only",
         ))
     return serving[0]
-
-
-def _wsl_release(
-    kb: Knowledge, platform: PlatformFacts, gpu: Gpu, support: Support, rocm: str | None
-) -> RocmRelease:
-    """The newest release with AMD's WSL route (amdgpu-install with the wsl use case) whose
-    packages are made for this Ubuntu and whose WSL list (or, where AMD's per-card WSL list is
-    not known, its Linux list) has the card."""
-    routes = [
-        r
-        for r in kb.current_releases()
-        if r.stream == "legacy" and r.wsl and r.amdgpu_install_deb and amdgpu_dir(r)
-    ]
-    if rocm:
-        routes = [r for r in routes if r.version == rocm]
-        if not routes:
-            raise PlanError(t("plan.error.wsl-release-unknown", "ROCm {rocm} has no WSL route "
-                              "that rocmate knows", rocm=rocm))
-    if not routes:
-        raise PlanError(t("plan.error.no-wsl-release",
-                          "no ROCm release with a known WSL route fits this choice"))
-    ubuntu = ubuntu_version(kb, platform) or platform.distro_version or "?"
-    serving = [r for r in routes if serves(r, kb, platform)]
-    if not serving:
-        offered = sorted({u for r in routes for u in r.ubuntu}, key=_version_key)
-        named = ", ".join(f"ROCm {r.version}" for r in routes)
-        if not offered:
-            raise PlanError(t("plan.error.wsl-no-ubuntu", "{releases} for WSL serves no Ubuntu "
-                              "release that rocmate knows", releases=named))
-        raise PlanError(t(
-            "plan.error.wsl-other-ubuntu",
-            "{releases} for WSL is made for Ubuntu {offered}, not Ubuntu {ubuntu}: "
-            "use one of those in WSL (for example {command})",
-            releases=named, offered=t("doctor.list-and-separator", " and ").join(offered),
-            ubuntu=ubuntu, command=f"wsl --install -d Ubuntu-{offered[-1]}",
-        ))
-    fitting = [r for r in serving if _wsl_has_card(r, gpu, support)]
-    if not fitting:
-        named = ", ".join(f"ROCm {r.version}" for r in serving)
-        raise PlanError(t(
-            "plan.error.wsl-card-unsupported",
-            "{releases} for WSL does not support the {gpu} ({target}); rocmate knows no other "
-            "WSL route for it",
-            releases=named,
-            gpu=gpu.name or t("plan.error.this-card", "this card"),
-            target=gpu.gfx or t("plan.error.unknown-target", "unknown target"),
-        ))
-    return fitting[0]
-
-
-def _wsl_has_card(release: RocmRelease, gpu: Gpu, support: Support) -> bool:
-    """Whether ``release``'s WSL route serves the card: AMD's WSL list where known, else the
-    release's Linux list (the card's own target, or the one its override poses as)."""
-    target = _code_target(gpu, support)
-    if release.wsl_targets:
-        return any(t in release.wsl_targets for t in (gpu.gfx, target) if t)
-    return release.version in support.rocm or bool(target and release.lists(target))
 
 
 def _version_key(version: str) -> tuple[int, ...]:
@@ -895,40 +845,6 @@ class _Builder:
             )
         )
         self._apt_update()
-
-    def wsl(self, release: RocmRelease) -> None:
-        self.apt_release = release
-        codename = ubuntu_codename(self.ctx.kb, self.facts.platform)
-        self.apt_source(release, codename, amdgpu=True)
-        self.packages = ["amdgpu-install"]
-        self.add(
-            Step(
-                "apt-install-amdgpu-install",
-                t("plan.apt-install-amdgpu-install.title", "Install AMD's installer ({package})",
-                  package="amdgpu-install"),
-                t("plan.apt-install-amdgpu-install.explain",
-                  "From AMD's ROCm {version} repository.", version=release.version),
-                privileged=True,
-                argv=("apt-get", "install", "-y", "amdgpu-install"),
-            )
-        )
-        self.add(
-            Step(
-                "amdgpu-install-wsl",
-                t("plan.amdgpu-install-wsl.title", "Install ROCm for WSL"),
-                t("plan.amdgpu-install-wsl.explain",
-                  "{program} with the {wsl} and {rocm} use cases and no kernel module: in WSL "
-                  "the Windows driver does the kernel's work.",
-                  program="amdgpu-install", wsl="wsl", rocm="rocm"),
-                privileged=True,
-                argv=("amdgpu-install", "-y", "--usecase=wsl,rocm", "--no-dkms"),
-            )
-        )
-        self.notes.append(t(
-            "plan.note.wsl-windows-driver",
-            "WSL needs the AMD Adrenalin driver with WSL support on Windows; {command} "
-            "shows its version when Windows interop is on.", command="rocmate doctor",
-        ))
 
     def groups(self) -> None:
         perms = self.facts.permissions

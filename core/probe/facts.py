@@ -67,7 +67,8 @@ def gather(
     start = time.perf_counter()
     platform = probe_platform(system)
     rocm = probe_rocm(system)
-    windows = probe_windows(system, platform.wsl, platform.wsl_interop)
+    permissions = probe_permissions(system)
+    windows = probe_windows(system, platform.wsl, platform.wsl_interop, permissions.user.name)
     gpus = probe_gpus(
         system,
         kb,
@@ -76,7 +77,6 @@ def gather(
         smi=rocm.smi,
         windows=windows.gpus if windows else (),
     )
-    permissions = probe_permissions(system)
     gpus = with_memory(system, gpus, wsl=platform.wsl, user=permissions.user.name)
     environment = probe_environment(system, permissions.user, python)
     driver = probe_driver(system, platform.wsl, gpus)

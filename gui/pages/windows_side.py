@@ -1,20 +1,28 @@
-"""Windows side (WSL 2 only): what can only be fixed on Windows — the AMD driver Windows has, the
-WSL version, WSLg for this window — and exactly what to do there; re-check afterwards."""
+"""Windows side (WSL 2 only): what can only be fixed on Windows — the Windows build, the AMD
+Adrenalin version against the minimum of the ROCm release a WSL plan picks, an AMD integrated GPU,
+.wslconfig's memory — and exactly what to do there; re-check afterwards. Where AMD builds PyTorch
+for the card on Windows itself, the page says so and shows the PowerShell steps to copy (rocmate
+runs nothing on Windows)."""
 
 from __future__ import annotations
 
 import html
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
+    QFrame,
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QScrollArea,
     QTableWidgetItem,
     QVBoxLayout,
+    QWidget,
 )
 
 from core.diagnose.doctor import DoctorReport
+from core.diagnose.finding import Finding
 from core.operations.machine import check_machine
 from gui.bridge import Bridge
 from gui.pages.base import PageId, RocPage
@@ -24,10 +32,12 @@ from gui.widgets.tables import facts_table, fit_rows
 
 WINDOWS_STEPS = QT_TRANSLATE_NOOP(
     "WindowsSidePage",
-    "On Windows, install AMD Software: Adrenalin Edition 26.2.2 or newer (it brings ROCm's "
+    "On Windows 11, install AMD Software: Adrenalin Edition 26.2.2 or newer (it brings ROCm's "
     "WSL support, ROCDXG; AMD's ROCm pages for Radeon and Ryzen, linked below, name the "
     "version for each ROCm release), then restart Windows.\n"
     "In PowerShell: wsl --update, then wsl --shutdown, and open this distribution again.\n"
+    "Only for ROCm 7.2 in WSL: install the Windows SDK too; librocdxg is built against it "
+    "in WSL (the set-up plan shows how).\n"
     "Check again here."
 )
 """What to do on Windows, in English; translated when shown. Adrenalin 26.2.2 introduced ROCDXG
@@ -60,18 +70,44 @@ class WindowsSidePage(RocPage):
         self.links.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
         self.recheck = QPushButton()
         self.recheck.clicked.connect(self.start_check)
+        # PyTorch on Windows itself (issue 33, item 4): the doctor's windows-native-pytorch
+        self.native_title = selectable_label("", bold=True)
+        self.native_title.setObjectName("windows-native-title")
+        self.native_detail = selectable_label("")
+        self.native_steps = selectable_label("", mono=True, wrap=False)
+        self.native_steps.setObjectName("windows-native-steps")
+        self.copy_native = QPushButton()
+        self.copy_native.setObjectName("copy-powershell")
+        self.copy_native.clicked.connect(self.copy_powershell)
+        self.native: Finding | None = None
+        native_row = QHBoxLayout()
+        native_row.addWidget(self.native_steps, 1)
+        native_row.addWidget(self.copy_native, 0, Qt.AlignmentFlag.AlignTop)
         buttons = QHBoxLayout()
         buttons.addWidget(self.recheck)
         buttons.addStretch(1)
+        content = QWidget()  # scrolls: findings, the native-Windows steps and the links are long
+        column = QVBoxLayout(content)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.wsl)
+        column.addWidget(self.gpus)
+        column.addWidget(self.findings)
+        column.addSpacing(6)
+        column.addWidget(self.native_title)
+        column.addWidget(self.native_detail)
+        column.addLayout(native_row)
+        column.addSpacing(6)
+        column.addWidget(self.what_to_do)
+        column.addWidget(self.steps)
+        column.addWidget(self.links)
+        column.addWidget(self.message)
+        column.addStretch(1)
+        area = QScrollArea()
+        area.setWidgetResizable(True)
+        area.setFrameShape(QFrame.Shape.NoFrame)
+        area.setWidget(content)
         layout = QVBoxLayout(self)
-        layout.addWidget(self.wsl)
-        layout.addWidget(self.gpus)
-        layout.addWidget(self.findings)
-        layout.addWidget(self.what_to_do)
-        layout.addWidget(self.steps)
-        layout.addWidget(self.links)
-        layout.addWidget(self.message)
-        layout.addStretch(1)
+        layout.addWidget(area, 1)
         layout.addLayout(buttons)
         bridge.finished.connect(self._finished)
         bridge.failed.connect(self._failed)
@@ -88,6 +124,7 @@ class WindowsSidePage(RocPage):
         self.what_to_do.setText(self.tr("What to do on Windows when something above is not "
                                         "right:"))
         self.recheck.setText(self.tr("&Re-check"))
+        self.copy_native.setText(self.tr("&Copy the PowerShell steps"))
         words = [(url, QCoreApplication.translate("WindowsSidePage", str(name)))
                  for url, name in LINKS]
         self.links.setText("<br>".join(
@@ -126,6 +163,15 @@ class WindowsSidePage(RocPage):
         windows = facts.windows
         text = self.tr("WSL %1, kernel %2.").replace("%1", str(facts.platform.wsl or "?")) \
             .replace("%2", facts.platform.kernel or "?")
+        if windows is not None and windows.checked:
+            unknown = self.tr("not known")
+            build = windows.windows_build
+            release = (self.tr("Windows 11") if build >= 22000 else self.tr("Windows 10")) \
+                if build is not None else self.tr("Windows")
+            said = self.tr("%1 (version %2), AMD Adrenalin %3.") \
+                .replace("%1", release).replace("%2", windows.windows_version or unknown) \
+                .replace("%3", windows.adrenalin or unknown)
+            text = self.tr("%1 %2", "two sentences").replace("%1", text).replace("%2", said)
         if windows is not None and not windows.checked:
             asked = self.tr("Windows could not be asked: %1").replace(
                 "%1", windows.problem_text or "")
@@ -140,6 +186,21 @@ class WindowsSidePage(RocPage):
         fit_rows(self.gpus)
         self.findings.show_findings(tuple(
             f for f in report.findings if f.id.startswith(("wsl", "kfd-missing"))))
+        self.native = next((f for f in report.findings if f.id == "windows-native-pytorch"), None)
+        for widget in (self.native_title, self.native_detail, self.native_steps,
+                       self.copy_native):
+            widget.setVisible(self.native is not None)
+        if self.native is not None:
+            self.native_title.setText(self.native.title)
+            self.native_detail.setText(self.native.detail)
+            self.native_steps.setText(self.native.fix)
+
+    def copy_powershell(self) -> None:
+        """The PowerShell lines of the native-Windows steps (the fix's first line is its
+        heading, "In PowerShell on Windows:")."""
+        if self.native is not None:
+            lines = self.native.fix.splitlines()[1:]
+            QGuiApplication.clipboard().setText("\n".join(lines) + "\n")
 
     def nextId(self) -> int:
         report = self.session.report

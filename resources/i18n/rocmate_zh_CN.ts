@@ -2339,12 +2339,14 @@ PyTorch：%4</translation>
 <context>
     <name>WindowsSidePage</name>
     <message>
-        <source>On Windows, install AMD Software: Adrenalin Edition 26.2.2 or newer (it brings ROCm&apos;s WSL support, ROCDXG; AMD&apos;s ROCm pages for Radeon and Ryzen, linked below, name the version for each ROCm release), then restart Windows.
+        <source>On Windows 11, install AMD Software: Adrenalin Edition 26.2.2 or newer (it brings ROCm&apos;s WSL support, ROCDXG; AMD&apos;s ROCm pages for Radeon and Ryzen, linked below, name the version for each ROCm release), then restart Windows.
 In PowerShell: wsl --update, then wsl --shutdown, and open this distribution again.
+Only for ROCm 7.2 in WSL: install the Windows SDK too; librocdxg is built against it in WSL (the set-up plan shows how).
 Check again here.</source>
-        <translation>在Windows上安装AMD Software: Adrenalin Edition 26.2.2或更新版本（它带来ROCm的WSL支持ROCDXG；下方链接的AMD Radeon与Ryzen ROCm页面列出了每个ROCm版本对应的驱动版本），然后重启Windows。
-在PowerShell中运行 wsl --update，再运行 wsl --shutdown，然后重新打开这个发行版。
-最后回到这里重新检查。</translation>
+        <translation>在 Windows 11 上安装 AMD Software: Adrenalin Edition 26.2.2 或更新版本（它带来 ROCm 的 WSL 支持 ROCDXG；下方链接的 AMD Radeon 与 Ryzen ROCm 页面列出了每个 ROCm 版本对应的驱动版本），然后重启 Windows。
+在 PowerShell 中：wsl --update，然后 wsl --shutdown，再重新打开这个发行版。
+仅当在 WSL 中使用 ROCm 7.2 时：还要安装 Windows SDK；librocdxg 要在 WSL 中针对它编译（安装计划会说明怎么做）。
+然后在这里重新检查。</translation>
     </message>
     <message>
         <source>AMD&apos;s ROCm pages for Radeon and Ryzen</source>
@@ -2379,12 +2381,36 @@ Check again here.</source>
         <translation>重新检查(&amp;R)</translation>
     </message>
     <message>
+        <source>&amp;Copy the PowerShell steps</source>
+        <translation>复制 PowerShell 步骤(&amp;C)</translation>
+    </message>
+    <message>
         <source>The check could not finish: %1</source>
         <translation>检查未能完成：%1</translation>
     </message>
     <message>
         <source>WSL %1, kernel %2.</source>
         <translation>WSL %1，内核%2。</translation>
+    </message>
+    <message>
+        <source>not known</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <source>Windows 11</source>
+        <translation>Windows 11</translation>
+    </message>
+    <message>
+        <source>Windows 10</source>
+        <translation>Windows 10</translation>
+    </message>
+    <message>
+        <source>Windows</source>
+        <translation>Windows</translation>
+    </message>
+    <message>
+        <source>%1 (version %2), AMD Adrenalin %3.</source>
+        <translation>%1（版本 %2），AMD Adrenalin %3。</translation>
     </message>
     <message>
         <source>Windows could not be asked: %1</source>

@@ -78,6 +78,7 @@ from core.probe.parse.rocminfo import RocmAgent, RocminfoReport, parse_rocminfo
 from core.probe.parse.smi import SmiGpu, SmiReport, parse_amd_smi, parse_rocm_smi
 from core.probe.parse.windows import (
     WinGpu,
+    parse_adrenalin,
     parse_video_controllers,
     parse_wsl_version,
     recover_utf16,
@@ -574,6 +575,18 @@ def test_wsl_version(text: str) -> None:
     LEDGER.example("wsl-version")
     assert isinstance(recover_utf16(text), str)
     assert str_dict(parse_wsl_version(text))
+
+
+ADRENALIN_ANSWERS = ["26.2.2\r\n", "24.12.1\n", "\ufeff25.5.1\r\n", "",
+                     "Get-ItemProperty : Cannot find path 'HKLM:\\SOFTWARE\\AMD\\CN'\r\n"]
+
+
+@fuzz(150)
+@given(text=fuzzed_text(ADRENALIN_ANSWERS))
+def test_adrenalin_version(text: str) -> None:
+    """The registry's RadeonSoftwareVersion as PowerShell prints it (issue 33)."""
+    found = parse_adrenalin(text)
+    assert found is None or (isinstance(found, str) and 1 <= found.count(".") <= 2)
 
 
 PROBE_ANSWERS = [

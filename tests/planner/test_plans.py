@@ -174,23 +174,35 @@ def test_rocm_apt_on_focal_has_no_serving_release() -> None:
 
 
 def test_wsl_plan() -> None:
+    """ROCm 10.1's WSL route (resources/data/wsl.toml): the Core SDK, whose runtime package
+    carries librocdxg; no amdgpu-install wsl use case (its package is gone from 7.0 on), no
+    variable, no runtime swap."""
     plan = plan_for("wsl2-ubuntu2204-rx7900xtx-ready")
-    assert plan.strategy == "wsl" and plan.rocm == "7.2"
-    assert step(plan, "apt-source-amdgpu")["file"]["content"] == (
-        f"deb [arch=amd64 signed-by={KEYRING}] "
-        "https://repo.radeon.com/amdgpu/30.30/ubuntu jammy main\n"  # driver-numbered from 7.0
-    )
-    assert step(plan, "amdgpu-install-wsl")["argv"] == [
-        "amdgpu-install",
-        "-y",
-        "--usecase=wsl,rocm",
-        "--no-dkms",
-    ]
+    assert plan.strategy == "wsl" and plan.rocm == "10.1"
+    assert "URIs: https://stable.repo.amd.com/rocm/core/packages/ubuntu2204/\n" in step(
+        plan, "apt-source")["file"]["content"]
+    assert step(plan, "apt-install")["argv"][-1] == "amdrocm10.1-gfx1100"
     order = ids(plan)
+    assert not {"amdgpu-install-wsl", "apt-source-amdgpu", "wsl-hsa-swap", "groups"} & set(order)
+    assert "HSA_ENABLE_DXG_DETECTION" not in plan.env
+    assert plan.torch_packages[0] == "torch[device-gfx1100]==2.14.0+rocm10.1.0"
+    assert any("os-support.yaml" in n for n in plan.notes)
+
+
+def test_wsl_72_is_the_rocdxg_route() -> None:
+    """ROCm 7.2 in WSL as AMD's ROCDXG page does it: ROCm from repo.radeon.com, librocdxg built
+    by the user, HSA_ENABLE_DXG_DETECTION=1 (before 7.13) and the wheel's runtime swapped."""
+    plan = plan_for("wsl2-ubuntu2204-rx7900xtx-ready", rocm="7.2")
+    assert plan.strategy == "wsl" and plan.rocm == "7.2"
+    assert step(plan, "apt-source")["file"]["content"].endswith("rocm/apt/7.2 jammy main\n")
+    assert step(plan, "apt-install")["argv"][-2:] == ["rocm-hip-runtime", "rocminfo"]
+    order = ids(plan)
+    assert "amdgpu-install-wsl" not in order and "apt-source-amdgpu" not in order
     assert order.index("pip-torch") < order.index("wsl-hsa-swap") < order.index("verify")
-    assert "groups" not in order
     assert step(plan, "wsl-hsa-swap")["argv"][-3:] == [
         "core.install.wsl_runtime_swap", "--venv", plan.venv]
+    assert plan.env["HSA_ENABLE_DXG_DETECTION"] == "1"
+    assert any("git clone https://github.com/ROCm/librocdxg.git" in n for n in plan.notes)
     assert plan.torch_index == PYTORCH_72
 
 
@@ -225,49 +237,44 @@ NOBLE = FOCAL.replace("20.04.6", "24.04.1").replace("20.04", "24.04").replace(
 
 
 def test_wsl_on_focal_has_no_serving_release(tmp_path: Path) -> None:
-    """ROCm 7.2 serves Ubuntu 22.04 and 24.04: no `rocm/apt/7.2 focal` line for a 20.04 WSL."""
+    """AMD's WSL routes serve Ubuntu 22.04, 24.04 and 26.04: none for a 20.04 WSL."""
     root = _wsl_copy(tmp_path, os_release=FOCAL)
     with pytest.raises(PlanError) as caught:
         _plan_at(root)
     message = str(caught.value)
     assert message == (
-        "ROCm 7.2 for WSL is made for Ubuntu 22.04 and 24.04, not Ubuntu 20.04: use one of "
-        "those in WSL (for example wsl --install -d Ubuntu-24.04)"
+        "ROCm 10.1, ROCm 10.0, ROCm 7.2 for WSL is made for Ubuntu 22.04, 24.04 and 26.04, not "
+        "Ubuntu 20.04: use one of those in WSL (for example wsl --install -d Ubuntu-26.04)"
     )
 
 
 def test_wsl_on_noble_uses_its_codename(tmp_path: Path) -> None:
-    plan = _plan_at(_wsl_copy(tmp_path, os_release=NOBLE))
-    assert plan.strategy == "wsl" and plan.rocm == "7.2"
+    root = _wsl_copy(tmp_path, os_release=NOBLE)
+    plan = _plan_at(root)
+    assert plan.strategy == "wsl" and plan.rocm == "10.1"
+    assert "/ubuntu2404/" in step(plan, "apt-source")["file"]["content"]
+    plan = _plan_at(root, rocm="7.2")
     assert step(plan, "apt-source")["file"]["content"].endswith("rocm/apt/7.2 noble main\n")
-    assert "noble" in step(plan, "apt-source-amdgpu")["file"]["content"]
 
 
 def test_wsl_refuses_a_card_the_release_does_not_list(tmp_path: Path) -> None:
-    """An RX 7600 (gfx1102) is only in the Core SDK releases, which have no amdgpu-install WSL
-    route; ROCm 7.2 (the WSL route) does not list it."""
-    root = _wsl_copy(tmp_path, rx7600=True)
-    with pytest.raises(PlanError, match=r"ROCm 7\.2 for WSL does not support the .*gfx1102"):
-        _plan_at(root)
+    """An RX 7600 (gfx1102) is on no WSL list of AMD's (10.x's os-support.yaml, librocdxg's for
+    7.2): the doctor's wsl-gpu-unsupported blocks the plan, in its words."""
+    plan = _plan_at(_wsl_copy(tmp_path, rx7600=True))
+    assert plan.blocked is not None and "gfx1102" in plan.blocked and not plan.steps
 
 
 def test_wsl_follows_the_release_wsl_targets(tmp_path: Path) -> None:
-    """Where a release names its WSL cards, only those get its WSL route."""
+    """Where a release names its WSL cards, only those get its WSL route: without gfx1100 on
+    10.x's lists the plan falls back to 7.2, whose route (librocdxg 1.1.0) lists it."""
     import dataclasses
 
     kb = load_knowledge()
-
-    def with_wsl_targets(*targets: str) -> object:
-        releases = [
-            dataclasses.replace(r, wsl_targets=targets) if r.version == "7.2" else r
-            for r in kb.releases
-        ]
-        return dataclasses.replace(kb, releases=releases)
-
-    root = _wsl_copy(tmp_path)
-    with pytest.raises(PlanError, match=r"does not support the Radeon RX 7900 XTX \(gfx1100\)"):
-        _plan_at(root, with_wsl_targets("gfx1201", "gfx1200"))
-    assert _plan_at(root, with_wsl_targets("gfx1201", "gfx1100")).rocm == "7.2"
+    releases = [
+        dataclasses.replace(r, wsl_targets=("gfx1201", "gfx1200")) if r.version in ("10.0", "10.1")
+        else r for r in kb.releases
+    ]
+    assert _plan_at(_wsl_copy(tmp_path), dataclasses.replace(kb, releases=releases)).rocm == "7.2"
 
 
 def test_wsl_rocm_choice_without_a_wsl_route() -> None:

@@ -1,4 +1,5 @@
-"""Windows-side outputs read through WSL interop: video controllers and `wsl.exe --version`.
+"""Windows-side outputs read through WSL interop: video controllers, `wsl.exe --version` and the
+AMD Adrenalin version the registry holds (``RadeonSoftwareVersion``).
 
 `powershell.exe ... Get-CimInstance Win32_VideoController | Select-Object Name,
 DriverVersion,AdapterCompatibility | ConvertTo-Json` prints one object or a list, maybe
@@ -27,6 +28,7 @@ class WinGpu:
 
 _OBJECT = re.compile(r"\{[^{}]*\}?", re.DOTALL)
 _JSON_FIELD = r'"{}"\s*:\s*"((?:[^"\\]|\\.)*)"'
+_ADRENALIN = re.compile(r"^\s*(\d{2}\.\d{1,2}(?:\.\d{1,3})?)\s*$", re.MULTILINE)
 _VERSION_VALUE = re.compile(r"^[0-9]+(?:\.[0-9]+)+(?:[-+.][0-9A-Za-z.-]*)?$")
 # `wsl --version` lines, in the order the tool prints them.
 _WSL_ORDER = ("wsl", "kernel", "wslg", "msrdc", "direct3d", "dxcore", "windows")
@@ -148,3 +150,11 @@ def _wsl_key(label: str) -> str | None:
         if word in lowered:
             return key
     return None
+
+
+def parse_adrenalin(text: str) -> str | None:
+    """PowerShell's answer for the registry's RadeonSoftwareVersion ("26.2.2", maybe with a
+    byte-order mark and CRLF) -> the version; None for anything else (an error, a WDDM version
+    "32.0.12033.1030", nothing)."""
+    match = _ADRENALIN.search(recover_utf16(text or "").replace("\ufeff", ""))
+    return match.group(1) if match else None
