@@ -10,6 +10,7 @@ from core.diagnose import (
     rules_memory,
     rules_record,
     rules_runtime,
+    rules_smi,
     rules_system,
     rules_windows,
 )
@@ -35,6 +36,8 @@ RULES: tuple[Rule, ...] = (
     rules_system.kfd,
     rules_runtime.driver_not_started,
     rules_runtime.gpu_breaks_runtime,
+    rules_runtime.runtime_fails,
+    rules_smi.amd_smi_disagrees,
     rules_system.access,
     rules_gpu.hidden_by_env,
     rules_gpu.override_needed,

@@ -8,6 +8,9 @@ by side.
 - ``gpu-breaks-runtime``: rocminfo fails (HSA_STATUS_ERROR...) while KFD lists GPUs, and one of
   them is a card ROCm does not support: the runtime gives up at start-up on every card, not only
   on that one. The fix hides it (``ROCR_VISIBLE_DEVICES``) or takes it out.
+- ``runtime-fails``: rocminfo fails the same way while KFD lists GPUs and none of them is a card
+  ROCm does not support: no card is to blame, the runtime cannot start on the driver it has
+  (ROCm/TheRock#7952, ROCm/legacy-rocm-build#5433).
 """
 
 from __future__ import annotations
@@ -205,4 +208,48 @@ def gpu_breaks_runtime(ctx: Context) -> list[Finding]:
           "Hide it from ROCm: {command} (in the environment ROCm programs start from); or take "
           "the card out, or disable its slot in the BIOS.",
           command=f"export ROCR_VISIBLE_DEVICES={value}"),
+    )]
+
+
+# -- the runtime fails with no card to blame ---------------------------------------------------
+
+
+def runtime_fails(ctx: Context) -> list[Finding]:
+    """rocminfo fails at start-up while KFD lists GPUs, and none of them is a card ROCm does not
+    support (``gpu-breaks-runtime`` covers that case). Public reports (ROCm/TheRock#7952: a Radeon
+    840M, kernel 7.0, ROCm 7.13 and 10.0; ROCm/legacy-rocm-build#5433: a Radeon 890M failing with
+    amdgpu 6.14.14 and working with 6.12.12) point at the kernel driver the runtime runs on, not
+    at the card; AMD could not reproduce #7952 on similar hardware."""
+    status = runtime_failed(ctx)
+    if status is None or runtime_breakers(ctx):
+        return []
+    listed = [(g, sup) for g, sup in ctx.amd if g.kfd_node is not None]
+    if not listed or any(sup.status == "unsupported" for _, sup in listed):
+        return []  # an unsupported card may be the cause: the support findings say so
+    names = ", ".join(f"{g.name} ({g.gfx or '?'})" for g, _ in listed)
+    kernel = ctx.facts.platform.kernel or "?"
+    driver = ctx.facts.driver
+    which = (t("doctor.runtime-fails.dkms", "amdgpu-dkms {version}",
+               version=driver.amdgpu_dkms_version)
+             if driver.amdgpu_dkms_version else
+             t("doctor.runtime-fails.intree", "the amdgpu of kernel {kernel}", kernel=kernel))
+    return [Finding(
+        "runtime-fails",
+        "error",
+        t("doctor.runtime-fails.title", "ROCm's runtime does not start on {gpus}", gpus=names),
+        t("doctor.runtime-fails.detail",
+          "rocminfo fails ({status}) although the kernel's KFD lists {gpus}, and no card ROCm "
+          "does not support is there to blame: every ROCm program fails the same way, PyTorch "
+          "too (torch.cuda.is_available() is False). The card is not the cause; the runtime "
+          "cannot start on the driver it runs on, here {driver}. Public reports: a Radeon 840M "
+          "on kernel 7.0 with ROCm 7.13 and 10.0 (ROCm/TheRock#7952, open; AMD could not "
+          "reproduce it on similar hardware), and a Radeon 890M that failed with amdgpu 6.14.14 "
+          "and worked with amdgpu 6.12.12 (ROCm/legacy-rocm-build#5433).",
+          status=status, gpus=names, driver=which),
+        t("doctor.runtime-fails.fix",
+          "No fix is confirmed in public yet. Boot another kernel (the one AMD lists for your "
+          "ROCm release and distribution, or an older one: amdgpu 6.12 worked in #5433) and "
+          "check again with rocminfo; if it still fails, add rocminfo's output, the kernel "
+          "version and amdgpu's kernel log lines to ROCm/TheRock#7952 or a new report there: "
+          "{command}", command=DMESG),
     )]

@@ -4,7 +4,9 @@
 concise default table (ROCm 3.x to 6.x layouts). `parse_amd_smi` reads `version`, the
 default table, and `list` / `static` / `metric` as text or --json. Both merge several
 commands' output in one text, never raise, and put failure lines ("ERROR: No DRM devices",
-"No AMD GPUs specified", Python exceptions) into `error` and `problems`.
+"No AMD GPUs specified", Python exceptions) into `error` and `problems`. `amd_smi_failure`
+sorts an amd-smi answer that lists no GPU: the driver not found (its start-up check), an
+AMDSMI_STATUS_* error of its library, or nothing listed.
 
 Conventions: amd-smi "MB" are MiB; rocm-smi's lower-case 'Card model' (ROCm <= 6.0) is
 a subsystem id or a product name, the capitalised 'Card Model' (6.1+) the device id.
@@ -56,6 +58,17 @@ class SmiReport:
     rocm_version: str | None = None  # amd-smi only
 
 
+# amd-smi's words when its own start-up check finds no amdgpu: the CLI's check of
+# /sys/module/amdgpu/initstate (ROCm/amdsmi#172: "driver not initialized (amdgpu not found in
+# modules)") and the library's AMDSMI_STATUS_DRIVER_NOT_LOADED (error code 34, "Driver not
+# loaded": gpustack/gpustack#4338; PyTorch's "Can't initialize amdsmi - Error code: 34",
+# ROCm/legacy-rocm-build#5000).
+_DRIVER_MISSING = re.compile(
+    r"driver not initiali[sz]ed|amdgpu not found in modules|AMDSMI_STATUS_DRIVER_NOT_LOADED"
+    r"|Driver not loaded|Error code:?\s*34\b",
+    re.IGNORECASE,
+)
+_AMDSMI_STATUS = re.compile(r"AMDSMI_STATUS_(?!SUCCESS)[A-Z0-9_]+")
 _HEX_VALUE = re.compile(r"^0x[0-9a-fA-F]+$")
 _AMD_UUID = re.compile(r"^[0-9a-f]{4}([0-9a-f]{4})-0000-1000-", re.IGNORECASE)
 
@@ -173,3 +186,33 @@ def _uuid_device_id(uuid: str | None) -> str | None:
     """amd-smi UUIDs carry the device id: '00ff150e-0000-1000-8000-...' -> '150e'."""
     match = _AMD_UUID.match(uuid or "")
     return match.group(1).lower() if match else None
+
+
+@dataclass(frozen=True)
+class SmiFailure:
+    """Why an amd-smi answer lists no GPU."""
+
+    kind: str
+    """"driver": amd-smi found no amdgpu (its start-up check, or AMDSMI_STATUS_DRIVER_NOT_LOADED);
+    "status": another AMDSMI_STATUS_* error or failure line; "no-gpus": it ran and listed none."""
+    line: str
+    """The telling line as amd-smi printed it ("" for "no-gpus")."""
+    status: str | None = None
+    """The AMDSMI_STATUS_* name where one was printed."""
+
+
+def amd_smi_failure(report: SmiReport | None) -> SmiFailure | None:
+    """Why amd-smi listed no GPU; None where it listed one or more (or did not run). Pure,
+    never raises."""
+    if report is None or report.gpus:
+        return None
+    lines = [line for line in (report.error, *report.problems) if line]
+    status = next((m.group(0) for line in lines if (m := _AMDSMI_STATUS.search(line))), None)
+    driver = next((line for line in lines if _DRIVER_MISSING.search(line)), None)
+    if driver is not None:
+        return SmiFailure("driver", driver, status)
+    if report.error:
+        return SmiFailure("status", report.error, status)
+    if report.tool_version is None and not report.problems:
+        return None  # nothing printed at all: not an answer
+    return SmiFailure("no-gpus", "", status)
