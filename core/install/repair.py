@@ -155,6 +155,13 @@ def refusal(env: PythonEnvironment, writable: Mapping[str, bool | None]) -> Repa
             "pyvenv.cfg): rocmate does not change a system Python; give the app's venv, or "
             "make one with {command}", python=env.python, command="rocmate install"))
     torch = env.torch
+    if torch is None and env.include_system_site_packages:
+        return RepairRefusal("no-torch", t(
+            "repair.refuse.system-torch", "there is no PyTorch in {prefix} itself, and it sees "
+            "the system Python's packages ({setting}): a PyTorch from there is the system's, "
+            "which rocmate does not change; use {command} for one of its own",
+            prefix=env.prefix, setting="include-system-site-packages = true",
+            command=f"rocmate install --venv {env.prefix}"))
     if torch is None:
         return RepairRefusal("no-torch", t(
             "repair.refuse.no-torch", "there is no PyTorch in {prefix} to repair: use {command} "

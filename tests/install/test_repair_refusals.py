@@ -84,6 +84,15 @@ def test_no_torch_points_to_install(tmp_path: Path) -> None:
     assert f"rocmate install --venv {tmp_path / 'venv'}" in str(refused)
 
 
+def test_torch_of_the_system_through_the_venv(tmp_path: Path) -> None:
+    """A venv made with --system-site-packages whose PyTorch is the system's (a distribution's
+    python-pytorch-rocm): that one is not the venv's to change."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages",
+                    str(tmp_path / "venv")], check=True, timeout=120)
+    refused = _refused(tmp_path / "venv" / "bin" / "python")
+    assert refused.reason == "no-torch" and "include-system-site-packages = true" in str(refused)
+
+
 def test_no_pip(tmp_path: Path) -> None:
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "venv")],
                    check=True, timeout=120)
