@@ -96,7 +96,7 @@ def _card(device: DeviceCheck, torch: TorchFacts | None = None) -> str:
 
 
 def _device_finding(device: DeviceCheck, build: str, python: str | None,
-                    torch: TorchFacts | None = None) -> Finding | None:
+                    torch: TorchFacts | None = None, several: bool = False) -> Finding | None:
     failed = list(device.failed)
     if device.start is not None:
         failed.insert(0, device.start)
@@ -108,6 +108,8 @@ def _device_finding(device: DeviceCheck, build: str, python: str | None,
     first = failed[kinds.index(kind)]
     library = library_of(first, build)
     card = _card(device, torch)
+    if several and device.device.isdigit():  # two cards of one model: say which one failed
+        card = t("kernel.gpu-n-card", "GPU {index}, {card}", index=device.device, card=card)
     gfx = card.rsplit("(", 1)[-1].rstrip(")") if card.endswith(")") else None
     parts = []
     for op in failed:
@@ -199,7 +201,8 @@ def kernel_rules(ctx: Context) -> list[Finding]:
         return [_not_run(ctx)] if ctx.usable_amd else []
     torch = facts.torch
     build = torch.build if torch is not None else "rocm"
-    findings = [f for f in (_device_finding(d, build, check.python, torch)
+    several = len(check.devices) > 1
+    findings = [f for f in (_device_finding(d, build, check.python, torch, several)
                             for d in check.devices) if f]
     if check.problem and not findings:
         findings.append(Finding(

@@ -30,7 +30,16 @@ OPS = ("matmul-fp32", "matmul-fp16", "matmul-bf16", "conv2d", "sdpa")
 START_TIMEOUT = 90.0
 """Seconds a worker may take to import torch and open its device."""
 OP_TIMEOUT = 45.0
-"""Seconds one operation may take (MIOpen may compile a kernel on its first convolution)."""
+"""Seconds one operation may take. The first convolution is the slow one: MIOpen may search
+for and compile its kernels on first use (then ~/.cache/miopen keeps them). Public first-call
+figures for one convolution: 10.3 s for a tiny one (input 1x3x2x2, eight 3x3 filters) in
+miopenFindConvolutionForwardAlgorithm on gfx906, ROCm 3.5 (ROCm/MIOpen#717); 2.2-2.6 s per Find
+of ResNet-50-sized configurations (ROCm/MIOpen#2814); 29.2 s for the naive direct solution alone
+while Find timed a large bf16 convolution, 256 channels at 1216x832 (ROCm/rocm-libraries#3509).
+The check's convolution (2x8x32x32, sixteen 3x3 filters) is of the tiny kind; 45 s is over 4x its
+figure and 1.5x the largest. No public figure found shows one small convolution's first call
+taking longer; whole-model first runs do (63 s for ResNet-18 on an MI50, ROCm/pytorch#433), but
+they compile many convolutions."""
 MARK = "@rocmate-kc "
 OUTCOMES = ("ok", "wrong", "error", "crashed", "hung", "skipped", "not-run")
 """``ok`` same as the CPU; ``wrong`` differs beyond the tolerance; ``error`` PyTorch raised;

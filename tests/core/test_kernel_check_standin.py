@@ -23,6 +23,7 @@ import pytest
 
 from core import i18n
 from core.diagnose.context import Context
+from core.diagnose.doctor import run_doctor
 from core.diagnose.finding import Finding
 from core.diagnose.rules_kernel import kernel_rules
 from core.knowledge.loader import load_knowledge
@@ -222,3 +223,30 @@ def test_the_plans_last_step_runs_the_same_check(standin) -> None:
                          timeout=300, check=False)
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert ran.stdout.strip().endswith("every operation matched the CPU")
+
+
+def test_several_gpus_are_checked_and_reported_each_on_its_own(standin, tmp_path) -> None:
+    """Two GPUs, the matrix product aborting on the second only: each device has its own
+    worker, so GPU 0 passes whole, GPU 1 names the crash, and the doctor puts each answer on
+    its own GPU (``gpus[i].kernel_check``) of a recorded two-card machine. The multi-GPU path
+    runs here with the stand-in: no machine with two AMD GPUs is at hand."""
+    python, site = standin
+    (site / "mode.txt").write_text("abort matmul devices=2 on=1")
+    answer = run_kernel_check(LiveSystem(), python, ["0", "1"], start_timeout=30.0,
+                              op_timeout=20.0)
+    by_device = {d["device"]: {op["op"]: op["outcome"] for op in d["ops"]}
+                 for d in answer["devices"]}
+    assert set(by_device["0"].values()) <= {"ok", "skipped"}
+    assert by_device["1"]["matmul-fp32"] == by_device["1"]["matmul-fp16"] == "crashed"
+    assert by_device["1"]["conv2d"] == by_device["1"]["sdpa"] == "ok"
+    machine = tmp_path / "machine"
+    shutil.copytree(ROOT / "tests" / "fixtures" / "machines" / "rocm-multiple-2x-rx7900xtx",
+                    machine, symlinks=True)
+    (machine / "kernel-check.json").write_text(__import__("json").dumps(answer))
+    data = run_doctor(SnapshotSystem(machine)).to_json()
+    amd = [gpu for gpu in data["gpus"] if gpu["vendor"] == "amd"]
+    assert [gpu["kernel_check"]["device"] for gpu in amd] == ["0", "1"]
+    assert amd[0]["kernel_check"]["ok"] is True and amd[1]["kernel_check"]["ok"] is False
+    crashed = [f for f in data["findings"] if f["id"] == "kernel-check-crashed"]
+    assert len(crashed) == 1 and data["verdict"] != "Ready"
+    assert "GPU 1, Radeon RX Vega (gfx900)" in crashed[0]["title"]  # which of the two
