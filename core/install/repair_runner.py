@@ -88,9 +88,7 @@ class _HeldRunner(Runner):
                                                                         "skipped"):
             self.failed_step = str(event.get("id"))
         if event.get("event") == "done":
-            self.held = event
-            with open(self.log_path, "a", encoding="utf-8") as log:
-                log.write(json.dumps(event) + "\n")
+            self.held = event  # the caller's own done, logged then, says how it ended
             return
         super().emit(event)
 
@@ -122,7 +120,10 @@ class RepairRunner(_HeldRunner):
         return await self._repair_run()
 
     def _done(self, event: Event, **extra: Any) -> None:
-        Runner.emit(self, {**event, **extra})
+        """The one ``done``: a repair is never resumed (``rocmate install --resume`` is the
+        set-up's), it is rolled back or planned again."""
+        done = {k: v for k, v in {**event, **extra}.items() if k not in ("resume", "time")}
+        Runner.emit(self, done)
 
     # -- a repair ------------------------------------------------------------------------------
     async def _repair_run(self) -> bool:
@@ -180,7 +181,6 @@ class RepairRunner(_HeldRunner):
                    "was", error=error) if back else
                  t("repair.error.rollback-failed", "{error}; putting the environment back "
                    "failed too: see {folder}", error=error, folder=str(self.folder)))
-        held = {k: v for k, v in held.items() if k != "resume"}
         self._done(held, error=words, record=str(self.folder), state=state, rolled_back=back)
         return False
 

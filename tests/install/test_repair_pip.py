@@ -111,6 +111,8 @@ def test_repair_then_rollback(offline: Path, tmp_path: Path,
     done = events[-1]
     assert not ok and done["event"] == "done" and done["state"] == "check-failed", done
     assert sum(1 for e in events if e["event"] == "done") == 1
+    assert "resume" not in done  # a repair is rolled back, never resumed as a set-up
+    assert done["rollback"] == f"rocmate install --rollback {python}"
     assert _versions(python) == {"torch": "2.5.1+rocm6.2", "torchvision": "0.20.1+rocm6.2",
                                  "torchaudio": "2.5.1+rocm6.2", "pytorch-triton-rocm": "3.1.0"}
     after = freeze(python, wheels)
