@@ -293,8 +293,9 @@ class TuneDialog(QDialog):
             self._add_row(row, variant_title(result, row.variant))
         self.answer.setText(answer_text(result))
         self.kept.setText(keep_text(result) or "")
-        self.status.setText(self.tr("Done in %1 (budget %2).")
-                            .replace("%1", clock(result.elapsed_s))
+        done = (self.tr("Stopped after %1 (budget %2).") if result.cancelled
+                else self.tr("Done in %1 (budget %2)."))
+        self.status.setText(done.replace("%1", clock(result.elapsed_s))
                             .replace("%2", clock(result.budget_s)))
 
     def _busy(self, busy: bool) -> None:

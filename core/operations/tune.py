@@ -259,14 +259,21 @@ class TuneRun:
             self.on_event(TuneEvent(kind, variant, index, total, self._elapsed(),
                                     self._left(runs_left), measured, plans))
 
-    async def _measure(self, variant: Variant | None, folder: Path) -> RunOutcome:
-        options = replace(self.base, seconds=self.measure_s)
+    def worker_env(self, variant: Variant | None, folder: Path) -> dict[str, str]:
+        """The variables a run gets on top of this process's: the card's (rocmate-env.sh),
+        then the variant's; TunableOp's results file goes into the tune's own ``folder``,
+        which is removed when the tune ends (nothing of it is left behind)."""
         env = dict(self.card_variables)
         if variant is not None:
-            options = replace(variant.apply(self.base), seconds=self.measure_s)
             env.update(variant.env)
-            if variant.tuning_file:  # TunableOp's results: in the tune's folder, removed after
+            if variant.tuning_file:
                 env[TUNING_FILE] = str(folder / f"{variant.id}-tunableop_results.csv")
+        return env
+
+    async def _measure(self, variant: Variant | None, folder: Path) -> RunOutcome:
+        base = variant.apply(self.base) if variant is not None else self.base
+        options = replace(base, seconds=self.measure_s)
+        env = self.worker_env(variant, folder)
         self._runner = BenchRunner(
             options, python=self.python, env=env, telemetry=False, system=self.system,
             watchdog_s=self.request.watchdog_s,

@@ -2173,6 +2173,10 @@ PyTorch：%4</translation>
         <translation>正在测量第 %1 个，共 %2 个：%3 —— 约剩 %4</translation>
     </message>
     <message>
+        <source>Stopped after %1 (budget %2).</source>
+        <translation>用时 %1 后停止（预算 %2）。</translation>
+    </message>
+    <message>
         <source>Done in %1 (budget %2).</source>
         <translation>用时 %1 完成（预算 %2）。</translation>
     </message>

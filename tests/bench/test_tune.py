@@ -178,6 +178,15 @@ def test_a_variable_the_defaults_already_have_is_not_measured_again(
     assert plans["miopen-find-normal"].applies
 
 
+def test_tunableops_results_go_into_the_tunes_own_folder(tmp_path: Path) -> None:
+    run = TuneRun(TuneRequest("llm-infer", python=PYTHON))
+    env = run.worker_env(BY_ID["tunableop"], tmp_path)
+    assert env["PYTORCH_TUNABLEOP_ENABLED"] == "1" and env["PYTORCH_TUNABLEOP_TUNING"] == "1"
+    assert env["PYTORCH_TUNABLEOP_FILENAME"] == str(tmp_path / "tunableop-tunableop_results.csv")
+    assert "PYTORCH_TUNABLEOP_FILENAME" not in run.worker_env(BY_ID["hipblaslt-on"], tmp_path)
+    assert run.worker_env(None, tmp_path) == run.card_variables
+
+
 def test_a_request_that_cannot_run_is_refused_before_anything_starts() -> None:
     with pytest.raises(OperationError, match="rocmate tune measures"):
         TuneRun(TuneRequest("gemm", python=PYTHON))
