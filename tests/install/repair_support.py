@@ -30,14 +30,17 @@ def _record_line(name: str, data: bytes) -> str:
 
 
 def wheel(folder: Path, name: str, version: str, requires: tuple[str, ...] = (),
-          package: str | None = None) -> Path:
+          package: str | None = None, extras: dict[str, tuple[str, ...]] | None = None) -> Path:
     """A pure-Python stand-in wheel ``name==version`` whose package ``package`` (default: the
-    name) holds ``__init__.py`` with the version in it."""
+    name) holds ``__init__.py`` with the version in it; ``extras``: extra -> requirements."""
     dist = name.replace("-", "_")
     package = package or dist
     info = f"{dist}-{version}.dist-info"
     meta = ["Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}",
             *(f"Requires-Dist: {r}" for r in requires)]
+    for extra, needs in (extras or {}).items():
+        meta.append(f"Provides-Extra: {extra}")
+        meta += [f'Requires-Dist: {r}; extra == "{extra}"' for r in needs]
     files = {
         f"{package}/__init__.py": f"__version__ = {version!r}\n".encode(),
         f"{info}/METADATA": ("\n".join(meta) + "\n").encode(),

@@ -25,12 +25,14 @@ from core.install.planner import Choices
 from core.install.repair import RepairPlan, make_repair_plan
 from core.install.repair_record import list_records
 from core.install.repair_runner import RepairRunner
+from core.install.runner import Runner
 from core.knowledge.loader import load_knowledge
 from core.knowledge.torch_family import load_torch_family
 from core.operations.repair import list_repairs, prepare_repair, rollback_plan
 from core.probe.python_packages import app_requirements, read_environment
 from core.system import LiveSystem, SnapshotSystem
 from tests.install.repair_support import (
+    FAMILY_DIRS,
     freeze,
     make_venv,
     offline_env,
@@ -70,17 +72,17 @@ def offline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     return wheels
 
 
-def _plan(python: Path) -> RepairPlan:
+def _plan(python: Path, rocm: str = "6.2") -> RepairPlan:
     env = read_environment(LiveSystem(), str(python))
     facts = run_doctor(SnapshotSystem(MACHINE), probe_torch=False).facts
     site = env.site_packages[0]
     return make_repair_plan(env, facts, load_knowledge(), load_torch_family(),
                             app_requirements(LiveSystem(), env),
                             {site: True, os.path.dirname(str(python)): True},
-                            Choices(rocm="6.2"))
+                            Choices(rocm=rocm))
 
 
-def _run(runner: RepairRunner) -> tuple[bool, list[dict[str, object]]]:
+def _run(runner: Runner) -> tuple[bool, list[dict[str, object]]]:
     events: list[dict[str, object]] = []
     runner.emit_to = events.append
     ok = asyncio.run(runner.run())
@@ -178,3 +180,39 @@ def test_a_failed_install_rolls_back_by_itself(offline: Path, tmp_path: Path) ->
     assert outside_family(tmp_path / "app" / "venv") == untouched
     [record] = list_records()
     assert record.state == "failed-rolled-back"
+
+
+def test_amd_device_wheels_for_real(offline: Path, tmp_path: Path) -> None:
+    """--rocm 10.0: AMD's index, torch[device-gfx1100]==2.13.0+rocm10.0.0 (its extra requires
+    amd-torch-device-gfx1100, as on https://stable.repo.amd.com/rocm/whl-next/). The family
+    step (--no-deps) installs no device package; the next step adds them; the rollback takes
+    them away again and the freeze is the one recorded."""
+    wheels = _wheels(offline)
+    local = "2.13.0+rocm10.0.0"
+    for name, version in (("torch", local), ("torchvision", "0.28.0+rocm10.0.0")):
+        device = f"amd-{name}-device-gfx1100"
+        wheel(wheels, name, version, ("filelock",),
+              extras={"device-gfx1100": (f"{device}=={version}",)})
+        wheel(wheels, device, version)
+    wheel(wheels, "torchaudio", "2.11.0.2+rocm10.0.0")
+    python = make_venv(tmp_path / "app" / "venv", wheels, START)
+    before = freeze(python, wheels)
+    untouched = outside_family(tmp_path / "app" / "venv")
+    plan = _plan(python, rocm="10.0")
+    assert plan.torch_packages == ("torch[device-gfx1100]==2.13.0+rocm10.0.0",
+                                   "torchvision[device-gfx1100]==0.28.0+rocm10.0.0",
+                                   "torchaudio==2.11.0.2+rocm10.0.0")
+    ok, events = _run(RepairRunner(plan, lambda event: None))
+    assert events[-1]["state"] == "check-failed", events[-3:]
+    now = read_environment(LiveSystem(), str(python))
+    assert now.distribution("amd-torch-device-gfx1100") is not None
+    assert now.distribution("amd-torchvision-device-gfx1100") is not None
+    assert _versions(python)["torch"] == local
+    devices = ("amd_torch_device_gfx1100", "amd_torchvision_device_gfx1100")
+    assert outside_family(tmp_path / "app" / "venv", (*FAMILY_DIRS, *devices)) == untouched
+    back = rollback_plan(None, str(python))
+    removed = back.steps[0].argv or ()
+    assert back.steps[0].id == "rollback-remove"
+    assert "amd-torch-device-gfx1100" in removed and "amd-torchvision-device-gfx1100" in removed
+    ok, events = _run(prepare_repair(back, lambda event: None))
+    assert ok and freeze(python, wheels) == before
