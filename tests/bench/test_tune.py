@@ -287,3 +287,22 @@ def test_the_command_line_refuses_what_it_cannot_do(tmp_path: Path) -> None:
     assert undo.returncode == 1 and "nothing to undo" in undo.stderr
     bad = _rocmate("tune", "llm-infer", "--budget", "-5", env_home=tmp_path)
     assert bad.returncode == 2 and "--budget must be a positive" in bad.stderr
+
+
+def test_a_later_plan_keeps_the_kept_variables_and_refuses_others() -> None:
+    from dataclasses import replace
+
+    from core.install.planner import Choices, PlanError, make_plan
+    from core.knowledge.loader import load_knowledge
+    from core.operations.setup import plan_facts
+
+    facts = plan_facts(MACHINES / "rx6700xt-ubuntu2204-needs-override", probe_torch=False)
+    kept = replace(facts, environment=replace(facts.environment, applied={
+        "TORCH_BLAS_PREFER_HIPBLASLT": "1", "HSA_OVERRIDE_GFX_VERSION": "10.3.0"}))
+    kb = load_knowledge()
+    assert make_plan(kept, kb).env["TORCH_BLAS_PREFER_HIPBLASLT"] == "1"  # carried over
+    assert "TORCH_BLAS_PREFER_HIPBLASLT" not in make_plan(kept, kb, Choices(tuned=())).env
+    chosen = make_plan(facts, kb, Choices(tuned=(("MIOPEN_FIND_MODE", "FAST"),))).env
+    assert chosen["MIOPEN_FIND_MODE"] == "FAST" and "HSA_OVERRIDE_GFX_VERSION" in chosen
+    with pytest.raises(PlanError, match="LD_PRELOAD: not a variable rocmate tune keeps"):
+        make_plan(facts, kb, Choices(tuned=(("LD_PRELOAD", "/tmp/x.so"),)))
