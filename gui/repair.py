@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Qt
 from PySide6.QtWidgets import (
     QDialog,
     QFrame,
@@ -49,6 +49,18 @@ KERNEL_IDS = ("kernel-check-ok", "kernel-check-not-run", "kernel-check-no-kernel
               "kernel-check-failed", "torch-ok", "torch-not-rocm", "torch-no-gpu",
               "torch-arch-missing", "torch-missing")
 """The doctor's findings that say how PyTorch did in that Python (shown after a repair)."""
+
+
+STATE_WORDS = {
+    "recorded": QT_TRANSLATE_NOOP("RepairDialog", "recorded, not finished"),
+    "repaired": QT_TRANSLATE_NOOP("RepairDialog", "repaired"),
+    "check-failed": QT_TRANSLATE_NOOP("RepairDialog", "repaired; the check on the card failed"),
+    "failed-rolled-back": QT_TRANSLATE_NOOP("RepairDialog", "failed, rolled back"),
+    "rolled-back": QT_TRANSLATE_NOOP("RepairDialog", "rolled back"),
+    "rolled-back-partly": QT_TRANSLATE_NOOP("RepairDialog", "rolled back in part"),
+    "rollback-failed": QT_TRANSLATE_NOOP("RepairDialog", "roll back failed"),
+}
+"""A repair record's state (core.install.repair_record.STATES) in words, in the history list."""
 
 
 class RepairDialog(QDialog):
@@ -193,9 +205,9 @@ class RepairDialog(QDialog):
                 "follow": self.tr("follows the new torch")}.get(action, action)
 
     def state_words(self, state: str) -> str:
-        return {"recorded": self.tr("recorded, not finished"), "done": self.tr("repaired"),
-                "failed": self.tr("failed"), "rolled-back": self.tr("rolled back"),
-                "rollback-failed": self.tr("roll back failed")}.get(state, state)
+        """A record's state (core.install.repair_record.STATES) in words."""
+        words = STATE_WORDS.get(state)
+        return QCoreApplication.translate("RepairDialog", words) if words else state
 
     # -- the plan ---------------------------------------------------------------------------
 

@@ -919,6 +919,18 @@ Run a benchmark on the Benchmark page (or rocmate bench in a terminal): each run
 <context>
     <name>RepairDialog</name>
     <message>
+        <source>repaired; the check on the card failed</source>
+        <translation>已修复；但在显卡上的检查失败</translation>
+    </message>
+    <message>
+        <source>failed, rolled back</source>
+        <translation>失败，已回退</translation>
+    </message>
+    <message>
+        <source>rolled back in part</source>
+        <translation>部分回退</translation>
+    </message>
+    <message>
         <source>Repair %1&apos;s PyTorch</source>
         <translation>修复%1的PyTorch</translation>
     </message>
@@ -1005,10 +1017,6 @@ A repair replaces this environment&apos;s PyTorch family (torch, torchvision, to
     <message>
         <source>repaired</source>
         <translation>已修复</translation>
-    </message>
-    <message>
-        <source>failed</source>
-        <translation>失败</translation>
     </message>
     <message>
         <source>rolled back</source>

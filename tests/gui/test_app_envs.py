@@ -100,3 +100,12 @@ def test_check_another_python_offers_repair_when_the_build_is_wrong(qtbot: Any,
     page.show_report(page.session.report)
     assert page.repair_python.isVisible()
     assert page.repair_python.text() == "Repair &this Python…"
+
+
+def test_every_state_a_repair_record_can_hold_has_words() -> None:
+    """The history list names each record's state (core.install.repair_record.STATES) in words:
+    the window once expected "done" where core writes "repaired", and showed the others as ids."""
+    from core.install.repair_record import STATES
+    from gui.repair import STATE_WORDS
+
+    assert set(STATE_WORDS) == set(STATES)
