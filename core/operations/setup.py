@@ -4,6 +4,7 @@ out (the user's steps as the user, the root block through the helper), resumable
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -74,9 +75,13 @@ def replay_refusal(plan: Plan) -> str | None:
     None when it may be."""
     if plan.replay is None:
         return None
+    command = "rocmate install"
+    repair = getattr(plan, "repair", None)  # a repair or rollback plan (core.install.repair)
+    if repair is not None:
+        command = f"rocmate install --{repair.kind} {shlex.quote(repair.python)}"
     return t("ops.setup.replay-only-shown", "This plan is for the replayed machine in {folder}: "
              "it is only shown here, and nothing on this computer is changed. Carry it out on "
-             "that machine itself ({command}).", folder=plan.replay, command="rocmate install")
+             "that machine itself ({command}).", folder=plan.replay, command=command)
 
 
 def _plan(facts: Facts, choices: Choices | None) -> Plan:

@@ -80,6 +80,7 @@ def test_repair_opens_the_window_with_the_plan_and_runs_nothing_on_a_replay(
     assert not dialog.start_button.isEnabled()
     assert not dialog.rollback_button.isEnabled()
     assert "replayed machine" in dialog.replay_note.text() and dialog.replay_note.isVisible()
+    assert f"(rocmate install --repair {COMFY})" in dialog.replay_note.text()
     assert "kept on that machine" in dialog.history_note.text()
     qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)  # does nothing
     assert not dialog.running and dialog.plan.replay is not None
