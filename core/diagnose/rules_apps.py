@@ -142,6 +142,22 @@ def check_apps(ctx: Context) -> tuple[AppCheck, ...]:
     return tuple(check_app(ctx, env) for env in ctx.facts.apps)
 
 
+def repair_fix(ctx: Context) -> str | None:
+    """The fix for a wrong build in the Python the doctor checked, where that Python is an app's
+    environment: repair it in place (``rocmate install`` would make a new environment the app
+    never uses); None for any other Python."""
+    torch = ctx.facts.torch
+    if torch is None or not torch.python:
+        return None
+    env = next((e for e in ctx.facts.apps if _same_python(torch.python, e.python)), None)
+    if env is None:
+        return None
+    return t("doctor.fix.repair-app", "{command}   (the ROCm build in place of {app}'s PyTorch "
+             "family, with a way back; rocmate install would make a new environment {app} does "
+             "not use)", command=f"rocmate install --repair {shlex.quote(env.python)}",
+             app=env.name)
+
+
 def app_findings(ctx: Context) -> list[Finding]:
     """``app-torch-cannot-reach`` (warning) for each app whose PyTorch's build cannot use the
     card, with the repair command. The Python the doctor itself checked is left to the torch

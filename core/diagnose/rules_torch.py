@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from core.diagnose.context import Context
 from core.diagnose.finding import Finding
+from core.diagnose.rules_apps import repair_fix
 from core.i18n import t
 from core.probe.parse.kfd import override_to_gfx
 from core.probe.torch import TorchFacts
@@ -131,7 +132,7 @@ def _not_rocm(ctx: Context, where: str) -> list[Finding]:
               "A {kind} build cannot use an AMD GPU; torch.cuda.is_available() stays False. The "
               "ROCm build comes from a different index (download.pytorch.org/whl/rocmX.Y).",
               kind=kind),
-            install_fix(),
+            repair_fix(ctx) or install_fix(),
         )
     ]
 
@@ -218,6 +219,6 @@ def _arch_missing(ctx: Context) -> list[Finding]:
               "hipErrorNoBinaryForGpu or 'invalid device function'.",
               targets=", ".join(sorted(have)), gpu=gpu.name),
             t("doctor.torch-arch-missing.fix", "Install a wheel built for this card: {install}",
-              install=install_fix()),
+              install=repair_fix(ctx) or install_fix()),
         )
     ]

@@ -129,7 +129,7 @@ def _igpu(ctx: Context, table: WslTable) -> list[Finding]:
           "AMD: an integrated GPU is known to disturb GPU detection for ROCm in WSL "
           "(rocminfo failing with HSA_STATUS_ERROR_OUT_OF_RESOURCES)."),
         t("doctor.wsl-windows-igpu.fix",
-          "If rocminfo or PyTorch finds no GPU: disable the integrated GPU in Windows' Device "
+          "If ROCm finds no GPU in WSL: disable the integrated GPU in Windows' Device "
           "Manager (Display adapters) or in the BIOS, then in PowerShell: {command}",
           command="wsl --shutdown"),
     )]
