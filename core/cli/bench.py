@@ -246,6 +246,7 @@ def run(args: argparse.Namespace) -> int:
         BenchmarkRequest,
         BenchmarkRun,
         baseline_request,
+        known_bad_from,
         known_bad_warnings,
         run_to_end,
     )
@@ -261,15 +262,20 @@ def run(args: argparse.Namespace) -> int:
     except OperationError as exc:
         print(f"rocmate bench: {exc}", file=sys.stderr)
         return exc.status
-    for warning in known_bad_warnings():  # a stack that public reports show hanging the card
+    facts = bench_run.facts  # read once (a data-parallel run's GPUs), also for the warnings
+    warnings = known_bad_from(facts) if facts is not None else known_bad_warnings()
+    for warning in warnings:  # a stack that public reports show hanging the card
         print("rocmate: " + t("cli.bench.known-bad", "warning: {text}", text=warning),
               file=sys.stderr)
+    if bench_run.ranks.said:  # the GPUs the ranks go on, an iGPU or unusable card left out
+        print("rocmate: " + bench_run.ranks.said, file=sys.stderr)
     base = baseline_request(request)
     if base is not None:  # --gpus N: one GPU first, through the same launcher, to scale against
         print("rocmate: " + t("cli.bench.baseline", "first the same run on one GPU (--gpus 1), "
                               "to measure the scaling against"), file=sys.stderr)
         try:
-            first = run_to_end(BenchmarkRun(base, Progress(sys.stderr, base.options)))
+            first = run_to_end(BenchmarkRun(base, Progress(sys.stderr, base.options),
+                                            facts=facts))
         except OperationError as exc:
             print(f"rocmate bench: {exc}", file=sys.stderr)
             return 1
@@ -277,7 +283,7 @@ def run(args: argparse.Namespace) -> int:
             print(summary(first.report))
             return 130 if first.status == "cancelled" else 1
         bench_run = BenchmarkRun(request, Progress(sys.stderr, options),
-                                 baseline=first.outcome)
+                                 baseline=first.outcome, facts=facts)
     if bench_run.variables:  # e.g. HSA_OVERRIDE_GFX_VERSION from rocmate install
         shown = " ".join(f"{k}={v}" for k, v in sorted(bench_run.variables.items()))
         print("rocmate: " + t("cli.bench.variables", "with {variables} (from {file})",

@@ -15,8 +15,10 @@ import contextlib
 import math
 import signal
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from core.bench.recover import recover
 from core.bench.run_report import build_report
@@ -37,6 +39,10 @@ from core.report.history import History, HistoryError, default_path
 from core.report.model import Report, ReportError, to_json
 from core.report.privacy import scrub_report
 from core.system import LiveSystem, System
+
+if TYPE_CHECKING:  # the doctor's modules load where a data-parallel run needs them
+    from core.diagnose.context import Context
+    from core.probe.gpus import Gpu
 
 
 @dataclass(frozen=True)
@@ -101,9 +107,12 @@ class BenchmarkRun:
     (the run ends as cancelled, its events kept)."""
 
     def __init__(self, request: BenchmarkRequest, on_event: EventCallback | None = None,
-                 system: System | None = None, baseline: RunOutcome | None = None) -> None:
+                 system: System | None = None, baseline: RunOutcome | None = None,
+                 facts: Facts | None = None) -> None:
         """``baseline``: a run measured before this one that its report keeps first (the
-        single-GPU run a data-parallel run is compared with, core.report.scaling)."""
+        single-GPU run a data-parallel run is compared with, core.report.scaling). ``facts``:
+        the machine as the doctor read it (without PyTorch), for a data-parallel run's GPUs
+        (:func:`rank_gpus`); read here when such a run needs them and none are given."""
         problems = request.problems()
         if problems:
             raise OperationError("; ".join(problems), status=2)
@@ -117,9 +126,19 @@ class BenchmarkRun:
         """The variables rocmate wrote for the card (e.g. HSA_OVERRIDE_GFX_VERSION), which the
         worker gets; a value the user's own environment has wins and is not listed."""
         self.variables_file = script
+        self.facts = facts
+        if facts is None and takes_rank_gpus(request.options):
+            self.facts = machine_facts(self.system, self.python)
+        self.ranks = (rank_gpus(request.options, self.facts, {**env, **extra})
+                      if self.facts is not None else RankGpus())
+        """Where a data-parallel run's ranks go: HIP_VISIBLE_DEVICES for the worker when
+        rocmate chose the GPUs (:attr:`RankGpus.said` tells the user)."""
+        if self.ranks.problem:
+            raise OperationError(self.ranks.problem, status=2)
         self.run_file = request.run_file or default_run_file(env, request.options.suite)
         self.runner = BenchRunner(
-            request.options, python=self.python, env=extra, run_file=self.run_file,
+            request.options, python=self.python, env={**extra, **self.ranks.variables},
+            run_file=self.run_file,
             watchdog_s=request.watchdog_s, startup_timeout_s=request.startup_timeout_s,
             telemetry=request.telemetry, on_event=on_event, system=self.system,
             run_record={"history": request.history})
@@ -158,6 +177,115 @@ class BenchmarkRun:
             except (HistoryError, OSError) as exc:
                 result.history_error = str(exc)
         return result
+
+
+VISIBILITY = ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES",
+              "GPU_DEVICE_ORDINAL")
+"""The variables that choose which GPUs a ROCm program sees: where the user set one, the
+user chose the GPUs."""
+
+
+@dataclass(frozen=True)
+class RankGpus:
+    """Where a data-parallel run's ranks go (:func:`rank_gpus`)."""
+
+    variables: dict[str, str] = field(default_factory=dict)
+    """``HIP_VISIBLE_DEVICES`` for the worker where rocmate chose the GPUs; empty otherwise."""
+    said: str | None = None
+    """The line that tells the user which GPUs take the ranks and which are left out."""
+    problem: str | None = None
+    """Why the run cannot start: more ranks asked for than the machine has GPUs for."""
+
+
+def takes_rank_gpus(options: BenchOptions) -> bool:
+    """A run through PyTorch's launcher on GPUs (``--gpus``, also the single-GPU run a
+    data-parallel run is compared with): its ranks take ``cuda:LOCAL_RANK``."""
+    return options.gpus is not None and options.device != "cpu"
+
+
+def rank_gpus(options: BenchOptions, facts: Facts, env: Mapping[str, str] | None = None
+              ) -> RankGpus:
+    """The GPUs a data-parallel run may put a rank on, made the only ones its worker sees.
+
+    The ranks take ``cuda:0`` .. ``cuda:N-1`` (``--gpus all``: every device PyTorch counts) in
+    ROCm's order, the KFD nodes' order, where an integrated GPU or a card ROCm PyTorch does not
+    support may come first (the doctor's ``igpu-first``) and where RCCL meets every GPU it is
+    shown. So where ROCm sees an AMD GPU besides the doctor's data-parallel cards
+    (:func:`core.diagnose.context.data_parallel_gpus`), the worker gets
+    ``HIP_VISIBLE_DEVICES`` = those cards' ROCm indexes, said in one line. ``--gpus N`` above
+    the number of those cards is a ``problem``: the run does not start.
+
+    Nothing is chosen where the user chose (one of :data:`VISIBILITY` set in ``facts``' or in
+    ``env``, the variables the worker gets), for a run on the CPU or without ``--gpus``, where
+    KFD's nodes are not known (WSL, no driver), or on NVIDIA cards (CUDA numbers them as
+    PyTorch does). ``facts``: the doctor's, without the PyTorch probe."""
+    from core.diagnose.context import Context, data_parallel_gpus
+    from core.knowledge.loader import load_knowledge
+
+    if not takes_rank_gpus(options):
+        return RankGpus()
+    given = env or {}
+    if any(facts.environment.get(name) is not None or name in given for name in VISIBILITY):
+        return RankGpus()
+    ctx = Context(facts, load_knowledge())
+    gpus = data_parallel_gpus(facts.gpus.gpus, ctx.supports)
+    if not gpus:  # one NVIDIA card: the same count, said the same way
+        gpus = [g for g in facts.gpus.gpus if g.vendor == "nvidia" and not g.integrated]
+    nodes = [n.node for n in facts.gpus.kfd_nodes]
+    seen = [g for g, _ in ctx.amd if g.kfd_node in nodes]
+    ranks = [g for g in gpus if g in seen]
+    others = [g for g in seen if g not in ranks]
+    usable = ranks if nodes and gpus and gpus[0].is_amd else gpus  # KFD known: what ROCm sees
+    asked = int(options.gpus) if options.gpus and options.gpus.isdigit() else 0
+    if asked >= 2 and asked > len(usable) and facts.gpus.gpus:
+        return RankGpus(problem=_too_many(asked, usable, others, ctx))
+    if not ranks or not others:
+        return RankGpus()
+    indexes = ",".join(str(i) for i in sorted(ctx.rocm_index(g) or 0 for g in ranks))
+    left = t("doctor.list-separator", "; ").join(_left_out(g, ctx) for g in others)
+    said = (t("ops.bench.rank-gpus", "data-parallel ranks on GPUs {indexes} "
+              "(HIP_VISIBLE_DEVICES={indexes}); left out: {others}", indexes=indexes, others=left)
+            if len(ranks) > 1 else
+            t("ops.bench.rank-gpu", "the rank on GPU {index} (HIP_VISIBLE_DEVICES={index}); left "
+              "out: {others}", index=indexes, others=left))
+    return RankGpus({"HIP_VISIBLE_DEVICES": indexes}, said)
+
+
+def _left_out(gpu: Gpu, ctx: Context) -> str:
+    """A GPU no rank goes on, and why, in a few words."""
+    if gpu.integrated:
+        return t("ops.bench.left-out.integrated", "the integrated {gpu}", gpu=gpu.name)
+    return t("ops.bench.left-out.unusable", "{gpu} ({gfx}, not usable with ROCm PyTorch)",
+             gpu=gpu.name, gfx=gpu.gfx or "?")
+
+
+def _too_many(asked: int, gpus: list[Gpu], others: list[Gpu], ctx: Context) -> str:
+    """The refusal of ``--gpus N`` above the GPUs a data-parallel run can use here."""
+    counts: dict[str, int] = {}
+    for gpu in gpus:
+        counts[gpu.name] = counts.get(gpu.name, 0) + 1
+    cards = ", ".join(f"{n} × {name}" if n > 1 else name for name, n in counts.items()) or t(
+        "ops.bench.no-card", "none")
+    text = t("ops.bench.too-many-ranks", "--gpus {asked}: this machine has {count} GPU(s) a "
+             "data-parallel run can use ({cards})", asked=asked, count=len(gpus), cards=cards)
+    if others:
+        text += t("ops.bench.too-many-ranks.left", "; not {others}", others=t(
+            "doctor.list-separator", "; ").join(_left_out(g, ctx) for g in others))
+    if len(gpus) >= 2:
+        return text + t("ops.bench.too-many-ranks.fewer", "; give --gpus {count} or fewer, or "
+                        "--gpus all", count=len(gpus))
+    return text + t("ops.bench.too-many-ranks.one", "; leave --gpus out to run on one GPU")
+
+
+def machine_facts(system: System | None = None, python: str | None = None) -> Facts | None:
+    """The machine as the doctor reads it without PyTorch (PCI, KFD, the variables); None when
+    it cannot be read (a benchmark never fails for that)."""
+    from core.probe.facts import gather
+
+    try:
+        return gather(system or LiveSystem(), python=python, probe_torch=False)
+    except Exception:  # the run goes on as before: no GPUs chosen
+        return None
 
 
 def report_of(outcome: RunOutcome, system: System, created: str | None = None,

@@ -18,8 +18,14 @@ from core.bench.runner import EventCallback
 from core.bench.worker.options import PARALLEL_SUITES, BenchOptions
 from core.i18n import t
 from core.knowledge.rows import Row
-from core.operations.benchmark import BenchmarkRequest, BenchmarkResult, BenchmarkRun
+from core.operations.benchmark import (
+    BenchmarkRequest,
+    BenchmarkResult,
+    BenchmarkRun,
+    rank_gpus,
+)
 from core.operations.errors import OperationError
+from core.probe.facts import Facts
 from core.report.model import Report
 from core.resources import data_dir
 from core.system import System
@@ -229,17 +235,23 @@ class SuiteSequence:
     def __init__(self, requests: list[BenchmarkRequest], *,
                  on_event: EventCallback | None = None,
                  on_start: Callable[[int, BenchmarkRun], None] | None = None,
-                 system: System | None = None) -> None:
+                 system: System | None = None, facts: Facts | None = None) -> None:
+        """``facts``: the machine as the doctor read it (the app's System check), for a
+        data-parallel run's GPUs (core.operations.benchmark.rank_gpus); read when such a run
+        needs them and none are given."""
         if not requests:
             raise OperationError(t("ops.suites.none-chosen", "choose at least one benchmark"),
                                  status=2)
         problems = [p for r in requests for p in r.problems()]
+        if facts is not None:  # more ranks than GPUs: said before any suite starts
+            problems += [p for r in requests if (p := rank_gpus(r.options, facts).problem)]
         if problems:
             raise OperationError("; ".join(dict.fromkeys(problems)), status=2)
         self.requests = requests
         self.on_event = on_event
         self.on_start = on_start
         self.system = system
+        self.facts = facts
         self.current: BenchmarkRun | None = None
         self.cancelled = False
 
@@ -253,7 +265,8 @@ class SuiteSequence:
         for index, request in enumerate(self.requests):
             if self.cancelled:
                 break
-            run = BenchmarkRun(request, self.on_event, self.system)
+            run = BenchmarkRun(request, self.on_event, self.system, facts=self.facts)
+            self.facts = run.facts  # read once for the sequence
             self.current = run
             if self.on_start is not None:
                 self.on_start(index, run)

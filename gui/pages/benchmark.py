@@ -55,6 +55,7 @@ from core.operations.suites import (
     plan_choices,
     prepare_reports,
 )
+from core.probe.facts import Facts
 from core.probe.gpus import Gpu, work_memory
 from core.report import formatting as fmt
 from core.report.model import Report, SuiteRun
@@ -435,6 +436,7 @@ class BenchmarkPage(RocPage):
         self._started = 0.0
         self._run_index = 0
         self._runs = 0
+        self._ranks_said: str | None = None  # a data-parallel run's GPUs, when some are left out
         self._doing: Callable[[], str] = str  # what the worker is doing, in words
         self._suite = ""
         self._replayed: bool | None = None  # a recorded machine (known once the page is shown)
@@ -605,10 +607,11 @@ class BenchmarkPage(RocPage):
         self.message.setVisible(False)
         self.say(self.message, None)
         self.result = None
+        self._ranks_said = None
         try:
             requests = self.requests()
             self.sequence = SuiteSequence(requests, on_event=self._event,
-                                          on_start=self._run_started)
+                                          on_start=self._run_started, facts=self._facts())
         except OperationError as exc:
             self._show_message(str(exc))
             return
@@ -640,9 +643,16 @@ class BenchmarkPage(RocPage):
         """Stop the run (the wizard's close asks for it)."""
         self.cancel()
 
+    def _facts(self) -> Facts | None:
+        """The System check's facts of this computer (a data-parallel run's GPUs come from
+        them); None for a replayed machine, whose facts are not this computer's."""
+        report = self.session.report
+        return report.facts if report is not None and self.session.root is None else None
+
     def _run_started(self, index: int, run: BenchmarkRun) -> None:
         self._run_index = index
         self._suite = run.request.options.suite
+        self._ranks_said = run.ranks.said  # core's words: which GPUs, what is left out
         if index:
             self.plots.reset()
 
@@ -723,7 +733,7 @@ class BenchmarkPage(RocPage):
                               ("%3", str(self._runs)), ("%4", self._doing()),
                               ("%5", f"{elapsed:.0f} s"), ("%6", when)):
             text = text.replace(marker, value)
-        return text
+        return f"{text}\n{self._ranks_said}" if self._ranks_said else text
 
     def _finished(self, key: str, result: object) -> None:
         if key != KEY or not isinstance(result, SequenceResult):
