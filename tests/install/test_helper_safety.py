@@ -97,11 +97,15 @@ def _privileged_input(name: str, **choices: Any) -> tuple[bytes, list[str]]:
     [
         ("rx7900xtx-ubuntu2404-ready", {"strategy": "rocm-apt"},
          [planner.KEYRING, planner.SOURCES, planner.PIN], False),
-        ("wsl2-ubuntu2204-rx7900xtx-ready", {},
-         [planner.KEYRING, planner.SOURCES, planner.AMDGPU_SOURCES, planner.PIN], False),
+        # WSL 2 in the librocdxg era (issue 33/3): 10.x from AMD's Core SDK repository, the
+        # installed 6.1.3 removed with consent; 7.2 from repo.radeon.com
+        ("wsl2-ubuntu2204-rx7900xtx-ready", {"remove_old": True},
+         [planner.CORE_SDK_KEYRING, planner.CORE_SDK_SOURCES], True),
+        ("wsl2-ubuntu2204-rx7900xtx-ready", {"remove_old": True, "rocm": "7.2"},
+         [planner.KEYRING, planner.SOURCES, planner.PIN], True),
         ("rocm-multiple-2x-rx7900xtx", {"remove_old": True}, [], True),
     ],
-    ids=["rocm-apt", "wsl", "remove-old"],
+    ids=["rocm-apt", "wsl-10", "wsl-7.2", "remove-old"],
 )
 def test_the_helper_accepts_the_planners_plans(
     machine: str, choices: dict[str, Any], files: list[str], purges: bool, fake: Target,

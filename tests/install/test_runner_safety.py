@@ -511,12 +511,13 @@ def test_runner_waits_longer_than_the_helper_can_take() -> None:
     assert helper.TIMEOUTS["gpg"] <= runner_module.HELPER_FILE_LIMIT_S
     from tests.planner.test_plans import plan_for
 
-    plan = plan_for("wsl2-ubuntu2204-rx7900xtx-ready")
+    # the WSL plan of the librocdxg era (issue 33/3): the old release purged, AMD's Core SDK
+    # repository, its package lists and the runtime installed, in one run of the helper
+    plan = plan_for("wsl2-ubuntu2204-rx7900xtx-ready", remove_old=True)
     steps = plan.privileged_steps
-    assert {s.id for s in steps} >= {"apt-update", "apt-install-amdgpu-install",
-                                     "amdgpu-install-wsl"}
-    helper_sum = (helper.TIMEOUTS["apt-update"] + helper.APT_LOCK_WAIT_S
-                  + helper.TIMEOUTS["apt-install"] + helper.TIMEOUTS["amdgpu-install"])
+    assert {s.id for s in steps} >= {"remove-old-rocm", "apt-update", "apt-install"}
+    helper_sum = (helper.TIMEOUTS["apt-purge"] + helper.TIMEOUTS["apt-update"]
+                  + helper.APT_LOCK_WAIT_S + helper.TIMEOUTS["apt-install"])
     assert helper_limit(steps) > helper_sum > runner_module.STEP_TIMEOUT
 
 
