@@ -207,7 +207,7 @@ class RepairDialog(QDialog):
     def state_words(self, state: str) -> str:
         """A record's state (core.install.repair_record.STATES) in words."""
         words = STATE_WORDS.get(state)
-        return QCoreApplication.translate("RepairDialog", words) if words else state
+        return QCoreApplication.translate("RepairDialog", str(words)) if words else state
 
     # -- the plan ---------------------------------------------------------------------------
 
