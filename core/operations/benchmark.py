@@ -41,7 +41,6 @@ from core.report.privacy import scrub_report
 from core.system import LiveSystem, System
 
 if TYPE_CHECKING:  # the doctor's modules load where a data-parallel run needs them
-    from core.diagnose.context import Context
     from core.probe.gpus import Gpu
 
 
@@ -238,11 +237,11 @@ def rank_gpus(options: BenchOptions, facts: Facts, env: Mapping[str, str] | None
     usable = ranks if nodes and gpus and gpus[0].is_amd else gpus  # KFD known: what ROCm sees
     asked = int(options.gpus) if options.gpus and options.gpus.isdigit() else 0
     if asked >= 2 and asked > len(usable) and facts.gpus.gpus:
-        return RankGpus(problem=_too_many(asked, usable, others, ctx))
+        return RankGpus(problem=_too_many(asked, usable, others))
     if not ranks or not others:
         return RankGpus()
     indexes = ",".join(str(i) for i in sorted(ctx.rocm_index(g) or 0 for g in ranks))
-    left = t("doctor.list-separator", "; ").join(_left_out(g, ctx) for g in others)
+    left = t("doctor.list-separator", "; ").join(_left_out(g) for g in others)
     said = (t("ops.bench.rank-gpus", "data-parallel ranks on GPUs {indexes} "
               "(HIP_VISIBLE_DEVICES={indexes}); left out: {others}", indexes=indexes, others=left)
             if len(ranks) > 1 else
@@ -251,7 +250,7 @@ def rank_gpus(options: BenchOptions, facts: Facts, env: Mapping[str, str] | None
     return RankGpus({"HIP_VISIBLE_DEVICES": indexes}, said)
 
 
-def _left_out(gpu: Gpu, ctx: Context) -> str:
+def _left_out(gpu: Gpu) -> str:
     """A GPU no rank goes on, and why, in a few words."""
     if gpu.integrated:
         return t("ops.bench.left-out.integrated", "the integrated {gpu}", gpu=gpu.name)
@@ -259,7 +258,7 @@ def _left_out(gpu: Gpu, ctx: Context) -> str:
              gpu=gpu.name, gfx=gpu.gfx or "?")
 
 
-def _too_many(asked: int, gpus: list[Gpu], others: list[Gpu], ctx: Context) -> str:
+def _too_many(asked: int, gpus: list[Gpu], others: list[Gpu]) -> str:
     """The refusal of ``--gpus N`` above the GPUs a data-parallel run can use here."""
     counts: dict[str, int] = {}
     for gpu in gpus:
@@ -270,7 +269,7 @@ def _too_many(asked: int, gpus: list[Gpu], others: list[Gpu], ctx: Context) -> s
              "data-parallel run can use ({cards})", asked=asked, count=len(gpus), cards=cards)
     if others:
         text += t("ops.bench.too-many-ranks.left", "; not {others}", others=t(
-            "doctor.list-separator", "; ").join(_left_out(g, ctx) for g in others))
+            "doctor.list-separator", "; ").join(_left_out(g) for g in others))
     if len(gpus) >= 2:
         return text + t("ops.bench.too-many-ranks.fewer", "; give --gpus {count} or fewer, or "
                         "--gpus all", count=len(gpus))
