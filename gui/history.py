@@ -2,37 +2,28 @@
 a table that sorts (numbers as numbers, times as times) and filters (words, suite, status);
 open a run, compare two, delete one (asking first), import a report someone shared.
 
-It shows what ``core.operations.reports`` returns and calls what it offers; the history is read
-and written in the bridge's worker thread (each call opens and closes it there), and the table
-is filled in one model reset, so a history of thousands of runs does not freeze the window.
-A language change words the table, the run or comparison shown and the message again (keeping
-the sorting, the filter and the selection). ``demo_history`` fills a history for the
-screenshots."""
+It shows what ``core.operations.reports`` returns and calls what it offers. The work off the GUI
+thread (reading, opening, deleting, importing; each run's row worked out once) is
+gui/history_rows.py, run in the bridge's worker thread; the table's model and filter are
+gui/widgets/history_table.py, filled in one model reset, so a history of thousands of runs does
+not freeze the window. A language change words the table, the run or comparison shown and the
+message again (keeping the sorting, the filter and the selection)."""
 
 from __future__ import annotations
 
-import datetime as _dt
 import heapq
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
-    QCoreApplication,
     QEvent,
     QItemSelectionModel,
-    QModelIndex,
-    QPersistentModelIndex,
-    QSortFilterProxyModel,
     Qt,
     QTimer,
 )
-from PySide6.QtGui import QCloseEvent, QIcon, QKeyEvent
+from PySide6.QtGui import QCloseEvent, QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QApplication,
     QComboBox,
     QDialog,
     QFileDialog,
@@ -49,330 +40,44 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.operations.benchmark import recover_interrupted
-from core.operations.errors import OperationError
 from core.operations.reports import (
-    HistoryAccess,
-    Imported,
     LoadedReport,
-    delete_run,
-    import_report,
-    list_runs,
-    load_report,
 )
 from core.report import formatting as fmt
 from core.report.history import HistoryEntry
-from core.report.interruption import interrupted_words
 from gui.bridge import Bridge
 from gui.compare import CompareView
+from gui.history_rows import (
+    DEVICE,
+    ORIGIN,
+    RESULT,
+    RUN,
+    STATUS,
+    SUITE,
+    WHEN,
+    HistoryRow,
+    HistoryRows,
+    delete_runs,
+    import_file,
+    load_rows,
+    open_pair,
+    open_run,
+    open_runs,
+    timestamp,
+)
 from gui.widgets.confirm import ask
+from gui.widgets.history_table import ROW_ROLE, SORT_ROLE, HistoryModel, HistoryProxy
 from gui.widgets.message import MessageLine
 from gui.widgets.results_view import (
     ResultsView,
     plainly,
-    status_pixmap,
     status_word,
     text_label,
 )
 
-MAX_ROWS = 10_000
 PREVIEW_MS = 150  # a selection of one run rests this long before it is shown
-"""The newest runs the window lists (a history holds far fewer in practice)."""
-
 MAX_COLUMN = 190  # pixels a column takes at most when sized to its text
-SORT_ROLE = Qt.ItemDataRole.UserRole + 1
-ROW_ROLE = Qt.ItemDataRole.UserRole + 2
 
-Index = QModelIndex | QPersistentModelIndex
-
-# --- the work done in the bridge's thread ---------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class HistoryRow:
-    """One run as the table shows it: the entry, and what sorting and filtering need, worked out
-    once (off the GUI thread)."""
-
-    entry: HistoryEntry
-    when: str
-    when_key: float
-    result: str
-    search: str
-    texts: tuple[str, ...] = ()
-    """Each column's text."""
-    keys: tuple[float | str, ...] = ()
-    """Each column's sort key: one type per column, so that Qt compares them itself."""
-
-
-@dataclass(frozen=True)
-class HistoryRows:
-    rows: list[HistoryRow]
-    total: int
-    notices: list[str] = field(default_factory=list)
-    recovered: int = 0
-    """Runs added just now from the run files of runs that did not end."""
-
-
-def _timestamp(iso: str) -> float:
-    """Seconds since 1970 for sorting (a time without a zone is taken as UTC, as rocmate writes
-    them); a time that does not parse sorts first."""
-    try:
-        t = _dt.datetime.fromisoformat(iso)
-    except (ValueError, TypeError):
-        return float("-inf")
-    if t.tzinfo is None:
-        t = t.replace(tzinfo=_dt.timezone.utc)
-    try:
-        return t.timestamp()
-    except (OverflowError, ValueError, OSError):
-        return float("-inf")
-
-
-def history_row(entry: HistoryEntry) -> HistoryRow:
-    result = f"{fmt.num(entry.value)} {entry.unit or ''}".rstrip() if entry.value is not None \
-        else "-"
-    words = (f"#{entry.id}", entry.suite, fmt.suite_title(entry.suite), entry.status,
-             entry.error_kind or "", entry.device or "", result, entry.origin or "",
-             entry.headline or "")
-    when = fmt.when(entry.created)
-    texts = cell_texts(entry, when, result)
-    stamp = _timestamp(entry.created)
-    keys: tuple[float | str, ...] = (
-        float(entry.id), texts[SUITE].casefold(), texts[STATUS].casefold(),
-        texts[DEVICE].casefold(),
-        entry.value if entry.value is not None else float("inf"),  # no figure: after them all
-        stamp, texts[ORIGIN].casefold())
-    return HistoryRow(entry, when, stamp, result, " ".join(words).casefold(), texts, keys)
-
-
-def cell_texts(entry: HistoryEntry, when: str, result: str) -> tuple[str, ...]:
-    """The table's texts of one run, in the current language (worked out off the GUI thread:
-    translate is thread-safe)."""
-    # an imported run: the file's name (its words in the tooltip)
-    if entry.imported:
-        origin = entry.origin or QCoreApplication.translate("HistoryModel", "imported")
-    else:
-        origin = QCoreApplication.translate("HistoryModel", "this computer")
-    device = entry.device or QCoreApplication.translate("HistoryModel", "device unknown")
-    # a result made of the steps of a run cut short: "interrupted after N of M steps" (core's
-    # words, as the terminal's list says it)
-    status = (interrupted_words(*entry.interrupted) if entry.interrupted is not None
-              else status_word(entry.status))
-    return tuple(fmt.safe(t) for t in (
-        f"#{entry.id}", fmt.suite_title(entry.suite), status, device, result,
-        fmt.when_local(entry.created),  # this computer's clock; UTC in the tooltip
-        origin))
-
-
-def load_rows(path: Path | None, limit: int = MAX_ROWS) -> HistoryRows:
-    """The newest ``limit`` runs of the history at ``path`` (None: the default one), after the
-    runs that rocmate stopped before their end (a crash, a killed window) were added."""
-    notices: list[str] = []
-    try:
-        recovered = recover_interrupted(path)
-    except OperationError as exc:  # the history cannot be written: said, and read as it is
-        notices.append(str(exc))
-        recovered = []
-    with HistoryAccess(path) as access:
-        runs = list_runs(access, limit=limit)
-        return HistoryRows([history_row(e) for e in runs.entries], runs.total,
-                           [*notices, *access.notices], len(recovered))
-
-
-def open_run(path: Path | None, entry_id: int) -> LoadedReport:
-    with HistoryAccess(path) as access:
-        return load_report(f"#{entry_id}", access)  # "#": never a file of that name
-
-
-def open_pair(path: Path | None, a: int, b: int) -> tuple[LoadedReport, LoadedReport]:
-    with HistoryAccess(path) as access:
-        return load_report(f"#{a}", access), load_report(f"#{b}", access)
-
-
-def open_runs(path: Path | None, ids: list[int]) -> dict[int, LoadedReport]:
-    """Runs read again by id (their labels in the language now set)."""
-    with HistoryAccess(path) as access:
-        return {i: load_report(f"#{i}", access) for i in ids}
-
-
-def delete_runs(path: Path | None, ids: list[int]) -> tuple[list[int], list[str]]:
-    with HistoryAccess(path) as access:
-        return [delete_run(str(i), access) for i in ids], list(access.notices)
-
-
-def import_file(path: Path | None, file: str) -> tuple[Imported, list[str]]:
-    with HistoryAccess(path) as access:
-        return import_report(file, access), list(access.notices)
-
-
-def demo_history(history_path: Path, reports: list[Path]) -> None:
-    """Import ``reports`` into the history at ``history_path`` (for the screenshots)."""
-    with HistoryAccess(history_path) as access:
-        for report in reports:
-            import_report(report, access)
-
-
-# --- the table ------------------------------------------------------------------------------------
-
-COLUMNS = ("run", "suite", "status", "device", "result", "when", "origin")
-RUN, SUITE, STATUS, DEVICE, RESULT, WHEN, ORIGIN = range(len(COLUMNS))
-
-
-def status_tip(entry: HistoryEntry) -> str:
-    """``failed: oom`` (the table's cell says ``failed``; a cancelled run's kind says nothing
-    more than its status)."""
-    word = status_word(entry.status)
-    if entry.interrupted is not None:
-        return f"{word}: {interrupted_words(*entry.interrupted)}"
-    if entry.status == "error" and entry.error_kind:
-        return f"{word}: {entry.error_kind}"
-    return word
-
-
-class HistoryModel(QAbstractTableModel):
-    """The runs, replaced as a whole (one reset) by :meth:`set_rows`."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.rows: list[HistoryRow] = []
-        self.icons: dict[QStyle.StandardPixmap, QIcon] = {}
-        self.sort_by: tuple[int, Qt.SortOrder] = (-1, Qt.SortOrder.AscendingOrder)
-
-    def set_rows(self, rows: list[HistoryRow]) -> None:
-        self.beginResetModel()
-        self.rows = self._sorted(rows)
-        self.endResetModel()
-
-    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
-        """Sort the runs by a column's key (in Python: one key per row, not a call per
-        comparison, so 10,000 runs sort in milliseconds); selections follow their runs."""
-        self.sort_by = (column, order)
-        self._relayout(self.rows)
-
-    def reword(self) -> None:
-        """The same runs in the current language: their texts and the keys sorted by made
-        again, in the same sorting (a column sorted by words may come in another order), the
-        selections following their runs; the headers too."""
-        if self.rows:
-            self._relayout([history_row(row.entry) for row in self.rows])
-        self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(COLUMNS) - 1)
-
-    def _relayout(self, rows: list[HistoryRow]) -> None:
-        """``rows`` (the same runs) in the sorting asked for, the selections following."""
-        self.layoutAboutToBeChanged.emit()
-        old = self.persistentIndexList()
-        ids = [self.rows[index.row()].entry.id for index in old]
-        self.rows = self._sorted(rows)
-        where = {row.entry.id: n for n, row in enumerate(self.rows)}
-        self.changePersistentIndexList(
-            old, [self.index(where[i], index.column()) for i, index in zip(ids, old, strict=True)])
-        self.layoutChanged.emit()
-
-    def _sorted(self, rows: list[HistoryRow]) -> list[HistoryRow]:
-        column, order = self.sort_by
-        if column < 0:
-            return list(rows)
-        return sorted(rows, key=lambda r: (r.keys[column], r.entry.id),
-                      reverse=order == Qt.SortOrder.DescendingOrder)
-
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt's signature)
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation,
-                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation != Qt.Orientation.Horizontal:
-            return None
-        if role == Qt.ItemDataRole.DisplayRole:
-            return (self.tr("Run"), self.tr("Suite"), self.tr("Status"), self.tr("Device"),
-                    self.tr("Result (median)"), self.tr("When"), self.tr("From"))[section]
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return (self.tr("The run's number in the history"), None,
-                    self.tr("How the run ended (the reason, for a failed one, in its tooltip)"),
-                    None,
-                    self.tr("The headline figure: the median of the measured steps"),
-                    self.tr("When the benchmark ran, by this computer's clock"),
-                    self.tr("This computer, or the report file it was imported from"))[section]
-        return None
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self.rows):
-            return None
-        row = self.rows[index.row()]
-        e = row.entry
-        column = index.column()
-        if role == ROW_ROLE:
-            return row
-        if role == Qt.ItemDataRole.DisplayRole:
-            return row.texts[column]
-        if role == SORT_ROLE:
-            return row.keys[column]
-        if role == Qt.ItemDataRole.ToolTipRole:
-            if column == STATUS:
-                return fmt.safe(status_tip(e))
-            if column in (SUITE, DEVICE):
-                return row.texts[column]
-            if column == WHEN:
-                return fmt.safe(row.when)  # the same moment in UTC, as reports say it
-            if column == RESULT and e.headline:
-                return fmt.safe(fmt.figure_label(e.headline))
-            if column == ORIGIN and e.imported:
-                return fmt.safe(self.tr("Imported from %1").replace("%1", e.origin or "?"))
-            return None
-        if role == Qt.ItemDataRole.TextAlignmentRole and column in (RUN, RESULT):
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if role == Qt.ItemDataRole.DecorationRole and column == STATUS:
-            # the words say the status; the mark only helps to find the runs that failed or
-            # were stopped, each kind its own (a cancelled run is no failure)
-            pixmap = status_pixmap(e.status)
-            if pixmap not in self.icons:
-                self.icons[pixmap] = QApplication.style().standardIcon(pixmap)
-            return self.icons[pixmap]
-        return None
-
-
-class HistoryProxy(QSortFilterProxyModel):
-    """Keeps the runs that match the words, the suite and the status asked for; sorting is the
-    source model's (by each column's own key: numbers as numbers, times as times)."""
-
-    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
-        model = self.sourceModel()
-        if isinstance(model, HistoryModel):
-            model.sort(column, order)
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.words = ""
-        self.suite: str | None = None
-        self.status: str | None = None
-
-    def set_filter(self, words: str | None = None, suite: str | None = "",
-                   status: str | None = "") -> None:
-        """Change what is asked for ("" leaves a choice as it is; None is any)."""
-        self.beginFilterChange()
-        if words is not None:
-            self.words = words.strip().casefold()
-        if suite != "":
-            self.suite = suite
-        if status != "":
-            self.status = status
-        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
-
-    def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:
-        model = self.sourceModel()
-        if not isinstance(model, HistoryModel):
-            return True
-        row = model.rows[source_row]
-        if self.suite is not None and row.entry.suite != self.suite:
-            return False
-        if self.status is not None and row.entry.status != self.status:
-            return False
-        return all(word in row.search for word in self.words.split())
-
-
-# --- the window -----------------------------------------------------------------------------------
 
 
 class HistoryWindow(QDialog):
@@ -745,7 +450,7 @@ class HistoryWindow(QDialog):
         # the older run is the baseline A
         entries = [self._entry(i) for i in ids]
         keyed = sorted(zip(ids, entries, strict=True),
-                       key=lambda p: (_timestamp(p[1].created) if p[1] else 0.0, p[0]))
+                       key=lambda p: (timestamp(p[1].created) if p[1] else 0.0, p[0]))
         self.compare_ids(keyed[0][0], keyed[1][0])
 
     def start_compare(self) -> None:

@@ -48,7 +48,7 @@ def render_pages(app: QApplication, session: Session, out: Path,
     with tempfile.TemporaryDirectory(prefix="rocmate-shots-") as tmp:
         session.history_path = Path(tmp) / "history.sqlite"
         if reports:
-            from gui.history import demo_history
+            from gui.history_rows import demo_history
 
             demo_history(session.history_path, reports)
         wizard = RocWizard(session)
@@ -65,9 +65,14 @@ def render_pages(app: QApplication, session: Session, out: Path,
             number = _grab(app, wizard, out, number, PageId(page_id).name)
             if page_id == PageId.SYSTEM_CHECK and session.report is not None \
                     and has_apu(session.report):  # an APU's GPU memory window, beside it
-                memory = MemoryDialog(session.report, wizard)
+                memory = MemoryDialog(session.report, wizard, root=session.root,
+                                      bridge=Bridge(wizard))
+                memory.read_now()
                 memory.show()
                 number = _grab(app, memory, out, number, "gpu-memory")
+                if session.root is not None and memory.plan is not None:
+                    memory.apply()  # a replay: core's refusal, with the change it shows
+                    number = _grab(app, memory, out, number, "gpu-memory-apply")
                 memory.close()
             if page_id == PageId.SYSTEM_CHECK and session.report is not None \
                     and session.report.apps:  # an app's repair window, beside it

@@ -21,7 +21,8 @@ from PySide6.QtWidgets import QWizard
 from core.operations.reports import HistoryAccess, load_report
 from gui.bridge import Bridge
 from gui.compare import CompareView
-from gui.history import STATUS, HistoryWindow, demo_history
+from gui.history import HistoryWindow
+from gui.history_rows import STATUS, demo_history
 from gui.pages.base import PageId
 from gui.session import Session
 from gui.wizard import RocWizard

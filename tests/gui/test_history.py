@@ -21,7 +21,8 @@ from core.report.compare import compare
 from core.report.history import HistoryEntry
 from gui.bridge import Bridge
 from gui.compare import CompareView
-from gui.history import RESULT, WHEN, HistoryWindow, demo_history
+from gui.history import HistoryWindow
+from gui.history_rows import RESULT, WHEN, demo_history
 
 ROOT = Path(__file__).resolve().parents[2]
 REPORTS = ROOT / "tests" / "fixtures" / "reports"

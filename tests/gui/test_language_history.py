@@ -21,10 +21,11 @@ from core.i18n import local
 from core.operations.reports import HistoryAccess, LoadedReport, list_runs, load_report
 from core.report.model import from_json
 from core.report.references import cards_like_mine, kind_title
-from gui import history, i18n
+from gui import history, history_rows, i18n
 from gui.bridge import Bridge
 from gui.compare import CompareView
-from gui.history import RESULT, HistoryWindow, demo_history
+from gui.history import HistoryWindow
+from gui.history_rows import RESULT, demo_history
 from gui.pages.base import PageId
 from gui.session import Session
 from gui.widgets.results_view import ResultsView
@@ -116,13 +117,13 @@ def _state(window: HistoryWindow) -> tuple[object, ...]:
 def _labelled_in_each_language(monkeypatch: pytest.MonkeyPatch) -> None:
     """Runs read from the history labelled in the language they were read in, as core labels
     them once its catalogue translates its labels (whatever that catalogue holds today)."""
-    read = history.load_report
+    read = history_rows.load_report
 
     def load_report(ref: str, access: HistoryAccess) -> LoadedReport:
         loaded = read(ref, access)
         return LoadedReport(loaded.report, f"{loaded.label} [{core_i18n.language()}]")
 
-    monkeypatch.setattr(history, "load_report", load_report)
+    monkeypatch.setattr(history_rows, "load_report", load_report)
 
 
 @pytest.mark.parametrize(("shown", "labels"), [("compare", False), ("compare", True),
