@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import re
-import signal
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -144,29 +142,12 @@ def _carry_out(plan: Plan, resume: bool) -> int:
 async def _run_cancellable(runner: Runner) -> bool:
     """The run, with Ctrl-C as its cancel (the runner then reads the helper's output to the end
     and says how it ended); a second Ctrl-C leaves at once."""
-    loop = asyncio.get_running_loop()
+    from core.cli.cancellable import cancellable
     from core.operations.setup import run_setup
 
-    task = asyncio.ensure_future(run_setup(runner))
-    presses = 0
-
-    def interrupted() -> None:
-        nonlocal presses
-        presses += 1
-        if presses == 1:
-            print(t("cli.install.stopping", "Stopping... ({keys} again to leave at once)",
-                    keys="Ctrl-C"), file=sys.stderr)
-            runner.cancel()
-        else:
-            task.cancel()
-
-    with contextlib.suppress(NotImplementedError, RuntimeError):
-        loop.add_signal_handler(signal.SIGINT, interrupted)
-    try:
-        return (await task).ok
-    finally:
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.remove_signal_handler(signal.SIGINT)
+    done = await cancellable(run_setup(runner), runner.cancel, t(
+        "cli.install.stopping", "Stopping... ({keys} again to leave at once)", keys="Ctrl-C"))
+    return done.ok
 
 
 def _print_event(event: dict[str, Any]) -> None:

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
-import signal
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -104,27 +102,11 @@ def _print_repair_event(event: dict[str, Any], print_event: Any) -> None:
 async def _run_cancellable(runner: Runner) -> bool:
     """The run, with Ctrl-C as its cancel (a repair cut short is put back as recorded); a
     second Ctrl-C leaves at once."""
-    loop = asyncio.get_running_loop()
-    task = asyncio.ensure_future(runner.run())
-    presses = 0
+    from core.cli.cancellable import cancellable
 
-    def interrupted() -> None:
-        nonlocal presses
-        presses += 1
-        if presses == 1:
-            print(t("cli.repair.stopping", "Stopping; the environment is then put back as "
-                    "recorded ({keys} again to leave at once)", keys="Ctrl-C"), file=sys.stderr)
-            runner.cancel()
-        else:
-            task.cancel()
-
-    with contextlib.suppress(NotImplementedError, RuntimeError):
-        loop.add_signal_handler(signal.SIGINT, interrupted)
-    try:
-        return bool(await task)
-    finally:
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.remove_signal_handler(signal.SIGINT)
+    return bool(await cancellable(runner.run(), runner.cancel, t(
+        "cli.repair.stopping", "Stopping; the environment is then put back as recorded ({keys} "
+        "again to leave at once)", keys="Ctrl-C")))
 
 
 def _show(plan: Plan, as_json: bool) -> None:
