@@ -17,6 +17,7 @@ from core.knowledge.math_libraries import (
     wheel_has,
     wheel_lacks,
 )
+from core.knowledge.retired import load_retired, retired_instinct
 from core.probe.gpus import Gpu
 from core.probe.parse.kfd import override_to_gfx
 
@@ -135,9 +136,8 @@ def support(ctx: Context) -> list[Finding]:
                       "{note} The installed PyTorch {version} carries {gfx} code and sees the "
                       "card, so it works as it is.", note=sup.note, version=torch.version,
                       gfx=gpu.gfx),
-                    t("doctor.gfx-legacy-works.fix",
-                      "Keep this PyTorch ({command} pins it): newer wheels drop {gfx}, and "
-                      "rocmate install would not find one for it.",
+                    t("doctor.gfx-legacy-works.fix-keep",
+                      "Keep this PyTorch ({command} pins it): newer wheels drop {gfx}.",
                       command=_pin_command(ctx, torch.version), gfx=gpu.gfx),
                 )
             ]
@@ -148,10 +148,9 @@ def support(ctx: Context) -> list[Finding]:
                 t("doctor.gfx-unsupported.title", "{gpu} ({gfx}) is not supported by ROCm",
                   gpu=gpu.name, gfx=gpu.gfx or _unknown_target()),
                 t("doctor.gfx-unsupported.detail", "{note} No HSA_OVERRIDE_GFX_VERSION value is "
-                  "known to make PyTorch run on it.", note=sup.note) + _routes_text(ctx, gpu),
-                t("doctor.gfx-unsupported.fix",
-                  "Use a supported card (RX 6800/6900 series, RX 7000 series, RX 9000 series, "
-                  "Radeon PRO W6800/W7000, Instinct), or run PyTorch on the CPU."),
+                  "known to make PyTorch run on it.", note=sup.note) + _instinct_text(ctx, gpu)
+                + _routes_text(ctx, gpu),
+                _unsupported_fix(ctx, gpu),
             )
         )
         return findings
@@ -172,6 +171,41 @@ def support(ctx: Context) -> list[Finding]:
                 )
             )
     return findings
+
+
+def _planned_routes(ctx: Context, gpu: Gpu) -> list[Route]:
+    """The routes rocmate install can plan for a card past AMD's support (a pinned wheel or
+    TheRock's device extra; core.install.legacy_route follows them)."""
+    return [r for r in routes_for(load_math_libraries(ctx.kb.data_dir).routes, gpu.gfx or "")
+            if r.kind in ("wheel", "therock")]
+
+
+def _instinct_text(ctx: Context, gpu: Gpu) -> str:
+    """How AMD ended an Instinct card's support (retired.toml), for its owner (issue 33)."""
+    row = retired_instinct(load_retired(ctx.kb.data_dir), gpu.gfx, gpu.name)
+    if row is None:
+        return ""
+    return t("doctor.sentence-gap", " ") + local(row.ended)
+
+
+def _unsupported_fix(ctx: Context, gpu: Gpu) -> str:
+    """gfx-unsupported's fix: the route rocmate install plans where one is known, honest words
+    for an Instinct owner, else a supported card or the CPU."""
+    row = retired_instinct(load_retired(ctx.kb.data_dir), gpu.gfx, gpu.name)
+    if _planned_routes(ctx, gpu):
+        fix = t("doctor.gfx-unsupported.fix-route",
+                "{command} plans the last route that may still run it (pinned, with the known "
+                "problems above) into a new environment, and its last step shows whether the "
+                "card computes; or run PyTorch on the CPU.", command="rocmate install")
+        return fix + (t("doctor.sentence-gap", " ") + local(row.current) if row else "")
+    if row is not None or "instinct" in gpu.name.lower():
+        return t("doctor.gfx-unsupported.fix-instinct",
+                 "No route is known that runs PyTorch on this Instinct card today: run PyTorch "
+                 "on the CPU. AMD's current releases support Instinct cards from the MI100 "
+                 "(gfx908) on.")
+    return t("doctor.gfx-unsupported.fix",
+             "Use a supported card (RX 6800/6900 series, RX 7000 series, RX 9000 series, "
+             "Radeon PRO W6800/W7000, Instinct), or run PyTorch on the CPU.")
 
 
 def _routes_text(ctx: Context, gpu: Gpu) -> str:
@@ -209,9 +243,9 @@ def _legacy_no_kernels(ctx: Context, gpu: Gpu, lacking: Coverage, version: str |
           "brings has no kernels for it. {note}", version=version, gfx=gpu.gfx,
           library=lacking.library_name,
           note=local(lacking.note)) + _routes_text(ctx, gpu),
-        t("doctor.gfx-legacy-no-kernels.fix",
-          "Do not keep this PyTorch for this card: install one of the routes above into a new "
-          "environment (rocmate install does not pick them for you), or run PyTorch on the CPU."),
+        t("doctor.gfx-legacy-no-kernels.fix-route",
+          "Do not keep this PyTorch for this card: {command} plans the first of the routes "
+          "above into a new environment, or run PyTorch on the CPU.", command="rocmate install"),
     )
 
 

@@ -32,7 +32,7 @@ from core.diagnose.rules_system import distro as distro_rule
 from core.diagnose.rules_system import dkms_leftovers
 from core.diagnose.rules_system import kernel as kernel_rule
 from core.i18n import local, t
-from core.install import wsl_route
+from core.install import legacy_route, wsl_route
 from core.install.fix_steps import Fixes, doctor_fixes
 
 # what the helper accepts is the authority for what a plan names
@@ -185,8 +185,9 @@ class Choices:
 def make_plan(facts: Facts, kb: Knowledge, choices: Choices | None = None) -> Plan:
     choices = choices or Choices()
     ctx = Context(facts, kb)
-    blocked = _blocked(ctx)
-    strategy = _strategy(ctx, choices)
+    legacy = _legacy(ctx, choices)  # a card past AMD's support, on its last known route
+    blocked = None if legacy else _blocked(ctx)
+    strategy = legacy.strategy if legacy else _strategy(ctx, choices)
     if blocked:
         return Plan(strategy=strategy, rocm=None, torch_index=None, steps=(), blocked=blocked)
     assert ctx.primary is not None
@@ -220,7 +221,8 @@ def make_plan(facts: Facts, kb: Knowledge, choices: Choices | None = None) -> Pl
             raise PlanError(str(error)) from None
         apt_release = wsl_choice.release
     wanted_rocm = apt_release.version if apt_release else choices.rocm
-    index = _pick_index(kb, gpu, support, strategy, wanted_rocm, strict=apt_release is None)
+    index = legacy.index if legacy else _pick_index(kb, gpu, support, strategy, wanted_rocm,
+                                                    strict=apt_release is None)
     native = _native_code(kb, gpu, strategy, index)
     env = _with_tested_override(_environment(ctx, gpu, support, native), choices.override)
     env = wsl_route.environment(wsl_choice, env)
@@ -236,7 +238,10 @@ def make_plan(facts: Facts, kb: Knowledge, choices: Choices | None = None) -> Pl
     builder.groups()
     builder.venv_package()
     builder.steps += fixes.steps  # the first of the user's steps: seen first, and cheap
-    builder.python_env(index, gpu, strategy, _wheel_target(env, gpu))
+    builder.python_env(index, gpu, strategy, _wheel_target(env, gpu),
+                       legacy.pins if legacy else ())
+    if legacy:
+        builder.notes[:0] = legacy.notes
     if wsl_choice is not None:
         wsl_route.add_after_torch(builder, wsl_choice)
     builder.env_file()
@@ -372,6 +377,16 @@ def _blocked(ctx: Context) -> str | None:
         return t("plan.blocked.unsupported",
                  "No AMD GPU here is supported by ROCm, with or without an override.")
     return wsl_route.blocked(ctx)
+
+
+def _legacy(ctx: Context, choices: Choices) -> legacy_route.LegacyChoice | None:
+    """The last known route for a card past AMD's support (core.install.legacy_route)."""
+    if choices.strategy is not None and choices.strategy not in STRATEGIES:
+        return None  # _strategy names the unknown strategy
+    try:
+        return legacy_route.choose(ctx, choices.strategy, choices.rocm)
+    except legacy_route.NoLegacyRoute as error:
+        raise PlanError(str(error)) from None
 
 
 def _strategy(ctx: Context, choices: Choices) -> str:
@@ -912,11 +927,12 @@ class _Builder:
 
     # as the user -------------------------------------------------------------------------
     def python_env(
-        self, index: TorchIndex | None, gpu: Gpu, strategy: str, target: str | None = None
+        self, index: TorchIndex | None, gpu: Gpu, strategy: str, target: str | None = None,
+        pins: tuple[str, ...] = (),
     ) -> None:
         """The venv and the PyTorch wheels; ``target`` is the gfx whose code must be in them
         (the card's own, or the one its override poses as): the pin is the newest torch on the
-        index that carries it."""
+        index that carries it, unless ``pins`` names the requirements (a legacy route's)."""
         self.add(
             Step(
                 "venv",
@@ -971,6 +987,8 @@ class _Builder:
                               f"{extras[1]}=={vision}+{index.local}"]
                 self.torch_packages = extras
                 self._device_wheel_notes(gpu, device, ())
+            elif pins:
+                self.torch_packages = list(pins)
             else:
                 newest = (index.torch_for(target) if target else None) or index.newest_torch
                 pin = f"+{index.name}" if index.vendor == "pytorch" else ""

@@ -311,7 +311,7 @@ def test_two_rocm_versions_removal_needs_consent() -> None:
 
 @pytest.mark.parametrize(
     "machine",
-    ["rx5700xt-gfx1010", "nvidia-only-desktop", "wsl1-ubuntu1604", "no-gpu-aspeed-server"],
+    ["nvidia-only-desktop", "wsl1-ubuntu1604", "no-gpu-aspeed-server"],
 )
 def test_blocked_machines(machine: str) -> None:
     plan = plan_for(machine)
