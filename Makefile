@@ -90,7 +90,9 @@ SHOTS_k16b-strix-point-890m-laptop-ubuntu2404 := tests/report/data/cpu-failed-mi
 	$(R)/failed/cpu-tiny-resnet50-train-cancelled.json $(R)/cpu-tiny-resnet50-train.json
 # a gemm run of three dtypes: its graphs and results, in both languages (docs/screenshots/gemm-cpu)
 GEMM_SHOT := tests/report/data/cpu-tiny-gemm.json
-# an APU's GPU memory window: the 128 GB Strix Halo of unslothai/unsloth#7960 (docs/screenshots/gpu-memory)
+# an APU's GPU memory window: the 128 GB Strix Halo of unslothai/unsloth#7960 (docs/screenshots/gpu-memory);
+# Apply… carried out for real as root in a throwaway root (tests/gui/memory_apply_shots.py; skipped
+# without root)
 MEMORY_SHOT := tests/fixtures/machines/k35-strix-halo-128g-gttsize-torch62
 # the apps' Python environments on the System check and an app's repair window: ComfyUI's venv on
 # a CPU torch family (docs/screenshots/app-repair)
@@ -122,7 +124,10 @@ screenshots: $(STAMP_APP) qm
 		QT_QPA_PLATFORM=offscreen $(BIN)/rocmate gui --root $(MEMORY_SHOT) --lang $$lang \
 			--screenshot-dir $$tmp || exit 1; \
 		cp $$tmp/*-gpu-memory.png docs/screenshots/gpu-memory/$$lang-strix-halo.png; \
+		cp $$tmp/*-gpu-memory-apply.png docs/screenshots/gpu-memory/$$lang-strix-halo-replay-apply.png; \
 		rm -rf $$tmp; \
+		QT_QPA_PLATFORM=offscreen $(BIN)/python -m tests.gui.memory_apply_shots \
+			docs/screenshots/gpu-memory $$lang || exit 1; \
 	done
 	mkdir -p docs/screenshots/app-repair; for lang in en zh_CN; do tmp=$$(mktemp -d); \
 		QT_QPA_PLATFORM=offscreen $(BIN)/rocmate gui --root $(REPAIR_SHOT) --lang $$lang \
@@ -131,6 +136,10 @@ screenshots: $(STAMP_APP) qm
 		cp $$tmp/*-repair.png docs/screenshots/app-repair/$$lang-repair.png; \
 		rm -rf $$tmp; \
 	done
+	# the window after a real repair, a rollback and a failed install of a throwaway venv
+	mkdir -p /tmp/rocmate-shots; ROCMATE_REPAIR_SHOTS=docs/screenshots/app-repair \
+		QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest tests/gui/test_repair_live.py -q \
+		-p no:randomly --basetemp=/tmp/rocmate-shots/alice
 
 ## Refresh the translation catalogues from the code (new texts come in unfinished; see
 ## docs/translating.md).

@@ -70,7 +70,8 @@ def render_pages(app: QApplication, session: Session, out: Path,
                 memory.read_now()
                 memory.show()
                 number = _grab(app, memory, out, number, "gpu-memory")
-                if session.root is not None and memory.plan is not None:
+                if session.root is not None and memory.plan is not None \
+                        and memory.plan.steps:  # a change to show (not for every APU)
                     memory.apply()  # a replay: core's refusal, with the change it shows
                     number = _grab(app, memory, out, number, "gpu-memory-apply")
                 memory.close()

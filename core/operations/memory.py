@@ -8,6 +8,8 @@ machine (or a snapshot folder) first. Nothing of that changes the machine.
 ``plan_memory`` and ``plan_memory_undo`` make the plans that change it (core/install/memory_plan.py:
 one root step through the helper, taking effect at the next boot); ``prepare_memory_change``
 gives a runner for one, which a command or a page starts with ``run_setup`` after the user agreed.
+``memory_before`` says, before that, what rocmate's ttm file holds and what an undo would put
+back (for the question that asks for consent).
 """
 
 from __future__ import annotations
@@ -20,8 +22,13 @@ from typing import Literal
 from core.diagnose.doctor import DoctorReport
 from core.diagnose.memory_advice import MAX_GOAL, Goal, MemoryAdvice, advise
 from core.i18n import t
-from core.install.helper.policy import TTM_UNDO
-from core.install.memory_plan import memory_plan, parse_undo_record, undo_plan
+from core.install.helper.policy import TTM_CONF, TTM_UNDO
+from core.install.memory_plan import (
+    UndoRecord,
+    memory_plan,
+    parse_undo_record,
+    undo_plan,
+)
 from core.install.plan import Plan
 from core.install.privilege import helper_route
 from core.install.runner import Emit, Runner, state_dir
@@ -118,6 +125,30 @@ def plan_memory_undo(root: str | Path | None = None) -> Plan:
     record = parse_undo_record(open_machine(root).read_text(TTM_UNDO))
     plan = undo_plan(record)
     return replace(plan, replay=str(root)) if root is not None else plan
+
+
+@dataclass(frozen=True)
+class MemoryBefore:
+    """rocmate's ttm file before a change: what it holds now, and what an earlier change kept
+    for the undo (the oldest state: a second change keeps it as it is)."""
+
+    path: str
+    now: str | None
+    """The file's text now; None: there is no file."""
+    kept: UndoRecord | None
+    """What an undo puts back, kept by an earlier change; None: rocmate has changed nothing."""
+
+    def undo_gives(self) -> UndoRecord:
+        """What an undo after the next change would put back."""
+        return self.kept if self.kept is not None else UndoRecord(self.now is not None, self.now)
+
+
+def memory_before(root: str | Path | None = None) -> MemoryBefore:
+    """rocmate's ttm file and the helper's record of what it held, on this computer (or the
+    replayed machine ``root``); nothing is changed."""
+    machine = open_machine(root)
+    return MemoryBefore(TTM_CONF, machine.read_text(TTM_CONF),
+                        parse_undo_record(machine.read_text(TTM_UNDO)))
 
 
 def memory_state_dir() -> Path:

@@ -356,7 +356,9 @@ class SystemCheckPage(RocPage):
         if self.memory_dialog is None or self.memory_dialog.report is not report:
             if self.memory_dialog is not None:
                 self.memory_dialog.close()
-            self.memory_dialog = MemoryDialog(report, self)
+            self.memory_dialog = MemoryDialog(report, self, root=self.session.root,
+                                              bridge=self.bridge)
+            self.memory_dialog.read_before()
         if self.memory_dialog.isVisible():  # open already: forward (a new one comes forward)
             self.memory_dialog.raise_()
             self.memory_dialog.activateWindow()

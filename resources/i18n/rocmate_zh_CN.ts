@@ -821,8 +821,8 @@ Run a benchmark on the Benchmark page (or rocmate bench in a terminal): each run
         <translation>GPU内存</translation>
     </message>
     <message>
-        <source>An integrated GPU has no memory of its own: it uses system memory, up to a limit the kernel sets (GTT). This shows that limit, what to give the GPU for a goal, and the setting that gives it. Nothing here changes the computer: apply the setting with  rocmate memory apply  in a terminal (it asks for the administrator&apos;s password; rocmate memory undo  takes it back), then restart.</source>
-        <translation>集成显卡没有自己的显存：它使用系统内存，上限由内核设定（GTT）。这里显示这个上限、为某个目标应分给GPU多少内存，以及实现它的设置。这里不会改动这台电脑：请在终端中用  rocmate memory apply  应用该设置（它会询问管理员密码；rocmate memory undo  可以撤销），然后重启。</translation>
+        <source>An integrated GPU has no memory of its own: it uses system memory, up to a limit the kernel sets (GTT). This shows that limit, what to give the GPU for a goal, and the setting that gives it. Apply… writes that setting (it asks you first, then for the administrator&apos;s password) and Undo… takes it back; either takes effect after a restart.</source>
+        <translation>集成GPU没有自己的显存：它使用系统内存，上限由内核设定（GTT）。这里显示这个上限、为某个目标应分给GPU多少内存，以及实现它的设置。“应用…”会写入这个设置（先征求你的同意，再要求输入管理员密码），“撤销…”会把它改回去；两者都在重启后生效。</translation>
     </message>
     <message>
         <source>&amp;Size for:</source>
@@ -841,6 +841,26 @@ Run a benchmark on the Benchmark page (or rocmate bench in a terminal): each run
         <translation> GB</translation>
     </message>
     <message>
+        <source>What Apply… changes</source>
+        <translation>“应用…”会更改的内容</translation>
+    </message>
+    <message>
+        <source>A replayed machine (%1): the change is only shown, and nothing on this computer is changed. On that machine itself:  rocmate memory apply</source>
+        <translation>这是回放的机器（%1）：这里只显示更改，不会更改这台电脑上的任何东西。请在那台机器上运行：  rocmate memory apply</translation>
+    </message>
+    <message>
+        <source>&amp;Apply…</source>
+        <translation>应用(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>&amp;Undo…</source>
+        <translation>撤销(&amp;U)…</translation>
+    </message>
+    <message>
+        <source>&amp;Close</source>
+        <translation>关闭(&amp;C)</translation>
+    </message>
+    <message>
         <source>This machine has no integrated AMD GPU whose memory rocmate could read.</source>
         <translation>这台机器没有rocmate能读取其内存信息的AMD集成显卡。</translation>
     </message>
@@ -851,6 +871,136 @@ Run a benchmark on the Benchmark page (or rocmate bench in a terminal): each run
     <message>
         <source>Source: %1</source>
         <translation>来源：%1</translation>
+    </message>
+    <message>
+        <source>not read yet</source>
+        <translation>尚未读取</translation>
+    </message>
+    <message>
+        <source>there is no such file now: Undo removes it again</source>
+        <translation>目前没有这个文件：撤销时会再把它删除</translation>
+    </message>
+    <message>
+        <source>what the file held before rocmate first changed it:
+%1</source>
+        <translation>rocmate第一次更改之前文件的内容：
+%1</translation>
+    </message>
+    <message>
+        <source>what the file holds now:
+%1</source>
+        <translation>文件现在的内容：
+%1</translation>
+    </message>
+    <message>
+        <source>Nothing to change for this goal.</source>
+        <translation>这个目标不需要更改任何东西。</translation>
+    </message>
+    <message>
+        <source>Nothing can be done: %1</source>
+        <translation>无法进行更改：%1</translation>
+    </message>
+    <message>
+        <source>Writes %1 (as root):</source>
+        <translation>以root身份写入%1：</translation>
+    </message>
+    <message>
+        <source>Kept for Undo: %1</source>
+        <translation>为撤销保留：%1</translation>
+    </message>
+    <message>
+        <source>A replayed machine (%1): nothing on this computer is changed.</source>
+        <translation>这是回放的机器（%1）：不会更改这台电脑上的任何东西。</translation>
+    </message>
+    <message>
+        <source>A replayed machine&apos;s change is only shown</source>
+        <translation>回放机器的更改只会显示</translation>
+    </message>
+    <message>
+        <source>rocmate writes %1 as root (you are asked for the administrator&apos;s password), with rocmate&apos;s comment and this line:
+
+%2
+
+The GPU may then map up to %3 GiB of system memory, from the next restart.
+
+Kept for Undo: %4</source>
+        <translation>rocmate将以root身份写入%1（会要求输入管理员密码），内容为rocmate的注释和这一行：
+
+%2
+
+下次重启后，GPU最多可以映射%3 GiB系统内存。
+
+为撤销保留：%4</translation>
+    </message>
+    <message>
+        <source>Change the GPU&apos;s memory limit?</source>
+        <translation>更改GPU的内存上限？</translation>
+    </message>
+    <message>
+        <source>Nothing was changed.</source>
+        <translation>没有更改任何东西。</translation>
+    </message>
+    <message>
+        <source>it gets back what it held before rocmate first changed it:
+%1</source>
+        <translation>它会恢复rocmate第一次更改之前的内容：
+%1</translation>
+    </message>
+    <message>
+        <source>it is removed (there was none before rocmate changed it).</source>
+        <translation>它会被删除（rocmate更改之前并没有这个文件）。</translation>
+    </message>
+    <message>
+        <source>rocmate puts %1 back as root (you are asked for the administrator&apos;s password): %2
+
+This takes effect after the next restart.</source>
+        <translation>rocmate将以root身份恢复%1（会要求输入管理员密码）：%2
+
+这在下次重启后生效。</translation>
+    </message>
+    <message>
+        <source>Undo rocmate&apos;s GPU memory change?</source>
+        <translation>撤销rocmate对GPU内存的更改？</translation>
+    </message>
+    <message>
+        <source>%1 On that machine itself:  rocmate memory apply</source>
+        <translation>%1请在那台机器上运行：  rocmate memory apply</translation>
+    </message>
+    <message>
+        <source>Taking the change back…</source>
+        <translation>正在撤销更改…</translation>
+    </message>
+    <message>
+        <source>Changing the limit…</source>
+        <translation>正在更改上限…</translation>
+    </message>
+    <message>
+        <source>Log: %1</source>
+        <translation>日志：%1</translation>
+    </message>
+    <message>
+        <source>see the log</source>
+        <translation>见日志</translation>
+    </message>
+    <message>
+        <source>Stopped: %1</source>
+        <translation>已停止：%1</translation>
+    </message>
+    <message>
+        <source>Restart the computer, then open rocmate again: this window then shows whether the new limit is in force. Where the initramfs holds ttm, make it again before the restart (the notes above say how).</source>
+        <translation>请重启电脑，然后再次打开rocmate：这个窗口会显示新上限是否已生效。如果initramfs中包含ttm，重启前要重新生成initramfs（方法见上面的说明）。</translation>
+    </message>
+    <message>
+        <source>Undone: the file is back as it was. %1</source>
+        <translation>已撤销：文件已恢复原样。%1</translation>
+    </message>
+    <message>
+        <source>Done: the new limit is written. %1</source>
+        <translation>完成：新上限已写入。%1</translation>
+    </message>
+    <message>
+        <source>Nothing needed changing.</source>
+        <translation>没有需要更改的内容。</translation>
     </message>
 </context>
 <context>

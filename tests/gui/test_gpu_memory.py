@@ -40,7 +40,8 @@ def _texts(dialog: MemoryDialog) -> list[str]:
     return [label.text() for label in dialog.content.findChildren(QLabel) if label.isVisible()]
 
 
-def test_the_strix_halo_window_says_what_torch_sees_and_what_to_give(qtbot: Any) -> None:
+def test_the_strix_halo_window_says_what_torch_sees_and_what_to_give(qtbot: Any,
+                                                                     aloop: Any) -> None:
     dialog = _memory_window(qtbot, STRIX_HALO)
     texts = _texts(dialog)
     assert "Physical RAM" in texts and "124.9 GiB" in texts  # MemTotal of the public output
@@ -54,7 +55,7 @@ def test_the_strix_halo_window_says_what_torch_sees_and_what_to_give(qtbot: Any)
     assert _verdict(dialog).startswith("The goal needs more than the machine can safely give")
 
 
-def test_the_window_speaks_chinese_after_a_switch(qtbot: Any) -> None:
+def test_the_window_speaks_chinese_after_a_switch(qtbot: Any, aloop: Any) -> None:
     dialog = _memory_window(qtbot, STRIX_HALO)
     try:
         i18n.switch("zh_CN")
