@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QSize, Qt, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QDialog,
     QFrame,
@@ -21,18 +22,20 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
-from core.diagnose.doctor import DoctorReport
+from core.diagnose.doctor import DoctorReport, reword
 from core.install.plan import Plan
 from core.operations.errors import OperationError
-from core.operations.machine import check_machine
 from core.operations.repair import (
+    AfterRepair,
     RepairRecord,
+    check_after_repair,
     list_repairs,
     plan_repair,
     prepare_repair,
@@ -44,11 +47,10 @@ from gui.widgets.findings import selectable_label
 
 Done = Callable[[Any], None]
 Failed = Callable[[str], None]
-KERNEL_IDS = ("kernel-check-ok", "kernel-check-not-run", "kernel-check-no-kernels",
-              "kernel-check-crashed", "kernel-check-hung", "kernel-check-wrong",
-              "kernel-check-failed", "torch-ok", "torch-not-rocm", "torch-no-gpu",
-              "torch-arch-missing", "torch-missing")
-"""The doctor's findings that say how PyTorch did in that Python (shown after a repair)."""
+KERNEL_PREFIXES = ("kernel-check-", "torch-", "no-gpu")
+"""The doctor's findings that say how PyTorch did in that Python (shown after a repair): the
+kernel check's, the PyTorch probe's (``torch-probe-failed`` where it could not answer) and
+whether there is a GPU at all."""
 
 
 STATE_WORDS = {
@@ -63,20 +65,42 @@ STATE_WORDS = {
 """A repair record's state (core.install.repair_record.STATES) in words, in the history list."""
 
 
+class _FittedArea(QScrollArea):
+    """A scroll area that asks for the height set as its maximum (the plan's): its box then
+    takes no more room than the plan needs, and scrolls it in a smaller window."""
+
+    def sizeHint(self) -> QSize:
+        hint = super().sizeHint()
+        return QSize(hint.width(), min(self.maximumHeight(), 2000))
+
+
 class RepairDialog(QDialog):
-    """Non-modal; one per Python. ``root``: a replayed machine (the plan is only shown)."""
+    """Non-modal; one per Python. ``root``: a replayed machine (the plan is only shown).
+    ``card``: the test seam of :func:`core.operations.repair.plan_repair` (a recorded
+    machine's card for this computer's Python); the app never passes it."""
+
+    checked = Signal(object)
+    """An :class:`~core.operations.repair.AfterRepair`: the environment checked again after a
+    repair or a rollback ended (the System check's apps list shows its row anew)."""
 
     def __init__(self, root: str | None, python: str, name: str, bridge: Bridge,
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None, *, card: str | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("repair")
         self.root, self.python, self.name, self.bridge = root, python, name, bridge
+        self.card = card
         self.plan: Plan | None = None
         self.refused: str | None = None
         self.records: list[RepairRecord] = []
         self.after: DoctorReport | None = None
         self.running = False
         self.done_steps: set[str] = set()
+        self.step_ids: set[str] = set()
+        self.ended: dict[str, Any] | None = None  # the runner's last done event
+        self.failed_step: dict[str, Any] | None = None  # the step that failed, with its error
+        self.compared: bool | None = None  # pip freeze --all matched the record again
+        self.outcome: tuple[bool, bool, str] | None = None  # ok, rollback, message
+        self.loading = self.checking = self.rolling_back = False
         self.calls: dict[str, tuple[Done, Failed]] = {}
         bridge.finished.connect(self._finished)
         bridge.failed.connect(self._failed)
@@ -96,11 +120,13 @@ class RepairDialog(QDialog):
         for widget in (self.changes, self.source, self.record_words, self.notes):
             plan_column.addWidget(widget)
         plan_column.addStretch(1)
-        plan_area = QScrollArea()
-        plan_area.setWidgetResizable(True)
-        plan_area.setFrameShape(QFrame.Shape.NoFrame)
-        plan_area.setWidget(plan_page)
-        QVBoxLayout(self.plan_box).addWidget(plan_area)
+        self.plan_page = plan_page
+        self.plan_area = _FittedArea()
+        self.plan_area.setWidgetResizable(True)
+        self.plan_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.plan_area.setWidget(plan_page)
+        QVBoxLayout(self.plan_box).addWidget(self.plan_area)
+        self.plan_box.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         self.replay_note = selectable_label("", bold=True)  # a replay: the plan is only shown
         self.replay_note.setObjectName("repair-replay")
         self.replay_note.setVisible(False)
@@ -108,6 +134,9 @@ class RepairDialog(QDialog):
         self.progress.setVisible(False)
         self.state = selectable_label("")
         self.state.setObjectName("repair-state")
+        self.check_words = selectable_label("")  # the doctor in that Python, after
+        self.check_words.setObjectName("repair-check")
+        self.check_words.setVisible(False)
         self.log = QPlainTextEdit()
         self.log.setReadOnly(True)
         self.log.setMaximumBlockCount(2000)
@@ -117,7 +146,6 @@ class RepairDialog(QDialog):
         self.history.setColumnCount(3)
         self.history.setRootIsDecorated(False)
         self.history.setObjectName("repair-history")
-        self.history.setMaximumHeight(140)
         self.history_note = selectable_label("")
         history_column = QVBoxLayout(self.history_box)
         history_column.addWidget(self.history)
@@ -137,14 +165,16 @@ class RepairDialog(QDialog):
         buttons.addWidget(self.close_button)
         layout = QVBoxLayout(self)
         layout.addWidget(self.intro)
-        layout.addWidget(self.plan_box, 3)
+        layout.addWidget(self.plan_box, 2)  # as high as the plan (fit_plan), or less
         layout.addWidget(self.replay_note)
         layout.addWidget(self.progress)
         layout.addWidget(self.state)
-        layout.addWidget(self.log, 2)
+        layout.addWidget(self.check_words)
+        layout.addWidget(self.log, 3)
         layout.addWidget(self.history_box)
+        layout.addStretch(0)  # below the rest while the log is hidden, not inside the plan
         layout.addLayout(buttons)
-        self.resize(820, 640)
+        self.resize(820, 700)
         self.retranslate()
 
     # -- background calls, each with its own callbacks -----------------------------------------
@@ -192,7 +222,10 @@ class RepairDialog(QDialog):
         self.close_button.setText(self.tr("&Close"))
         self.show_plan()
         self.show_history()
+        if self.after is not None:  # the doctor's words again, in this language
+            self.after = reword(self.after)
         self.show_after()
+        self.show_state()
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
@@ -213,11 +246,12 @@ class RepairDialog(QDialog):
 
     def load(self) -> None:
         """Ask core for the plan and (on this computer) the history, in the background."""
-        self.state.setText(self.tr("Reading the environment…"))
+        self.loading = True
+        self.show_state()
         self.start_button.setEnabled(False)
         self.rollback_button.setEnabled(False)
-        self.call("plan", plan_repair, self.root, self.python, on_done=self._planned,
-                  on_failed=self._refused)
+        self.call("plan", plan_repair, self.root, self.python, card=self.card,
+                  on_done=self._planned, on_failed=self._refused)
         if self.root is None:
             self.call("history", list_repairs, self.python, on_done=self._history,
                       on_failed=lambda message: self.history_note.setText(message))
@@ -226,7 +260,7 @@ class RepairDialog(QDialog):
         """The plan and the history at once, on the GUI thread (for the screenshots: there is
         no one to wait for)."""
         try:
-            self._planned(plan_repair(self.root, self.python))
+            self._planned(plan_repair(self.root, self.python, card=self.card))
         except OperationError as exc:
             self._refused(str(exc))
         if self.root is None:
@@ -235,12 +269,14 @@ class RepairDialog(QDialog):
     def _planned(self, plan: object) -> None:
         if isinstance(plan, Plan):
             self.plan, self.refused = plan, None
-            self.state.setText("")
+            self.loading = False
+            self.show_state()
             self.show_plan()
 
     def _refused(self, message: str) -> None:
         self.plan, self.refused = None, message
-        self.state.setText("")
+        self.loading = False
+        self.show_state()
         self.show_plan()
 
     def _history(self, records: object) -> None:
@@ -260,7 +296,10 @@ class RepairDialog(QDialog):
             for change in repair.changes:
                 QTreeWidgetItem(self.changes, [change.name, change.before or "-",
                                                change.after or "-",
-                                               self.action_words(change.action)])
+                                               self.tr("already this build")
+                                               if change.action == "replace"
+                                               and change.before == change.after
+                                               else self.action_words(change.action)])
             for column in range(4):
                 self.changes.resizeColumnToContents(column)
             rows = sum(self.changes.sizeHintForRow(0) for _ in repair.changes)
@@ -286,10 +325,26 @@ class RepairDialog(QDialog):
                                      and not plan.blocked)
         self.start_button.setToolTip(self.tr("A replayed machine's plan is only shown")
                                      if refusal is not None else "")
+        self.fit_plan()
+
+    def fit_plan(self) -> None:
+        """The plan's box as high as what it holds (no empty area under a short plan); a
+        window too small for it scrolls the plan."""
+        layout = self.plan_page.layout()
+        if layout is None:
+            return
+        width = max(self.plan_area.viewport().width(), 300)
+        height = layout.totalHeightForWidth(width) if layout.hasHeightForWidth() else \
+            layout.totalSizeHint().height()
+        self.plan_area.setMaximumHeight(max(height, 0) + 2)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.fit_plan()
 
     def show_history(self) -> None:
         self.history.clear()
-        self.history.setVisible(self.root is None)
+        self.history.setVisible(self.root is None and bool(self.records))
         if self.root is not None:
             self.history_note.setText(self.tr("The repairs of a replayed machine are kept on "
                                               "that machine; none is shown here."))
@@ -297,11 +352,17 @@ class RepairDialog(QDialog):
             return
         for record in self.records:
             torch = f"{record.torch_before or '?'} → {record.torch_after or '?'}"
-            QTreeWidgetItem(self.history, [record.time, torch, self.state_words(record.state)])
+            when = record.time[:16].replace("T", " ")  # 2026-12-05 00:26 (the local time)
+            QTreeWidgetItem(self.history, [when, torch, self.state_words(record.state)])
         for column in range(3):
             self.history.resizeColumnToContents(column)
+        shown = min(len(self.records), 4)  # as high as its rows (four at most: it scrolls)
+        self.history.setFixedHeight(self.history.header().sizeHint().height()
+                                    + shown * max(self.history.sizeHintForRow(0), 1)
+                                    + 2 * self.history.frameWidth() + 4)
         self.history_note.setText("" if self.records else self.tr("None yet."))
-        self.rollback_button.setEnabled(bool(self.records) and not self.running)
+        self.rollback_button.setEnabled(any(r.undoable for r in self.records)
+                                        and not self.running)
 
     # -- carrying it out ----------------------------------------------------------------------
 
@@ -313,11 +374,18 @@ class RepairDialog(QDialog):
         self.call("rollback-plan", rollback_plan, self.root, self.python,
                   on_done=lambda plan: self._run(plan, rollback=True)
                   if isinstance(plan, Plan) else None,
-                  on_failed=self.state.setText)
+                  on_failed=self._rollback_refused)
+
+    def _rollback_refused(self, message: str) -> None:
+        self.outcome = (False, True, message)
+        self.ended = {"state": "rollback-failed"}
+        self.show_state()
 
     def _run(self, plan: Plan, *, rollback: bool) -> None:
         self.running = True
         self.after = None
+        self.ended = self.failed_step = self.compared = self.outcome = None
+        self.check_words.setVisible(False)
         self.start_button.setEnabled(False)
         self.rollback_button.setEnabled(False)
         self.progress.setRange(0, max(1, len(plan.steps)))
@@ -325,8 +393,10 @@ class RepairDialog(QDialog):
         self.progress.setVisible(True)
         self.log.clear()
         self.log.setVisible(True)
-        self.state.setText(self.tr("Rolling back…") if rollback else self.tr("Repairing…"))
+        self.rolling_back = rollback
+        self.show_state()
         self.done_steps = set()
+        self.step_ids = {s.id for s in plan.steps}
         try:  # the runner's events come on the GUI thread (it runs on the qasync loop)
             runner = prepare_repair(plan, self._event)
         except OperationError as exc:
@@ -336,44 +406,122 @@ class RepairDialog(QDialog):
                         on_failed=lambda message: self._ran(False, rollback, message))
 
     def _event(self, event: dict[str, Any]) -> None:
-        """One of the runner's events: a step's state (the bar), its output (the log)."""
+        """One of the runner's events: a step's state (the bar), its output (the log), how
+        the run ended (the words after it)."""
         kind = event.get("event")
-        if kind == "step" and event.get("status") in ("done", "unchanged", "failed"):
+        if kind == "step" and event.get("status") in ("done", "unchanged") \
+                and event.get("id") in self.step_ids:  # the plan's steps (not the record's)
             self.done_steps.add(str(event.get("id")))
             self.progress.setValue(min(len(self.done_steps), self.progress.maximum()))
+        if kind == "step" and event.get("status") not in ("start", "done", "skipped",
+                                                          "unchanged") \
+                and self.failed_step is None:
+            title = next((s.title for s in (self.plan.steps if self.plan else ())
+                          if s.id == event.get("id")), None)
+            self.failed_step = {**event, "title": title or event.get("title") or event.get("id")}
         if kind == "output" and event.get("line"):
             self.log.appendPlainText(str(event["line"]))
         elif kind == "step" and event.get("status") == "start":
             self.log.appendPlainText(f"== {event.get('title') or event.get('id')}")
+        elif kind == "rollback":
+            self.log.appendPlainText("== " + self.tr("Putting the environment back as it was"))
+        elif kind == "rollback-check":
+            self.compared = bool(event.get("same"))
+        elif kind == "done":
+            self.ended = event
 
     def _ran(self, ok: bool, rollback: bool, message: str = "") -> None:
         self.running = False
+        self.outcome = (ok, rollback, message)
         self.progress.setValue(self.progress.maximum() if ok else self.progress.value())
-        if rollback:
-            self.state.setText(self.tr("Rolled back.") if ok else
-                               self.tr("The roll back failed: %1").replace("%1", message or
-                                                                         self.tr("see the log")))
-        else:
-            self.state.setText(self.tr("Repaired. Checking PyTorch on the card in that Python…")
-                               if ok else self.tr("The repair failed and was rolled back: %1")
-                               .replace("%1", message or self.tr("see the log")))
-        if ok:
-            self.call("after", check_machine, None, python=self.python,
-                      on_done=self._checked, on_failed=self.state.setText)
+        self.checking = self.ended is not None and self.ended.get("state") is not None
+        self.show_state()
+        if self.checking:  # the environment may differ now: check it again, in that Python
+            self.call("after", check_after_repair, self.root, self.python, self.name,
+                      on_done=self._checked, on_failed=self._check_failed)
         self.load()
 
-    def _checked(self, report: object) -> None:
-        if isinstance(report, DoctorReport):
-            self.after = report
+    def outcome_words(self) -> str:
+        """How the last repair or rollback ended, from the runner's own events."""
+        if self.outcome is None:
+            return ""
+        ok, rollback, message = self.outcome
+        ended = self.ended or {}
+        state = str(ended.get("state") or "")
+        failed = self.failed_step or {}
+        error = str(failed.get("error") or message or ended.get("error") or "") or \
+            self.tr("see the log")
+        step = str(failed.get("title") or "")
+        same = self.tr("pip freeze --all matches the record again.")
+        if rollback:
+            if state == "rolled-back":
+                return self.tr("Rolled back: %1").replace("%1", same)
+            if state == "rolled-back-partly":
+                return self.tr("Rolled back in part: a recorded build that no index carries "
+                               "could not come back (see the log).")
+            return self.tr("The roll back failed: %1").replace("%1", error)
+        if state == "repaired":
+            return self.tr("Repaired: the new builds are in place and the check on the card "
+                           "passed.")
+        if state == "check-failed":
+            return self.tr("The new builds are in place, but the check on the card failed: "
+                           "%1\nThey stay until you press Roll back, which puts the recorded "
+                           "ones back.").replace("%1", error)
+        if state == "failed-rolled-back":
+            return self.tr("The repair failed at “%1”: %2\nrocmate put the environment back "
+                           "by itself: %3").replace("%1", step or "?").replace(
+                               "%2", error).replace("%3", same)
+        if state == "rollback-failed":
+            return self.tr("The repair failed at “%1”: %2\nPutting the environment back "
+                           "failed too: Roll back tries again from the record.").replace(
+                               "%1", step or "?").replace("%2", error)
+        if ok:
+            return self.tr("Done.")
+        return self.tr("Nothing was changed: %1").replace("%1", error)
+
+    def show_state(self) -> None:
+        """What the window is doing, or how the last run ended, in the language now set."""
+        if self.running:
+            words = self.tr("Rolling back…") if self.rolling_back else self.tr("Repairing…")
+        elif self.outcome is not None:
+            words = self.outcome_words()
+            if self.checking:
+                words += "\n" + self.tr("Checking PyTorch in that Python…")
+        elif self.loading:
+            words = self.tr("Reading the environment…")
+        else:
+            words = ""
+        self.state.setText(words)
+
+    def _checked(self, after: object) -> None:
+        if isinstance(after, AfterRepair):
+            self.after = after.report
+            self.checking = False
+            self.show_state()
             self.show_after()
+            self.checked.emit(after)
+
+    def _check_failed(self, message: str) -> None:
+        self.checking = False
+        self.show_state()
+        self.check_words.setText(self.tr("The check after could not run: %1")
+                                 .replace("%1", message))
+        self.check_words.setVisible(True)
 
     def show_after(self) -> None:
-        """The doctor's kernel check in the repaired Python, in its own words."""
+        """The doctor in that Python after the change, in its own words: the kernel check, or
+        why PyTorch could not answer there."""
         report = self.after
         if report is None:
             return
-        said = [f for f in report.findings if f.id in KERNEL_IDS]
-        lines = [self.tr("PyTorch in that Python, checked after the change:")]
-        lines += [f"- {f.title}" for f in said]
-        self.state.setText("\n".join(lines))
-        self.state.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        said = [f for f in report.findings if f.id.startswith(KERNEL_PREFIXES)]
+        lines = [self.tr("PyTorch in that Python now (the doctor's check, run in it):")]
+        for finding in said:
+            lines.append(f"• {finding.title}")
+            if finding.id.startswith(("torch-", "kernel-check-")) and \
+                    finding.severity == "error" and finding.detail:
+                lines.append(f"   {finding.detail}")  # why PyTorch could not answer
+        if not said:
+            lines.append(f"• {report.verdict}")
+        self.check_words.setText("\n".join(lines))
+        self.check_words.setVisible(True)

@@ -72,6 +72,11 @@ class RepairRecord:
     def torch_after(self) -> str | None:
         return next((m.get("version") for m in self.after if m.get("name") == "torch"), None)
 
+    @property
+    def undoable(self) -> bool:
+        """Whether a rollback may still restore it (its state is one of :data:`UNDOABLE`)."""
+        return self.state in UNDOABLE
+
     def freeze_before(self) -> str:
         return _read(self.folder / "freeze-before.txt")
 

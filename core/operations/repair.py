@@ -7,6 +7,8 @@ carrying it out with a record to go back to, rolling back, and the history.
   ``runner.cancel()``), in the shape of :func:`core.operations.setup.prepare_setup`;
 - :func:`rollback_plan`: the plan that restores the last record of ``python``;
 - :func:`list_repairs`: the history, newest first;
+- :func:`check_after_repair`: the doctor run in that Python after a repair or rollback, and the
+  app's row of the apps list (its PyTorch read again, whether it reaches the GPU);
 - :func:`app_venv_problem`: why ``rocmate install --venv DIR`` should repair DIR instead.
 """
 
@@ -14,11 +16,13 @@ from __future__ import annotations
 
 import os
 import posixpath
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from core.diagnose.doctor import run_doctor
+from core.diagnose.context import Context
+from core.diagnose.doctor import DoctorReport, run_doctor
+from core.diagnose.rules_apps import AppCheck, check_app
 from core.i18n import t
 from core.install.plan import Plan
 from core.install.planner import Choices
@@ -29,7 +33,8 @@ from core.install.runner import Emit, Runner
 from core.knowledge.loader import load_knowledge
 from core.knowledge.torch_family import load_torch_family
 from core.operations.errors import OperationError
-from core.operations.machine import open_machine
+from core.operations.machine import check_machine, open_machine
+from core.probe.app_envs import AppEnv, read_family
 from core.probe.python_packages import (
     PythonEnvironment,
     app_requirements,
@@ -38,8 +43,9 @@ from core.probe.python_packages import (
 )
 from core.system import System
 
-__all__ = ["RepairRecord", "RepairRefused", "app_venv_problem", "list_repairs", "plan_repair",
-           "prepare_repair", "rollback_plan"]
+__all__ = ["AfterRepair", "RepairRecord", "RepairRefused", "app_venv_problem",
+           "check_after_repair", "list_repairs", "plan_repair", "prepare_repair",
+           "rollback_plan"]
 
 
 class RepairRefused(OperationError):
@@ -72,13 +78,20 @@ def _writable(system: System, env: PythonEnvironment) -> dict[str, bool | None]:
 
 
 def plan_repair(root: str | Path | None, python: str,
-                choices: Choices | None = None) -> Plan:
+                choices: Choices | None = None, *, card: str | Path | None = None) -> Plan:
     """The repair plan for the environment of ``python`` (a :class:`RepairPlan`, whose JSON has
-    the ``repair`` object); :class:`RepairRefused` says why there is none."""
+    the ``repair`` object); :class:`RepairRefused` says why there is none.
+
+    ``card`` is a test seam, used by no command and no window of the product: a recorded
+    machine's folder whose GPU, kernel and system the plan is made for, while the environment
+    is this computer's (``root`` None). A test on a computer without an AMD GPU repairs a
+    throwaway venv for real with it (tests/gui/test_repair_live.py); the plan is not a replay,
+    so it can be carried out."""
     system = open_machine(root)
     exe = python_of(python)
     env = read_environment(system, exe)
-    facts = run_doctor(system, probe_torch=False).facts
+    facts = run_doctor(open_machine(card) if card is not None else system,
+                       probe_torch=False).facts
     try:
         plan = make_repair_plan(env, facts, load_knowledge(), load_torch_family(),
                                 app_requirements(system, env), _writable(system, env),
@@ -131,6 +144,31 @@ def rollback_plan(root: str | Path | None, python: str, *,
 def list_repairs(python: str | None = None, *, base: Path | None = None) -> list[RepairRecord]:
     """The repairs history, newest first (only ``python``'s when given)."""
     return list_records(python_of(python) if python else None, base)
+
+
+@dataclass(frozen=True)
+class AfterRepair:
+    """The environment after a repair or a rollback: the doctor's answer with its kernel
+    check run in that Python, and the app's row of the System check's apps list."""
+
+    report: DoctorReport
+    app: AppCheck
+
+
+def check_after_repair(root: str | Path | None, python: str, name: str = "") -> AfterRepair:
+    """The doctor in ``python`` (its PyTorch probed, the kernel check run in it) and what the
+    apps list says of that environment now: the row the doctor found under the home, or,
+    for an environment elsewhere, the same judgement of its family read again."""
+    exe = python_of(python)
+    report = check_machine(root, python=exe)
+    prefix = posixpath.dirname(posixpath.dirname(exe))
+    found = next((a for a in report.apps if a.env.folder.rstrip("/") == prefix), None)
+    if found is None:
+        system = open_machine(root)
+        site, family = read_family(system, prefix, load_torch_family())
+        env = AppEnv("other", name or prefix, prefix, exe, family, site)
+        found = check_app(Context(report.facts, load_knowledge()), env)
+    return AfterRepair(report, found)
 
 
 def app_venv_problem(root: str | Path | None, venv: str) -> str | None:

@@ -6,6 +6,8 @@ forum post, save a snapshot for a bug report."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from PySide6.QtCore import Qt, QTime
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
@@ -33,6 +35,7 @@ from core.operations.machine import (
     forum_post,
     take_snapshot,
 )
+from core.operations.repair import AfterRepair
 from core.probe.gpus import Gpu
 from gui.bridge import Bridge
 from gui.memory import MemoryDialog, has_apu
@@ -340,13 +343,34 @@ class SystemCheckPage(RocPage):
             return
         dialog = self.repair_dialogs.get(python)
         if dialog is None:
-            dialog = RepairDialog(self.session.root, python, name, self.bridge, self)
-            self.repair_dialogs[python] = dialog
+            dialog = self.keep_repair(RepairDialog(self.session.root, python, name,
+                                                   self.bridge, self))
             dialog.load()
         if dialog.isVisible():  # open already: forward (a new one comes forward)
             dialog.raise_()
             dialog.activateWindow()
         dialog.show()
+
+    def keep_repair(self, dialog: RepairDialog) -> RepairDialog:
+        """``dialog`` becomes the repair window of its Python; when a repair or a rollback in
+        it ends, that app's row shows the environment as it is then (no Re-check needed)."""
+        self.repair_dialogs[dialog.python] = dialog
+        dialog.checked.connect(self.app_changed)
+        return dialog
+
+    def app_changed(self, after: object) -> None:
+        """The row of the app just repaired or rolled back, anew: its PyTorch and whether it
+        reaches the GPU, as the check run in that Python found them."""
+        report = self.session.report
+        if not isinstance(after, AfterRepair) or report is None:
+            return
+        folder = after.app.env.folder.rstrip("/")
+        if not any(a.env.folder.rstrip("/") == folder for a in report.apps):
+            return
+        apps = tuple(after.app if a.env.folder.rstrip("/") == folder else a
+                     for a in report.apps)
+        self.session.report = replace(report, apps=apps)
+        self.show_apps(self.session.report)
 
     def show_memory(self) -> None:
         """The GPU memory window for the machine checked last (one window, brought forward)."""

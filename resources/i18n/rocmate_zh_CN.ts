@@ -1161,6 +1161,18 @@ A repair replaces this environment&apos;s PyTorch family (torch, torchvision, to
         <translation>随新的torch一起安装</translation>
     </message>
     <message>
+        <source>already this build</source>
+        <translation>已是这个版本</translation>
+    </message>
+    <message>
+        <source>The check after could not run: %1</source>
+        <translation>之后的检查无法运行：%1</translation>
+    </message>
+    <message>
+        <source>PyTorch in that Python now (the doctor&apos;s check, run in it):</source>
+        <translation>该 Python 中的 PyTorch 现状（在其中运行的 doctor 检查）：</translation>
+    </message>
+    <message>
         <source>recorded, not finished</source>
         <translation>已记录，未完成</translation>
     </message>
@@ -1175,6 +1187,10 @@ A repair replaces this environment&apos;s PyTorch family (torch, torchvision, to
     <message>
         <source>roll back failed</source>
         <translation>回退失败</translation>
+    </message>
+    <message>
+        <source>Checking PyTorch in that Python…</source>
+        <translation>正在检查该 Python 中的 PyTorch…</translation>
     </message>
     <message>
         <source>Reading the environment…</source>
@@ -1213,6 +1229,52 @@ A repair replaces this environment&apos;s PyTorch family (torch, torchvision, to
         <translation>还没有。</translation>
     </message>
     <message>
+        <source>Putting the environment back as it was</source>
+        <translation>正在把环境恢复原样</translation>
+    </message>
+    <message>
+        <source>pip freeze --all matches the record again.</source>
+        <translation>pip freeze --all 又与记录一致了。</translation>
+    </message>
+    <message>
+        <source>Rolled back: %1</source>
+        <translation>已回退：%1</translation>
+    </message>
+    <message>
+        <source>Rolled back in part: a recorded build that no index carries could not come back (see the log).</source>
+        <translation>部分回退：记录中有一个版本没有任何软件源提供，无法恢复（见日志）。</translation>
+    </message>
+    <message>
+        <source>Repaired: the new builds are in place and the check on the card passed.</source>
+        <translation>已修复：新版本已装好，在显卡上的检查也通过了。</translation>
+    </message>
+    <message>
+        <source>The new builds are in place, but the check on the card failed: %1
+They stay until you press Roll back, which puts the recorded ones back.</source>
+        <translation>新版本已装好，但在显卡上的检查失败：%1
+它们会保留，直到你按“回退”，把记录中的版本装回去。</translation>
+    </message>
+    <message>
+        <source>The repair failed at “%1”: %2
+rocmate put the environment back by itself: %3</source>
+        <translation>修复在“%1”这一步失败：%2
+rocmate 已自动把环境恢复原样：%3</translation>
+    </message>
+    <message>
+        <source>The repair failed at “%1”: %2
+Putting the environment back failed too: Roll back tries again from the record.</source>
+        <translation>修复在“%1”这一步失败：%2
+恢复环境也失败了：按“回退”会按记录再试一次。</translation>
+    </message>
+    <message>
+        <source>Done.</source>
+        <translation>完成。</translation>
+    </message>
+    <message>
+        <source>Nothing was changed: %1</source>
+        <translation>没有做任何改动：%1</translation>
+    </message>
+    <message>
         <source>Rolling back…</source>
         <translation>正在回退…</translation>
     </message>
@@ -1221,28 +1283,12 @@ A repair replaces this environment&apos;s PyTorch family (torch, torchvision, to
         <translation>正在修复…</translation>
     </message>
     <message>
-        <source>Rolled back.</source>
-        <translation>已回退。</translation>
-    </message>
-    <message>
         <source>The roll back failed: %1</source>
         <translation>回退失败：%1</translation>
     </message>
     <message>
         <source>see the log</source>
         <translation>见日志</translation>
-    </message>
-    <message>
-        <source>Repaired. Checking PyTorch on the card in that Python…</source>
-        <translation>已修复。正在用那个Python检查PyTorch能否在显卡上运行…</translation>
-    </message>
-    <message>
-        <source>The repair failed and was rolled back: %1</source>
-        <translation>修复失败，已回退：%1</translation>
-    </message>
-    <message>
-        <source>PyTorch in that Python, checked after the change:</source>
-        <translation>改动之后，那个Python里的PyTorch检查结果：</translation>
     </message>
 </context>
 <context>
