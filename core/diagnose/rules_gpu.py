@@ -176,8 +176,16 @@ def support(ctx: Context) -> list[Finding]:
 def _planned_routes(ctx: Context, gpu: Gpu) -> list[Route]:
     """The routes rocmate install can plan for a card past AMD's support (a pinned wheel or
     TheRock's device extra; core.install.legacy_route follows them)."""
-    return [r for r in routes_for(load_math_libraries(ctx.kb.data_dir).routes, gpu.gfx or "")
-            if r.kind in ("wheel", "therock")]
+    wheels = {i.name for i in ctx.kb.torch_indexes if i.stable}
+    current = {i.url for i in ctx.kb.therock if not i.frozen}
+    found = [r for r in routes_for(load_math_libraries(ctx.kb.data_dir).routes, gpu.gfx or "")
+             if (r.kind == "wheel" and r.index in wheels)
+             or (r.kind == "therock" and r.index in current)]
+    return sorted(found, key=lambda r: r.kind != "wheel")  # the planner's order: wheels first
+
+
+def _route_index(ctx: Context, route: Route) -> str:
+    return next((i.url for i in ctx.kb.torch_indexes if i.name == route.index), route.index or "")
 
 
 def _instinct_text(ctx: Context, gpu: Gpu) -> str:
@@ -192,11 +200,14 @@ def _unsupported_fix(ctx: Context, gpu: Gpu) -> str:
     """gfx-unsupported's fix: the route rocmate install plans where one is known, honest words
     for an Instinct owner, else a supported card or the CPU."""
     row = retired_instinct(load_retired(ctx.kb.data_dir), gpu.gfx, gpu.name)
-    if _planned_routes(ctx, gpu):
-        fix = t("doctor.gfx-unsupported.fix-route",
-                "{command} plans the last route that may still run it (pinned, with the known "
-                "problems above) into a new environment, and its last step shows whether the "
-                "card computes; or run PyTorch on the CPU.", command="rocmate install")
+    planned = _planned_routes(ctx, gpu)
+    if planned:
+        fix = t("doctor.gfx-unsupported.fix-planned",
+                "{command} plans the last route that may still run it, {requirement} from "
+                "{index} (with the known problems above), into a new environment, and its last "
+                "step shows whether the card computes; or run PyTorch on the CPU.",
+                command="rocmate install", requirement=planned[0].requirement or "torch",
+                index=_route_index(ctx, planned[0]))
         return fix + (t("doctor.sentence-gap", " ") + local(row.current) if row else "")
     if row is not None or "instinct" in gpu.name.lower():
         return t("doctor.gfx-unsupported.fix-instinct",
@@ -243,10 +254,20 @@ def _legacy_no_kernels(ctx: Context, gpu: Gpu, lacking: Coverage, version: str |
           "brings has no kernels for it. {note}", version=version, gfx=gpu.gfx,
           library=lacking.library_name,
           note=local(lacking.note)) + _routes_text(ctx, gpu),
-        t("doctor.gfx-legacy-no-kernels.fix-route",
-          "Do not keep this PyTorch for this card: {command} plans the first of the routes "
-          "above into a new environment, or run PyTorch on the CPU.", command="rocmate install"),
+        _no_kernels_fix(ctx, gpu),
     )
+
+
+def _no_kernels_fix(ctx: Context, gpu: Gpu) -> str:
+    planned = _planned_routes(ctx, gpu)
+    if not planned:
+        return t("doctor.gfx-legacy-no-kernels.fix-cpu",
+                 "Do not keep this PyTorch for this card: run PyTorch on the CPU.")
+    return t("doctor.gfx-legacy-no-kernels.fix-planned",
+             "Do not keep this PyTorch for this card: {command} plans {requirement} from "
+             "{index} into a new environment, or run PyTorch on the CPU.",
+             command="rocmate install", requirement=planned[0].requirement or "torch",
+             index=_route_index(ctx, planned[0]))
 
 
 def _legacy_unverified(ctx: Context, gpu: Gpu, sup: Support, version: str | None) -> Finding:

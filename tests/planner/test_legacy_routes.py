@@ -99,6 +99,7 @@ def test_instinct_owners_get_amds_words_not_a_supported_card() -> None:
         assert words in finding.detail
         assert "Use a supported card" not in finding.fix and "Instinct)" not in finding.fix
         assert "rocmate install plans the last route" in finding.fix
+        assert "torch==2.5.1 from https://download.pytorch.org/whl/rocm6.2" in finding.fix
         assert "from the MI100 (gfx908) on" in finding.fix
         assert any(words in n for n in plan_for(machine).notes)
     # a Radeon of the same era is told the route, without the Instinct words
@@ -127,3 +128,15 @@ def test_retired_rows_are_checked() -> None:
         parse_retired(data)
     data = tomllib.loads((data_dir() / "math_libraries.toml").read_text())
     parse_math_libraries(data)  # the new route rows load
+
+
+@pytest.mark.parametrize("machine", ["vega20-x8-epyc-aspeed", "mi25-x7-gfx900", "rx5700xt-gfx1010",
+                                     "vega56-torch212-rocm72-nightly"])
+def test_the_doctor_names_the_route_the_plan_takes(machine: str) -> None:
+    answer = run_doctor(SnapshotSystem(MACHINES / machine), probe_torch=False)
+    fix = next(f.fix for f in answer.findings
+               if f.id in ("gfx-unsupported", "gfx-legacy-no-kernels"))
+    plan = plan_for(machine)
+    assert f"from {plan.torch_index}" in fix
+    requirement = plan.torch_packages[0].split("+")[0]  # torch==2.5.1 / torch[device-gfx1010]
+    assert f"{requirement} from" in fix
