@@ -192,6 +192,14 @@ def test_repair_and_roll_back_a_live_venv_in_the_window(qtbot: Any, aloop: Any, 
         "torch==2.5.1+cpu", "torchvision==0.20.1+cpu", "torchaudio==2.5.1+cpu",
         *(f"{name}=={version}" for name, version in ROCM.items()),
         "pytorch-triton-rocm==3.1.0"])
+    i18n.switch("zh_CN")  # the same words in Chinese, the doctor's too
+    QApplication.processEvents()
+    assert dialog.state.text().startswith("新版本已装好，但在显卡上的检查失败：")
+    assert dialog.check_words.text().startswith("该 Python 中的 PyTorch 现状")
+    assert f"rocmate读不到 {python} 中PyTorch的回答" in dialog.check_words.text()  # reworded
+    i18n.switch("en")
+    QApplication.processEvents()
+    assert dialog.state.text() == state
     _shots(dialog, "after-repair")
 
     rollback_s = _click_and_wait(qtbot, dialog, dialog.rollback_button)
