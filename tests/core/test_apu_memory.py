@@ -45,6 +45,7 @@ GIB = 1 << 30
 HALO_GTTSIZE = MACHINES / "k35-strix-halo-128g-gttsize-torch62"  # unslothai/unsloth#7960
 HALO_TTM96 = MACHINES / "k35-strix-halo-128g-ttm96-cmdline"  # noamsto/nix-amd-ai#42
 PHOENIX_TTM80 = MACHINES / "k35-phoenix-780m-arch-ttm80"  # ollama/ollama#2637
+STRIX_POINT_TWO = MACHINES / "k35-strix-point-890m-debian13-gttsize-ttm56"  # llama.cpp#19818
 
 
 def _report(machine: Path) -> DoctorReport:
@@ -197,6 +198,58 @@ def test_780m_with_ttm_in_force() -> None:
     assert memory.gtt_source == PAGES_LIMIT
     assert memory.usable_bytes == 80 * GIB
     assert advise("780M", memory, memory_goal("sd15-infer")).verdict == ENOUGH
+
+
+def test_890m_with_gttsize_and_ttm_that_disagree() -> None:
+    """ggml-org/llama.cpp#19818: a Ryzen AI 9 HX 370 / Radeon 890M (gfx1150) on Debian 13 with
+    ``amdgpu.gttsize=40960 ttm.pages_limit=14680064`` in GRUB. Worked by hand:
+    gttsize 40960 MiB = 40960 / 1024 = 40 GiB = 42949672960 bytes;
+    pages_limit 14680064 pages x 4096 bytes = 60129542144 bytes = 14680064 / 262144 = 56 GiB.
+    The thread posts no free, mem_info_* or ttm parameters in force, and no PyTorch: RAM,
+    carve-out, GTT and what the GPU can use stay unknown, and so does any amount to give."""
+    report = _report(STRIX_POINT_TWO)
+    memory = _memory(report)
+    assert [g.gfx for g in report.facts.gpus.gpus] == ["gfx1150"]
+    assert memory.system.configured == (
+        Setting("amdgpu", "gttsize", "40960", "/proc/cmdline"),
+        Setting("ttm", "pages_limit", "14680064", "/proc/cmdline"))
+    assert memory.system.ram_bytes is None and memory.vram_bytes is None
+    assert memory.gtt_bytes is None and memory.gtt_source == "unknown"
+    assert memory.system.pages_limit is None and memory.system.ttm_module is None
+    assert memory.torch_total_bytes is None and memory.usable_bytes is None
+    assert not memory.known
+    ids = _ids(report)
+    assert {"apu-gttsize-deprecated", "apu-memory-conflict"} <= set(ids)
+    # nothing of what the GPU may use is known: no facts finding, no "too low" with made-up numbers
+    assert not {"apu-memory", "apu-memory-low"} & set(ids)
+    conflict = next(f for f in report.findings if f.id == "apu-memory-conflict")
+    assert conflict.detail == ("amdgpu.gttsize (40.0 GiB) and pages_limit (56.0 GiB) ask for "
+                               "different sizes.")
+    assert 40960 << 20 == 42949672960 and 14680064 * 4096 == 60129542144 == 56 * GIB
+    deprecated = next(f for f in report.findings if f.id == "apu-gttsize-deprecated")
+    assert "amdgpu.gttsize=40960 (/proc/cmdline)" in deprecated.detail
+    assert "'amdgpu.gtt_size' is not a parameter" not in deprecated.detail
+    gpu = report.to_json()["gpus"][0]["memory"]
+    assert gpu["ram_bytes"] is None and gpu["gtt_bytes"] is None and gpu["usable_bytes"] is None
+    assert [(c["option"], c["value"]) for c in gpu["configured"]] == [
+        ("gttsize", "40960"), ("pages_limit", "14680064")]
+
+
+def test_890m_advice_without_the_ram(capsys: pytest.CaptureFixture[str]) -> None:
+    """The same machine: with MemTotal unknown the floor (max(8 GiB, RAM/8)) and the safe amount
+    (RAM - floor) cannot be worked out, and with GTT unknown neither can what the GPU has; so no
+    goal gets a verdict or a pages_limit, only the notes (gttsize deprecated first)."""
+    memory = _memory(_report(STRIX_POINT_TWO))
+    for goal in (None, memory_goal("sd15-infer"), memory_goal(llm_gb=24)):
+        advice = advise("890M", memory, goal) if goal else advise("890M", memory)
+        assert advice.verdict == UNKNOWN
+        assert advice.floor_bytes is None and advice.safe_bytes is None
+        assert advice.target_gib is None and advice.pages is None
+        assert [n.key for n in advice.notes] == ["gttsize-deprecated", "carve-out-vs-gtt",
+                                                 "expandable-segments", "how-to-set"]
+    assert main(["memory", "--root", str(STRIX_POINT_TWO)]) == 1
+    out = capsys.readouterr().out
+    assert "The machine's RAM is not known" in out and "pages_limit=" not in out.split("Goal:")[1]
 
 
 def test_carve_out_only_machine_and_discrete_cards() -> None:
