@@ -25,6 +25,7 @@ from collections.abc import Callable
 from core.cli.argwords import Parser
 from core.i18n import t
 from core.operations import reports as ops
+from core.operations.errors import OperationError
 from core.report import formatting as fmt
 from core.report.model import STATUSES, ReportError
 from core.report.pause import collector_paused
@@ -147,14 +148,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         # a short command over reports, which hold no reference cycles: the cycle collector
         # would only walk the millions of objects of a big report again and again
-        with collector_paused():
+        with collector_paused(), ops.said_for_the_user():
             status = _COMMANDS[command](args, access)
-    except ops.REPORT_ERRORS as exc:
+    except OperationError as exc:
         _say(str(exc))
-        status = 2 if ops.input_error(exc) else 1
-    except OSError as exc:
-        _say(f"{exc.strerror or exc}{f': {exc.filename}' if exc.filename else ''}")
-        status = 1
+        status = exc.status
     except (ValueError, OverflowError, RecursionError) as exc:
         # a backstop: a report's content that slipped past validation is still one line
         _say(t("cli.report.unusable", "the report cannot be used: {kind}: {error}",
@@ -194,7 +192,6 @@ def _list(args: argparse.Namespace, access: ops.HistoryAccess) -> int:
 def _recover_interrupted() -> None:
     """Add the runs rocmate stopped before they ended; a failure is said, the list goes on."""
     from core.operations.benchmark import recover_interrupted  # loads the runner: only here
-    from core.operations.errors import OperationError
 
     try:
         ids = recover_interrupted()

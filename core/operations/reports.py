@@ -3,21 +3,25 @@ export, compare, import and delete.
 
 A run is named by its history id (``12`` or ``#12``) or by a report file. Every failure (no such
 run, a file that is not a report, a newer schema, a database that is damaged or locked) raises
-one of the report errors (:data:`REPORT_ERRORS`) whose ``str()`` is one line for the user;
-notices from the history (a damaged database set aside) go to ``on_notice``.
+one of the report errors (:data:`REPORT_ERRORS`) whose ``str()`` is one line for the user, or a
+file's OSError; :func:`said_for_the_user` turns each into the one error an operation raises
+(core.operations.errors.OperationError, with its exit status), for the command line and the app
+alike. Notices from the history (a damaged database set aside) go to ``on_notice``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import statistics
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from core.bench.advice import reworded
 from core.i18n import t
+from core.operations.errors import OperationError
 from core.report import formatting as fmt
 from core.report.compare import compare
 from core.report.history import History, HistoryEntry, HistoryError, default_path
@@ -36,8 +40,12 @@ from core.report.writers import (
 )
 
 
-class ReportRefError(ValueError):
-    """A run reference or a request that cannot be served (the message says why)."""
+class ReportRefError(OperationError, ValueError):
+    """A run reference or a request that cannot be served (the message says why): the user's
+    input, so a command exits 2."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, status=2)
 
 
 REPORT_ERRORS = (ReportRefError, ReportError, ReferencesError, HistoryError, ExportError)
@@ -50,7 +58,30 @@ def input_error(exc: Exception) -> bool:
     others (a history that is locked or damaged, a file that cannot be written, broken
     references)."""
     return isinstance(exc, INPUT_ERRORS) and not isinstance(exc, UnwritableError)
-"""Everything a report operation raises for the user (plus OSError for files)."""
+
+
+def as_operation_error(exc: BaseException) -> OperationError:
+    """A report error or a file's OSError as the one error an operation raises for the user:
+    its line, and the exit status (:func:`input_error`: 2, else 1)."""
+    if isinstance(exc, OperationError):
+        return exc
+    if isinstance(exc, OSError) and not isinstance(exc, REPORT_ERRORS):
+        where = f": {exc.filename}" if exc.filename else ""
+        return OperationError(f"{exc.strerror or exc}{where}", status=1)
+    return OperationError(str(exc), status=2 if isinstance(exc, Exception) and
+                          input_error(exc) else 1)
+
+
+@contextlib.contextmanager
+def said_for_the_user() -> Iterator[None]:
+    """Report errors and a file's OSError, raised within, come out as OperationError
+    (:func:`as_operation_error`), without a traceback behind them."""
+    try:
+        yield
+    except OperationError:
+        raise
+    except (*REPORT_ERRORS, OSError) as exc:
+        raise as_operation_error(exc) from None
 
 _RUN_ID = re.compile(r"#?(\d+)")
 

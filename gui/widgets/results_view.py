@@ -30,13 +30,13 @@ from PySide6.QtWidgets import (
 
 from core.bench.advice import app_advice_text, message_text
 from core.i18n import local
-from core.operations.errors import OperationError
 from core.operations.reports import (
     REPORT_ERRORS,
     Written,
     cold_start,
     export_report,
     render_report,
+    said_for_the_user,
 )
 from core.report import formatting as fmt
 from core.report.interruption import interruption_text
@@ -98,10 +98,8 @@ def core_word(word: str) -> str:
 def plainly(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """``fn(*args)`` with a report error (or a file's OSError) raised as the one line it is,
     so the bridge shows it without a type name or a traceback."""
-    try:
+    with said_for_the_user():
         return fn(*args, **kwargs)
-    except (*REPORT_ERRORS, OSError) as exc:
-        raise OperationError(str(exc)) from None
 
 
 def text_label(text: str, *, bold: bool = False, wrap: bool = True, mono: bool = False,
