@@ -101,6 +101,10 @@ def run_install(args: argparse.Namespace) -> int:
         sys.stdout.write(render_plan(plan, Style(wants_colour(sys.stdout))))
     if args.dry_run or plan.blocked:
         return 0 if not plan.blocked else 1
+    if plan.stopped_by:  # its steps would fail: shown, not carried out (issue 33)
+        print("rocmate: " + t("cli.install.cannot-start", "this plan cannot be carried out: {why}",
+                              why=plan.stopped_by[0].title), file=sys.stderr)
+        return 1
     if args.root:
         print("rocmate: " + t("cli.install.replay-plan-only", "a replayed machine can only be "
                               "planned ({option})", option="--dry-run"), file=sys.stderr)

@@ -86,9 +86,16 @@ class Preflight:
     ok: bool
     title: str
     detail: str = ""
+    stops: bool = False
+    """A failed check that stops the plan: its steps would fail (a wheel with no build for this
+    Python), so the plan is shown but not carried out (issue 33)."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "ok": self.ok, "title": self.title, "detail": self.detail}
+        data: dict[str, Any] = {"id": self.id, "ok": self.ok, "title": self.title,
+                                "detail": self.detail}
+        if self.stops:
+            data["stops"] = True
+        return data
 
 
 @dataclass(frozen=True)
@@ -120,6 +127,11 @@ class Plan:
     env_forced: tuple[str, ...] = ()
     """Variables of :attr:`env` the activation sets even where the shell exports another
     value (the doctor finds that one wrong); the others it sets only where the shell has none."""
+
+    @property
+    def stopped_by(self) -> tuple[Preflight, ...]:
+        """The failed checks that keep this plan from being carried out (none: it can be)."""
+        return tuple(p for p in self.preflight if p.stops and not p.ok)
 
     @property
     def privileged_steps(self) -> list[Step]:

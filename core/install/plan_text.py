@@ -54,7 +54,8 @@ def render_plan(plan: Plan, style: Style) -> str:
                      + ", ".join(plan.env_unset))
     lines.append("")
     for check in plan.preflight:
-        mark = style("✓", "green") if check.ok else style("!", "yellow")
+        mark = style("✓", "green") if check.ok else (
+            style("✗", "red") if check.stops else style("!", "yellow"))
         said = t("plan.text.check-detail", "{title} ({detail})", title=check.title,
                  detail=check.detail) if check.detail else check.title
         lines.append(f"  {mark} {said}")

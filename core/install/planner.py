@@ -50,6 +50,7 @@ from core.install.plan import STRATEGIES, FileSpec, Plan, Preflight, Step
 from core.knowledge.loader import Knowledge
 from core.knowledge.releases import RocmRelease
 from core.knowledge.rows import gfx_base
+from core.knowledge.torch_python import load_torch_python, release_of
 from core.knowledge.wheels import TheRockIndex, TorchIndex, current_therock
 from core.probe.environment import TUNED
 from core.probe.facts import Facts
@@ -267,7 +268,7 @@ def make_plan(facts: Facts, kb: Knowledge, choices: Choices | None = None) -> Pl
         packages=tuple(builder.packages),
         torch_packages=tuple(builder.torch_packages),
         preview=strategy == "therock",
-        preflight=tuple(_preflight(ctx, strategy, choices, venv)),
+        preflight=tuple(_preflight(ctx, strategy, choices, venv, builder.torch_packages)),
         notes=tuple(builder.notes),
         nothing_to_do=bool(working),
         env_unset=fixes.unset,
@@ -1168,13 +1169,47 @@ def _venv_check(ctx: Context) -> Preflight | None:
     )
 
 
-def _preflight(ctx: Context, strategy: str, choices: Choices, venv: str) -> list[Preflight]:
+def _python_check(ctx: Context, torch_packages: list[str] | tuple[str, ...]) -> Preflight | None:
+    """Whether the system's python3 (which makes the environment) has wheels of the torch
+    release the plan pins (torch_python.toml); None where the version or the release is not
+    known (nothing said)."""
+    have = ctx.facts.python3
+    if not have:
+        return None
+    rows = load_torch_python(ctx.kb.data_dir)
+    release = next((r for r in (release_of(rows, p) for p in torch_packages) if r), None)
+    if release is None:
+        return None
+    minor = ".".join(have.split(".")[:2])
+    if release.fits(have):
+        return Preflight("python-version", True, t(
+            "plan.preflight.python-version.title",
+            "The system's python3 is {python}: torch {torch} has wheels for it (Python "
+            "{versions})", python=minor, torch=release.torch, versions=release.versions))
+    return Preflight(
+        "python-version", False,
+        t("plan.preflight.python-version.title.unfit",
+          "The system's python3 is {python}, but torch {torch} has wheels only for Python "
+          "{versions}: pip would find none, so this plan cannot be carried out",
+          python=minor, torch=release.torch, versions=release.versions),
+        t("plan.preflight.python-version.detail.unfit",
+          "Upgrade to a release of your distribution whose python3 is {versions}, then plan "
+          "again. Source: {source}", versions=release.versions, source=release.source),
+        stops=True,
+    )
+
+
+def _preflight(ctx: Context, strategy: str, choices: Choices, venv: str,
+               torch_packages: list[str] | tuple[str, ...] = ()) -> list[Preflight]:
     facts = ctx.facts
     driver = facts.driver
     checks = []
     venv_check = _venv_check(ctx)
     if venv_check is not None:
         checks.append(venv_check)
+    python_check = _python_check(ctx, torch_packages)
+    if python_check is not None:
+        checks.append(python_check)
     if strategy != "wsl":
         loaded = driver.amdgpu_loaded or facts.permissions.kfd.exists
         checks.append(

@@ -15,7 +15,7 @@ from core.probe.kernel_check import KernelCheck, kernel_answer, kernel_check_fro
 from core.probe.memory import with_memory, with_torch_memory
 from core.probe.permissions import PermissionFacts, probe_permissions
 from core.probe.platform import PlatformFacts, probe_platform
-from core.probe.python_venv import probe_ensurepip
+from core.probe.python_venv import probe_ensurepip, probe_python_version
 from core.probe.rocm import RocmFacts, probe_rocm
 from core.probe.torch import DEFAULT_TIMEOUT, TorchFacts, torch_answer, torch_facts_from_json
 from core.probe.wsl import WindowsFacts, probe_windows
@@ -48,6 +48,9 @@ class Facts:
     ensurepip: bool | None = None
     """Whether the system's python3 has ensurepip, which ``python3 -m venv`` needs (False on
     Debian and Ubuntu until python3-venv is installed); None when not known (issue 33)."""
+    python3: str | None = None
+    """The system python3's version (``3.6.9``), which a pinned wheel must be built for; None
+    when not known (issue 33)."""
     apps: tuple[AppEnv, ...] = ()
     """The Python environments of common AI apps found in their usual places under the home,
     with the torch family each holds (issue 34; core.probe.app_envs)."""
@@ -82,6 +85,7 @@ def gather(
     driver = probe_driver(system, platform.wsl, gpus)
     disk_free = _disk_free(system, permissions.user.home)
     ensurepip = probe_ensurepip(system)
+    python3 = probe_python_version(system)
     apps = find_app_envs(system, permissions.user.home)  # counted in probes_s (no key of its own)
     timings["probes_s"] = time.perf_counter() - start
     torch: TorchFacts | None = None
@@ -111,6 +115,7 @@ def gather(
         kernel_check=kernel,
         kernel_skipped=skipped,
         ensurepip=ensurepip,
+        python3=python3,
         apps=apps,
     )
 
