@@ -54,6 +54,14 @@ class Session:
         except OperationError as exc:
             self.plan, self.plan_error = None, str(exc)
 
+    def plan_possible(self) -> bool:
+        """Whether a plan that is not blocked can be made for the machine (planned once per
+        check, where the pages have not yet): so a card past AMD's support that has a last
+        route reaches the Set-up plan page (issue 33)."""
+        if self.report is not None and self.plan is None and self.plan_error is None:
+            self.replan()
+        return self.plan is not None and not self.plan.blocked
+
     def choice_problem(self, choices: Choices) -> str | None:
         """Why ``choices`` cannot be planned for the machine (None: they can); the machine is
         read for it once per check, as for the plan."""

@@ -16,8 +16,10 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QVBoxLayout,
+    QWidget,
 )
 
+from core.diagnose.engine import NOT_SUPPORTED
 from core.install.fix_steps import OPTION as FIX_OPTION
 from core.install.plan import STRATEGIES, Plan
 from core.install.plan_text import shell_script
@@ -67,10 +69,19 @@ class SetupPlanPage(RocPage):
         self.summary = QLabel()
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.notes = QLabel()  # the plan's notes: a last route's caveats and sources, ...
+        self.notes.setObjectName("plan-notes")
+        self.notes.setWordWrap(True)
+        self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.steps = StepsView()
         steps_area = QScrollArea()
         steps_area.setWidgetResizable(True)
-        steps_area.setWidget(self.steps)
+        scrolled = QWidget()  # the notes scroll with the steps: the steps keep their room
+        scrolled_column = QVBoxLayout(scrolled)
+        scrolled_column.setContentsMargins(0, 0, 0, 0)
+        scrolled_column.addWidget(self.notes)
+        scrolled_column.addWidget(self.steps, 1)
+        steps_area.setWidget(scrolled)
         self.message = QLabel()
         self.message.setWordWrap(True)
         self.copy_script = QPushButton()
@@ -148,6 +159,8 @@ class SetupPlanPage(RocPage):
     def _strategy_label(self, name: str) -> str:
         if name in self.unfit:
             return name + self.tr(" (not for this machine)")
+        if name == self.recommended and self._last_route():  # not a recommendation
+            return name + self.tr(" (last route, unverified)")
         return name + (self.tr(" (recommended)") if name == self.recommended else "")
 
     def _best_fit_label(self) -> str:
@@ -219,8 +232,9 @@ class SetupPlanPage(RocPage):
         self.next_changed()  # Next leads to Run set-up only with a plan
 
     def isComplete(self) -> bool:
-        return super().isComplete() and (self.session.plan is not None
-                                         or not self.entered_with_plan)
+        plan = self.session.plan
+        return super().isComplete() and (plan is not None or not self.entered_with_plan) \
+            and not (plan is not None and plan.stopped_by)  # its steps would fail
 
     def show_plan(self, plan: Plan | None, error: str | None) -> None:
         self.copied = False
@@ -234,6 +248,8 @@ class SetupPlanPage(RocPage):
         # the package set is a choice of AMD's apt repository only
         self.form.setRowVisible(self.packages, name == "rocm-apt")
         self.steps.show_steps(None)
+        self.notes.setText("")
+        self.notes.setVisible(False)
         self.copy_script.setEnabled(plan is not None and not plan.blocked)
         # the box where it removes something (a plan that asks for consent), nowhere else
         self.remove_old.setVisible(plan is not None and any(
@@ -261,13 +277,24 @@ class SetupPlanPage(RocPage):
                     "%1", ", ".join(f"{k}={v}" for k, v in plan.env.items())))
             if plan.env_unset:  # exported with a value the doctor finds wrong
                 lines.append(self.tr("Unsets: %1").replace("%1", ", ".join(plan.env_unset)))
+            if self._last_route():
+                lines.insert(0, "⚠ " + self.tr(
+                    "Unverified: the last route that may still run a card AMD no longer "
+                    "supports, not a supported set-up. Read its known problems below before "
+                    "going on."))
             for check in plan.preflight:
                 if not check.ok:
-                    lines.append("⚠ " + check.title + (f" — {check.detail}" if check.detail
+                    lines.append(("✗ " + check.title) if check.stops else  # detail: below
+                                 "⚠ " + check.title + (f" — {check.detail}" if check.detail
                                                        else ""))
             self.summary.setText("\n".join(lines))
+            if plan.notes:
+                self.notes.setText("\n".join("• " + note for note in plan.notes))
+                self.notes.setVisible(True)
             self.steps.show_steps(plan)
-            message = None
+            stop = plan.stopped_by[0] if plan.stopped_by else None
+            message = self.tr("Next stays off: %1").replace(
+                "%1", stop.detail or stop.title) if stop is not None else None
         if self.copied:
             return
         if message is None:
@@ -279,6 +306,12 @@ class SetupPlanPage(RocPage):
             self.say(self.message, lambda: said)
         else:
             self.say(self.message, None)
+
+    def _last_route(self) -> bool:
+        """The plan is a last route for a card past AMD's support (the doctor's verdict: Not
+        supported, and still a plan: issue 33)."""
+        report = self.session.report
+        return report is not None and report.verdict == NOT_SUPPORTED
 
     def copy_as_script(self) -> None:
         if self.session.plan is not None:

@@ -218,6 +218,10 @@ class SystemCheckPage(RocPage):
         if report.verdict == READY:
             icon, words = QStyle.StandardPixmap.SP_DialogApplyButton, self.tr(
                 "Ready: PyTorch can use this card.")
+        elif report.verdict == NOT_SUPPORTED and self.session.plan_possible():
+            icon, words = QStyle.StandardPixmap.SP_MessageBoxWarning, self.tr(
+                "Not supported by AMD any more, but a last route may still run this card: "
+                "unverified. Next shows it.")
         elif report.verdict == NOT_SUPPORTED:
             icon, words = QStyle.StandardPixmap.SP_MessageBoxCritical, self.tr(
                 "Not supported: see the problems below.")
@@ -391,7 +395,12 @@ class SystemCheckPage(RocPage):
     def show_benchmark_note(self, report: DoctorReport) -> None:
         """Where ROCm cannot be set up, whether the benchmarks still run here and on what (the
         Next button goes to them), or why the wizard ends at this page."""
-        note = self.benchmark_words(report) if report.verdict == NOT_SUPPORTED else ""
+        note = ""
+        if report.verdict == NOT_SUPPORTED:
+            note = self.tr("No public output shows this route working on this card: the "
+                           "Set-up plan lists its known problems, and its last step shows "
+                           "whether it works here. Going on is your choice.") \
+                if self.session.plan_possible() else self.benchmark_words(report)
         self.benchmark_note.setText(note)
         self.benchmark_note.setVisible(bool(note))
 
@@ -468,7 +477,10 @@ class SystemCheckPage(RocPage):
         report = self.session.report
         if report is None:
             return -1
-        if report.verdict == NOT_SUPPORTED:  # no ROCm here; the benchmarks where PyTorch runs
+        if report.verdict == NOT_SUPPORTED:
+            if self.session.plan_possible():  # a card past AMD's support, on its last route
+                return int(PageId.SETUP_PLAN)
+            # no ROCm here; the benchmarks where PyTorch runs
             return int(PageId.BENCHMARK) if benchmark_device(report) else -1
         if self.session.is_wsl2:
             return int(PageId.WINDOWS_SIDE)

@@ -1937,6 +1937,10 @@ Putting the environment back failed too: Roll back tries again from the record.<
         <translation>（不适用于这台机器）</translation>
     </message>
     <message>
+        <source> (last route, unverified)</source>
+        <translation>（最后一条路线，未经验证）</translation>
+    </message>
+    <message>
         <source> (recommended)</source>
         <translation>（推荐）</translation>
     </message>
@@ -1975,6 +1979,14 @@ Putting the environment back failed too: Roll back tries again from the record.<
     <message>
         <source>Unsets: %1</source>
         <translation>取消的环境变量：%1</translation>
+    </message>
+    <message>
+        <source>Unverified: the last route that may still run a card AMD no longer supports, not a supported set-up. Read its known problems below before going on.</source>
+        <translation>未经验证：这是可能仍能运行一块AMD已不再支持的显卡的最后一条路线，而不是受支持的安装方式。继续之前，请先阅读下面列出的已知问题。</translation>
+    </message>
+    <message>
+        <source>Next stays off: %1</source>
+        <translation>“下一步”不可用：%1</translation>
     </message>
     <message>
         <source>Next carries it out (or run  rocmate install  in a terminal, or copy it as a shell script).</source>
@@ -2134,6 +2146,10 @@ Putting the environment back failed too: Roll back tries again from the record.<
         <translation>%1 重新检查：已修复%2项，新出现%3项。</translation>
     </message>
     <message>
+        <source>Not supported by AMD any more, but a last route may still run this card: unverified. Next shows it.</source>
+        <translation>AMD已不再支持这块显卡，但最后一条路线也许仍能运行它：未经验证。点击“下一步”查看。</translation>
+    </message>
+    <message>
         <source>Not supported: see the problems below.</source>
         <translation>不支持：见下面的问题。</translation>
     </message>
@@ -2232,6 +2248,10 @@ PyTorch：%4</translation>
     <message>
         <source>Run the check in this Python: its PyTorch on the card</source>
         <translation>在这个Python里运行检查：它的PyTorch能否在显卡上运行</translation>
+    </message>
+    <message>
+        <source>No public output shows this route working on this card: the Set-up plan lists its known problems, and its last step shows whether it works here. Going on is your choice.</source>
+        <translation>没有公开的输出显示这条路线能在这块显卡上工作：安装计划会列出它的已知问题，计划的最后一步会检验它在这里能否工作。是否继续由你决定。</translation>
     </message>
     <message>
         <source>Without PyTorch there is nothing to benchmark here: check another Python that has it, and the benchmarks run on what it sees (a GPU, or the CPU).</source>
