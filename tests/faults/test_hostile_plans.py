@@ -355,7 +355,9 @@ def _reasons(raw: bytes, target: Target, policy: Policy) -> list[str]:
 
 def test_real_plans_are_accepted(plans: dict[str, list[dict[str, Any]]], fake_target: Target,
                                  policy: Policy) -> None:
-    """The control: the planner's plans, unmutated, pass; they hold every verb of the table."""
+    """The control: the planner's plans, unmutated, pass; they hold every verb of the table
+    but amdgpu-install, which no route plans since WSL moved to librocdxg (issue 33/3): the
+    helper still accepts it, and its hostile cases stay in test_helper_hostile.py."""
     verbs: set[str] = set()
     for where, steps in plans.items():
         result = check_input(json.dumps({"schema": SCHEMA, "steps": steps}).encode(),
@@ -363,7 +365,7 @@ def test_real_plans_are_accepted(plans: dict[str, list[dict[str, Any]]], fake_ta
         assert result.ok, f"{where}: {[r.reason for r in result.refused]}"
         verbs.update(a.verb for a in result.actions)
     assert verbs == {"keyring", "apt-source", "apt-pin", "apt-update", "apt-install",
-                     "apt-purge", "usermod", "amdgpu-install"}
+                     "apt-purge", "usermod"}
     assert len(plans) >= 10
 
 
