@@ -411,8 +411,10 @@ def _or() -> str:
     return t("doctor.list-or-separator", " or ")
 
 
-def kernel(ctx: Context) -> list[Finding]:
-    """kernel-old: only on Ubuntu and its derivatives, the only kernels rocm.toml has data for.
+def kernel(ctx: Context, rocm: str | None = None) -> list[Finding]:
+    """kernel-old: only on Ubuntu and its derivatives, the only kernels rocm.toml has data for;
+    against ``rocm`` (a set-up plan's release, e.g. an older card's last route) where given,
+    else the release a set-up would pick.
 
     AMD lists the other distributions (RHEL 8/9 with 4.18/5.14, SLES, Debian, ...) with their own
     vendor kernels, which carry backported amdgpu drivers; Ubuntu's GA kernel numbers say nothing
@@ -422,7 +424,7 @@ def kernel(ctx: Context) -> list[Finding]:
     version = facts.platform.kernel_version
     if not ctx.amd or facts.platform.wsl or version is None:
         return []
-    chosen = _chosen(ctx)
+    chosen = _chosen(ctx, rocm)
     if chosen is None:
         return []
     release, tested, ubuntu = chosen
@@ -621,7 +623,7 @@ def _is_amd_name(text: str) -> bool:
     return any(word in lowered for word in ("advanced micro devices", "amd", "radeon", "ati "))
 
 
-def _chosen(ctx: Context) -> tuple[RocmRelease, str, str] | None:
+def _chosen(ctx: Context, planned: str | None = None) -> tuple[RocmRelease, str, str] | None:
     """The release a set-up would pick on an Ubuntu-family system, the lowest kernel it is tested
     with, and the Ubuntu version(s) that number belongs to ("22.04", or "24.04 and 26.04").
 
@@ -633,8 +635,12 @@ def _chosen(ctx: Context) -> tuple[RocmRelease, str, str] | None:
     if not platform.is_ubuntu_family:
         return None
     rocm = ctx.primary[1].rocm if ctx.primary is not None else ()
-    serving = serving_releases(ctx.kb, platform, rocm)
-    candidates = serving or releases_for(ctx.kb, rocm)
+    row = ctx.kb.release(planned) if planned is not None else None
+    if row is not None:  # the plan's own release (an older card's route is not the newest)
+        candidates = [row]
+    else:
+        serving = serving_releases(ctx.kb, platform, rocm)
+        candidates = serving or releases_for(ctx.kb, rocm)
     with_kernels = [r for r in candidates if r.min_kernel]
     if not with_kernels:
         return None

@@ -268,7 +268,8 @@ def make_plan(facts: Facts, kb: Knowledge, choices: Choices | None = None) -> Pl
         packages=tuple(builder.packages),
         torch_packages=tuple(builder.torch_packages),
         preview=strategy == "therock",
-        preflight=tuple(_preflight(ctx, strategy, choices, venv, builder.torch_packages)),
+        preflight=tuple(_preflight(ctx, strategy, choices, venv, builder.torch_packages,
+                                   rocm)),
         notes=tuple(builder.notes),
         nothing_to_do=bool(working),
         env_unset=fixes.unset,
@@ -1200,7 +1201,8 @@ def _python_check(ctx: Context, torch_packages: list[str] | tuple[str, ...]) -> 
 
 
 def _preflight(ctx: Context, strategy: str, choices: Choices, venv: str,
-               torch_packages: list[str] | tuple[str, ...] = ()) -> list[Preflight]:
+               torch_packages: list[str] | tuple[str, ...] = (),
+               rocm: str | None = None) -> list[Preflight]:
     facts = ctx.facts
     driver = facts.driver
     checks = []
@@ -1226,7 +1228,8 @@ def _preflight(ctx: Context, strategy: str, choices: Choices, venv: str,
                                     finding="kfd-missing"),
             )
         )
-        old = kernel_rule(ctx)  # the doctor's kernel-old, in the same words
+        old = kernel_rule(ctx, rocm)  # the doctor's kernel-old, in the same words, against the
+        #                               plan's own release (an older card's route is not 10.x)
         if old:
             checks.append(Preflight("kernel-old", False, old[0].title, old[0].fix))
         if strategy == "rocm-apt":

@@ -140,3 +140,13 @@ def test_the_doctor_names_the_route_the_plan_takes(machine: str) -> None:
     assert f"from {plan.torch_index}" in fix
     requirement = plan.torch_packages[0].split("+")[0]  # torch==2.5.1 / torch[device-gfx1010]
     assert f"{requirement} from" in fix
+
+
+def test_the_kernel_preflight_judges_against_the_routes_own_release() -> None:
+    """vega20's route is ROCm 6.2's wheel: its Ubuntu 18.04 kernel 4.15 is judged against 6.2's
+    tested kernels (5.15 and newer, rocm.toml), not against the newest release's."""
+    plan = plan_for("vega20-x8-epyc-aspeed")
+    old = next(p for p in plan.preflight if p.id == "kernel-old")
+    assert plan.rocm == "6.2" and not old.ok
+    assert "older than ROCm 6.2 supports" in old.title and "10.1" not in old.title
+    assert "5.15" in old.detail
