@@ -15,8 +15,8 @@ is gone from ROCm 7.0 on. The planner (core.install.planner) calls :func:`choose
 
 from __future__ import annotations
 
+import sys
 from dataclasses import replace
-from typing import Protocol
 
 from core.diagnose.context import Context, Support
 from core.diagnose.release_choice import ubuntu_version
@@ -24,12 +24,12 @@ from core.diagnose.rules_gpu import wsl_gpu
 from core.diagnose.rules_windows import windows_rules
 from core.diagnose.wsl_choice import WslChoice, card_fits, guest_fits, wsl_routes
 from core.i18n import t
+from core.install import apt_route
 from core.install.plan import Step
+from core.install.plan_builder import PlanBuilder
 from core.knowledge.loader import Knowledge
-from core.knowledge.releases import RocmRelease
 from core.knowledge.rows import version_tuple
 from core.knowledge.wsl_routes import load_wsl_table
-from core.probe.facts import Facts
 from core.probe.gpus import Gpu
 from core.probe.platform import PlatformFacts
 
@@ -40,19 +40,6 @@ WIN_SDK = "/mnt/c/Program Files (x86)/Windows Kits/10/Include/10.0.26100.0"
 
 class NoWslRoute(ValueError):
     """No WSL route fits the choice (the planner says it as a PlanError)."""
-
-
-class _Builder(Protocol):
-    """What this module uses of the planner's step builder (core.install.planner._Builder)."""
-
-    ctx: Context
-    facts: Facts
-    steps: list[Step]
-    notes: list[str]
-
-    def rocm_apt(self, release: RocmRelease) -> None: ...
-
-    def wsl_runtime_swap(self) -> None: ...
 
 
 def choose(
@@ -114,7 +101,7 @@ def environment(choice: WslChoice | None, env: dict[str, str]) -> dict[str, str]
     return {**env, DXG_VARIABLE: "1"}
 
 
-def add_system_steps(builder: _Builder, choice: WslChoice) -> None:
+def add_system_steps(builder: PlanBuilder, choice: WslChoice) -> None:
     """ROCm's packages for the route (the Core SDK's, or the legacy user space), and the route's
     notes: what it is, its source, and the step only the user can do."""
     route = choice.route
@@ -123,7 +110,7 @@ def add_system_steps(builder: _Builder, choice: WslChoice) -> None:
             builder.notes.append(t("plan.note.wsl-windows-first",
                                    "On Windows: {problem}. {fix}", problem=finding.title,
                                    fix=finding.fix))
-    builder.rocm_apt(choice.release)
+    apt_route.add_steps(builder, choice.release)
     install = builder.steps[-1]
     if install.id == "apt-install":  # in WSL the Windows driver does the kernel's work
         builder.steps[-1] = replace(install, explain=t(
@@ -162,16 +149,28 @@ def add_system_steps(builder: _Builder, choice: WslChoice) -> None:
             command="sudo apt remove libhsa-runtime64-1 libhsakmt1"))
 
 
-def add_after_torch(builder: _Builder, choice: WslChoice) -> None:
+def add_after_torch(builder: PlanBuilder, choice: WslChoice) -> None:
     """The runtime swap, only where the route does it."""
     if choice.route.runtime_swap:
-        builder.wsl_runtime_swap()
-        swap = builder.steps[-1]
-        builder.steps[-1] = replace(swap, explain=t(
+        builder.add(replace(_runtime_swap(builder), explain=t(
             "plan.wsl-hsa-swap.explain.rocdxg",
             "librocdxg and {library} must come from the same source: the wheel's own is "
             "replaced by the one from {folder}, which librocdxg is built with.",
-            library="libhsa-runtime64.so", folder="/opt/rocm/lib"))
+            library="libhsa-runtime64.so", folder="/opt/rocm/lib")))
+
+
+def _runtime_swap(builder: PlanBuilder) -> Step:
+    """The step that replaces the wheel's libhsa-runtime64 with /opt/rocm's
+    (core.install.wsl_runtime_swap)."""
+    return Step(
+        "wsl-hsa-swap",
+        t("plan.wsl-hsa-swap.title", "Use WSL's HSA runtime in PyTorch"),
+        t("plan.wsl-hsa-swap.explain",
+          "The wheel's own {library} cannot talk to {device}; AMD's WSL steps "
+          "replace it with the one from {folder}.",
+          library="libhsa-runtime64.so", device="/dev/dxg", folder="/opt/rocm/lib"),
+        argv=(sys.executable, "-m", "core.install.wsl_runtime_swap", "--venv", builder.venv),
+    )
 
 
 def librocdxg_commands() -> str:

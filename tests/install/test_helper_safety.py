@@ -70,7 +70,6 @@ def _temps(folder: Path) -> list[str]:
 def test_the_planner_writes_only_rocmate_files() -> None:
     assert ROCMATE_FILES[planner.KEYRING] == "keyring"
     assert ROCMATE_FILES[planner.SOURCES] == "apt-source"
-    assert ROCMATE_FILES[planner.AMDGPU_SOURCES] == "apt-source"
     assert ROCMATE_FILES[planner.PIN] == "apt-pin"
 
 
