@@ -71,7 +71,6 @@ HELPER_STEP_LIMITS_S = {
     ("apt-get", "update"): 900.0 + 120.0 + 900.0,
     ("apt-get", "install"): 4 * 3600.0,
     ("apt-get", "purge"): 3600.0,
-    ("amdgpu-install", None): 4 * 3600.0,
     ("usermod", None): 60.0,
 }
 HELPER_DEFAULT_LIMIT_S = 3600.0

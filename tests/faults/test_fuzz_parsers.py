@@ -813,11 +813,10 @@ GOOD_STEPS = [
                  "rocm-hip-runtime", "rocminfo"),
     command_step("purge", "apt-get", "purge", "-y", "rocm-core5.7.1", consent=True),
     command_step("groups", "usermod", "-aG", "render,video", "tester", after="relogin"),
-    command_step("wsl", "amdgpu-install", "-y", "--usecase=wsl,rocm", "--no-dkms"),
 ]
 GOOD_PLAN = json.loads(plan(*GOOD_STEPS))
 VERBS = {"keyring", "apt-source", "apt-pin", "apt-update", "apt-install", "apt-purge",
-         "usermod", "amdgpu-install"}
+         "usermod"}
 
 
 @pytest.fixture(scope="module")

@@ -356,8 +356,8 @@ def _reasons(raw: bytes, target: Target, policy: Policy) -> list[str]:
 def test_real_plans_are_accepted(plans: dict[str, list[dict[str, Any]]], fake_target: Target,
                                  policy: Policy) -> None:
     """The control: the planner's plans, unmutated, pass; they hold every verb of the table
-    but amdgpu-install, which no route plans since WSL moved to librocdxg (issue 33/3): the
-    helper still accepts it, and its hostile cases stay in test_helper_hostile.py."""
+    (amdgpu-install left the table when WSL moved to librocdxg and no route planned it any
+    more, issue 33/3; test_helper_hostile.py refuses it, the once valid forms included)."""
     verbs: set[str] = set()
     for where, steps in plans.items():
         result = check_input(json.dumps({"schema": SCHEMA, "steps": steps}).encode(),

@@ -503,12 +503,14 @@ def test_runner_waits_longer_than_the_helper_can_take() -> None:
     limits = runner_module.HELPER_STEP_LIMITS_S
     assert limits[("apt-get", "install")] >= helper.TIMEOUTS["apt-install"]
     assert limits[("apt-get", "purge")] >= helper.TIMEOUTS["apt-purge"]
-    assert limits[("amdgpu-install", None)] >= helper.TIMEOUTS["amdgpu-install"]
     assert limits[("usermod", None)] >= helper.TIMEOUTS["usermod"]
     assert limits[("apt-get", "update")] >= (
         2 * helper.TIMEOUTS["apt-update"] + helper.APT_LOCK_WAIT_S
     )
     assert helper.TIMEOUTS["gpg"] <= runner_module.HELPER_FILE_LIMIT_S
+    # every program the runner has a limit for is one the helper still runs and times
+    assert {program for program, _ in limits} == {"apt-get", "usermod"}
+    assert set(helper.TIMEOUTS) == {"apt-update", "apt-install", "apt-purge", "usermod", "gpg"}
     from tests.planner.test_plans import plan_for
 
     # the WSL plan of the librocdxg era (issue 33/3): the old release purged, AMD's Core SDK

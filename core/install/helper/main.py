@@ -100,7 +100,6 @@ from core.install.helper.ttm import set_limit as ttm_set_limit
 from core.install.helper.validate import (
     MAX_INPUT_BYTES,
     Action,
-    AmdgpuInstall,
     AptPackages,
     AptUpdate,
     CheckedPlan,
@@ -141,7 +140,6 @@ TIMEOUTS = {
     "apt-update": 900.0,
     "apt-install": 4 * 3600.0,
     "apt-purge": 3600.0,
-    "amdgpu-install": 4 * 3600.0,
     "usermod": 60.0,
     "gpg": 60.0,
 }
@@ -383,19 +381,6 @@ def _usermod(action: UserGroups, target: Target, emit: Emit) -> str:
     return "done"
 
 
-def _amdgpu_install(action: AmdgpuInstall, emit: Emit) -> str:
-    """AMD's installer with the checked use cases."""
-    argv = ["amdgpu-install", "-y", "--usecase=" + ",".join(action.usecases)]
-    if action.no_dkms:
-        argv.append("--no-dkms")
-    result = _run(argv, action, emit)
-    if result.code != 0:
-        lock = apt_lock(result)  # its apt-get does not wait for the lock
-        reason = lock.message(None) if lock else _last_words(result)
-        raise StepFailed(f"amdgpu-install failed: {reason}")
-    return "done"
-
-
 def _gpg_agrees(action: WriteFile) -> None:
     """Where gpg is installed, it must see the same single key (no keyring is touched)."""
     try:
@@ -440,8 +425,6 @@ def _carry_out(action: Action, plan: CheckedPlan, tx: Transaction, emit: Emit) -
         return _apt_packages(action, emit)
     if isinstance(action, UserGroups):
         return _usermod(action, tx.target, emit)
-    if isinstance(action, AmdgpuInstall):
-        return _amdgpu_install(action, emit)
     if isinstance(action, WriteFile):
         return _write(action, tx)
     if isinstance(action, TtmLimit | TtmRestore):

@@ -13,7 +13,6 @@ apt-purge          ``apt-get purge -y PKG...`` (only ROCm's own packages, :data:
 usermod            ``usermod -aG GROUPS USER`` or ``usermod -a -G GROUPS USER`` (GROUPS from
                    render, video; USER a regular account of the target, and the calling
                    user's own: :mod:`core.install.helper.caller`)
-amdgpu-install     ``amdgpu-install -y --usecase=UC[,UC...] [--no-dkms]`` (known use cases)
 keyring            /etc/apt/keyrings/rocm.gpg or amdrocm.gpg (:data:`ROCMATE_FILES`), with
                    ``key_fingerprint``
 apt-source         one of rocmate's source files in /etc/apt/sources.list.d (:data:`ROCMATE_FILES`)
@@ -31,6 +30,10 @@ folders (Ubuntu's ubuntu.sources, docker.gpg, another program's pin) belongs to 
 another program and is never replaced, even when it is a plain file. ``apt-get install`` runs with
 ``--no-remove`` (core/install/helper/), so an install can never take a package away; only a
 consented ``apt-get purge`` of ROCm's own packages removes any.
+
+``amdgpu-install`` was a verb until no set-up route planned it any more (WSL moved to librocdxg):
+a privileged verb nothing uses is only attack surface, so it is refused as any unknown program,
+with a word for the plan of an older rocmate (:data:`RETIRED`).
 """
 
 from __future__ import annotations
@@ -69,7 +72,6 @@ from core.install.helper.target import Policy, Target
 
 __all__ = [
     "Action",
-    "AmdgpuInstall",
     "AptPackages",
     "AptUpdate",
     "CheckedPlan",
@@ -102,11 +104,10 @@ FILE_KEYS = frozenset({"path", "content", "content_b64", "mode", "append", "sour
 KINDS = frozenset({"command", "file", "check", "verify"})
 AFTER = frozenset({"relogin", "reboot"})
 ALLOWED_GROUPS = ("render", "video")
-USECASES = frozenset(
-    {"dkms", "graphics", "multimedia", "multimediasdk", "workstation", "rocm", "rocmdev",
-     "rocmdevtools", "amf", "lrt", "opencl", "openclsdk", "hip", "hiplibsdk", "openmpsdk",
-     "mllib", "mlsdk", "asan", "wsl"}
-)
+RETIRED = {
+    "amdgpu-install": "an older rocmate planned it; this one does not: plan the set-up again",
+}
+"""Programs the table once allowed, with the word their refusal adds (still refused)."""
 COMPONENTS = frozenset({"main", "proprietary"})
 PIN_PRIORITY = 600
 
@@ -209,15 +210,6 @@ class UserGroups(Action):
     user: str = ""
     groups: tuple[str, ...] = ()
     VERB: ClassVar[str] = "usermod"
-
-
-@dataclass(frozen=True)
-class AmdgpuInstall(Action):
-    """``amdgpu-install -y --usecase=... [--no-dkms]``."""
-
-    usecases: tuple[str, ...] = ()
-    no_dkms: bool = False
-    VERB: ClassVar[str] = "amdgpu-install"
 
 
 @dataclass(frozen=True)
@@ -535,29 +527,6 @@ def _usermod(
     return UserGroups(step_id, title, user=user, groups=tuple(groups))
 
 
-def _amdgpu_install(step_id: str, title: str, argv: list[str]) -> Action:
-    """amdgpu-install -y --usecase=UC[,UC...] [--no-dkms] with known use cases."""
-    rest = argv[1:]
-    if not rest or rest[0] != "-y":
-        raise Refused("amdgpu-install must start with -y")
-    usecases: tuple[str, ...] | None = None
-    no_dkms = False
-    for token in rest[1:]:
-        if token == "--no-dkms" and not no_dkms:
-            no_dkms = True
-        elif token.startswith("--usecase=") and usecases is None:
-            names = token.removeprefix("--usecase=").split(",")
-            unknown = [n for n in names if n not in USECASES]
-            if unknown or len(set(names)) != len(names):
-                raise Refused(f"amdgpu-install: use case(s) {unknown or names} not allowed")
-            usecases = tuple(names)
-        else:
-            raise Refused(f"amdgpu-install: argument {token!r} is not allowed")
-    if usecases is None:
-        raise Refused("amdgpu-install needs --usecase=...")
-    return AmdgpuInstall(step_id, title, usecases=usecases, no_dkms=no_dkms)
-
-
 def _command(
     step_id: str, title: str, argv: Any, consent: bool | None, target: Target, caller: Caller
 ) -> Action:
@@ -569,21 +538,21 @@ def _command(
     program = argv[0]
     if not isinstance(program, str):
         raise Refused("argv[0] must be a string")
-    verbs = ("apt-get", "usermod", "amdgpu-install", "ttm-restore")
+    verbs = ("apt-get", "usermod", "ttm-restore")
     if program not in verbs:
-        hint = " (give the bare name, not a path)" if os.path.basename(program) in verbs else ""
+        name = os.path.basename(program)
+        hint = (" (give the bare name, not a path)" if name in verbs
+                else f" ({RETIRED[name]})" if name in RETIRED else "")
         raise Refused(
             f"unknown verb {program[:60]!r}{hint}; the helper runs only apt-get update/install/"
-            "purge, usermod, amdgpu-install and ttm-restore"
+            "purge, usermod and ttm-restore"
         )
     tokens = [_check_token(arg, f"argv[{i}]") for i, arg in enumerate(argv)]
     if program == "apt-get":
         return _apt_get(step_id, title, tokens, consent)
     if program == "usermod":
         return _usermod(step_id, title, tokens, target, caller)
-    if program == "ttm-restore":
-        return _ttm_restore(step_id, title, tokens, target)
-    return _amdgpu_install(step_id, title, tokens)
+    return _ttm_restore(step_id, title, tokens, target)
 
 
 def _ttm_restore(step_id: str, title: str, argv: list[str], target: Target) -> Action:
