@@ -37,6 +37,12 @@ drift; never counted as hostile):
 * the ``content`` of an apt source file followed by one more newline: a blank line, which apt
   ignores (the deb822 reader strips it; the one-line reader skips empty lines).
 
+One more family, "retired verb: amdgpu-install": AMD's installer was a verb of the helper until
+no route planned it (issue 33/3, WSL moved to librocdxg). Its once valid forms (the old WSL call,
+``-y --usecase=rocm``) and hostile ones (``--uninstall``, an unknown use case, an absolute path)
+go into every real plan, in place of each command step's argv and as a step of their own at the
+end (where the old WSL plan ran it): each must be refused as a program outside the table.
+
 Every mutation is checked in-process (``check_input`` on a fake system, no root needed); a
 sample, one mutation of each family for each kind of field, is also sent for real, as root,
 inside a throwaway Debian root: ``--check`` exits 2 with the same reason, and a real run under
@@ -312,6 +318,43 @@ def mutants(plans: dict[str, list[dict[str, Any]]]) -> list[Mutant]:
     return found
 
 
+RETIRED = "retired verb: amdgpu-install"
+AMDGPU_FORMS = {
+    "once valid wsl": ["amdgpu-install", "-y", "--usecase=wsl,rocm", "--no-dkms"],
+    "once valid rocm": ["amdgpu-install", "-y", "--usecase=rocm"],
+    "uninstall": ["amdgpu-install", "-y", "--usecase=rocm", "--uninstall"],
+    "unknown use case": ["amdgpu-install", "-y", "--usecase=evil"],
+    "absolute path": ["/usr/bin/amdgpu-install", "-y", "--usecase=rocm"],
+}
+
+
+def retired_mutants(plans: dict[str, list[dict[str, Any]]]) -> list[Mutant]:
+    """Each amdgpu-install form in each real plan: in place of each command step's argv, and
+    as a root step of its own after the plan's last one; each distinct plan once."""
+    found: list[Mutant] = []
+    seen: set[bytes] = set()
+    for steps in plans.values():
+        for name, argv in AMDGPU_FORMS.items():
+            own = {"id": "amdgpu-install-wsl", "privileged": True, "kind": "command",
+                   "title": "Install AMD's WSL runtime", "explain": "", "argv": argv}
+            variants = [(f"{step['id']} argv", [*steps[:i], {**step, "argv": argv},
+                                                *steps[i + 1:]])
+                        for i, step in enumerate(steps) if "argv" in step]
+            variants.append(("own step", [*steps, own]))
+            for where, mutated in variants:
+                payload = json.dumps({"schema": SCHEMA, "steps": mutated}).encode()
+                if payload not in seen:
+                    seen.add(payload)
+                    found.append(Mutant(RETIRED, f"{where} {name}", f"{RETIRED} / {name}",
+                                        payload, harmless=False))
+    return found
+
+
+def _retired_reason(reasons: list[str]) -> str | None:
+    """The refusal of the amdgpu-install step itself (other steps may be refused too)."""
+    return next((r for r in reasons if "unknown verb" in r and "amdgpu-install'" in r), None)
+
+
 # --------------------------------------------------------------------------------------------
 # fixtures
 
@@ -423,4 +466,35 @@ def test_hostile_plans_run_nothing(family: str, all_mutants: list[Mutant], fake_
     for mutant in sample:
         ledger.tried(family, mutant.label + " (for real)")
         reason = _reasons(mutant.payload, fake_target, policy)[0]
+        _assert_runs_nothing(Case(mutant.label, mutant.payload, reason), plan_root)
+
+
+def test_the_retired_verb_is_refused_in_every_plan(plans: dict[str, list[dict[str, Any]]],
+                                                   fake_target: Target, policy: Policy,
+                                                   ledger: Ledger) -> None:
+    """In-process: every form of amdgpu-install, in every real plan, is refused as a program
+    outside the table (never for some other fault of the plan alone)."""
+    forms = retired_mutants(plans)
+    assert {m.sample_key for m in forms} == {f"{RETIRED} / {name}" for name in AMDGPU_FORMS}
+    assert len(forms) >= 10 * len(AMDGPU_FORMS)
+    accepted = []
+    for mutant in forms:
+        ledger.tried(RETIRED, mutant.label)
+        if _retired_reason(_reasons(mutant.payload, fake_target, policy)) is None:
+            accepted.append(mutant.label)
+    assert not accepted, f"{len(accepted)} plans not refused for amdgpu-install: {accepted[:20]}"
+
+
+@pytest.mark.root
+def test_the_retired_verb_runs_nothing(plans: dict[str, list[dict[str, Any]]],
+                                       fake_target: Target, policy: Policy, plan_root: Path,
+                                       ledger: Ledger) -> None:
+    """For real, as root: one plan of each form; --check and an audited run refuse it having
+    started nothing and written nothing."""
+    sample = _sample(retired_mutants(plans))
+    assert len(sample) == len(AMDGPU_FORMS)
+    for mutant in sample:
+        ledger.tried(RETIRED, mutant.label + " (for real)")
+        reason = _retired_reason(_reasons(mutant.payload, fake_target, policy))
+        assert reason is not None
         _assert_runs_nothing(Case(mutant.label, mutant.payload, reason), plan_root)
