@@ -120,9 +120,11 @@ def _python_check(ctx: Context, torch_packages: list[str] | tuple[str, ...]) -> 
     )
 
 
-def preflight(ctx: Context, strategy: str, choices: Choices, venv: str,
-               torch_packages: list[str] | tuple[str, ...] = (),
-               rocm: str | None = None) -> list[Preflight]:
+def checks(ctx: Context, strategy: str, choices: Choices, venv: str,
+           torch_packages: list[str] | tuple[str, ...] = (),
+           rocm: str | None = None) -> list[Preflight]:
+    """The plan's pre-flight list for ``strategy`` (``rocm``: the plan's own release, which the
+    kernel check is held against)."""
     facts = ctx.facts
     driver = facts.driver
     checks = []
