@@ -116,7 +116,11 @@ def test_a_kernel_too_old_for_the_card_is_the_first_thing_to_fix_and_the_plan_sa
     assert "linux-generic-hwe" not in old.fix  # 20.04's HWE kernel (5.15) does not reach 6.8
     plan = plan_setup(machine)
     checks = {c.id: c for c in plan.preflight}
-    assert not checks["kernel-old"].ok and checks["kernel-old"].title == old.title
+    # the plan judges against its own release (pytorch.org's rocm7.2 wheels), in the doctor's
+    # words and with the doctor's fix
+    assert not checks["kernel-old"].ok and checks["kernel-old"].detail == old.fix
+    assert checks["kernel-old"].title == old.title.replace(
+        "ROCm 10.1", f"ROCm {plan.rocm}") and plan.rocm == "7.2"
 
 
 def test_a_multi_line_fix_keeps_its_indent() -> None:
