@@ -62,8 +62,6 @@ class CompareView(QWidget):
         self.swap_button.clicked.connect(self.swap)
         self.area, self.message = scrolled_pane(self, self.content,
                                                 [self.copy_button, self.swap_button])
-        bridge.finished.connect(self._finished)
-        bridge.failed.connect(self._failed)
         self.retranslate()
 
     def retranslate(self) -> None:
@@ -186,15 +184,14 @@ class CompareView(QWidget):
 
     def copy_markdown(self) -> None:
         if self.a is not None and self.b is not None:
-            self.bridge.start(f"{self.key}:md", plainly, compare_reports, self.a, self.b,
-                              kind="md")
+            self.bridge.run(f"{self.key}:md", plainly, compare_reports, self.a, self.b,
+                            kind="md", owner=self, on_done=self._copied, on_failed=self._failed)
 
-    def _finished(self, key: str, result: object) -> None:
-        if key == f"{self.key}:md" and isinstance(result, str):
+    def _copied(self, result: object) -> None:
+        if isinstance(result, str):
             QGuiApplication.clipboard().setText(result)
             self.say(lambda: self.tr("Copied the comparison as Markdown: paste it into a forum "
                                      "post or an issue."))
 
-    def _failed(self, key: str, message: str, details: str) -> None:
-        if key == f"{self.key}:md":
-            self.say(lambda: self.tr("Not copied: %1").replace("%1", message))
+    def _failed(self, message: str, details: str) -> None:
+        self.say(lambda: self.tr("Not copied: %1").replace("%1", message))

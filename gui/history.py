@@ -14,6 +14,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import (
     QEvent,
@@ -209,8 +210,6 @@ class HistoryWindow(QDialog):
         layout.addLayout(bottom)
         self.resize(900, 720)
         self._placeholder()
-        bridge.finished.connect(self._finished)
-        bridge.failed.connect(self._failed)
         self.retranslate()
 
     def retranslate(self) -> None:
@@ -250,7 +249,7 @@ class HistoryWindow(QDialog):
         own language change), but the runs' labels are made when a run is read: read the runs
         shown again, for their labels."""
         if self._loaded:
-            self.bridge.start(f"{self.key}:relabel", plainly, open_runs, self.history_path,
+            self._call("relabel", open_runs, self.history_path,
                               list(self._loaded))
 
     def changeEvent(self, event: QEvent) -> None:
@@ -264,7 +263,7 @@ class HistoryWindow(QDialog):
         """Read the history again, off the GUI thread."""
         self.say(lambda: self.tr("Reading the history…"))
         self._reword.discard("load")
-        self.bridge.start(f"{self.key}:load", plainly, load_rows, self.history_path)
+        self._call("load", load_rows, self.history_path)
 
     def load_now(self) -> None:
         """Read the history at once, on this thread (for the screenshots, which run no loop)."""
@@ -441,7 +440,7 @@ class HistoryWindow(QDialog):
         self._asked["open"] = (entry_id,)
         self._latest = "open"
         self._reword.discard("open")
-        self.bridge.start(f"{self.key}:open", plainly, open_run, self.history_path, entry_id)
+        self._call("open", open_run, self.history_path, entry_id)
 
     def compare_selected(self) -> None:
         ids = self.selected_ids()
@@ -468,7 +467,7 @@ class HistoryWindow(QDialog):
         self._asked["compare"] = (a, b)
         self._latest = "compare"
         self._reword.discard("compare")
-        self.bridge.start(f"{self.key}:compare", plainly, open_pair, self.history_path, a, b)
+        self._call("compare", open_pair, self.history_path, a, b)
 
     def delete_selected(self) -> None:
         ids = self.selected_ids()
@@ -481,7 +480,7 @@ class HistoryWindow(QDialog):
                 else self.tr("Delete %n runs from the history (%1)? This cannot be undone.", "",
                              len(ids))).replace("%1", names),
                self.tr("&Delete"), self.tr("&Keep", "the runs")):
-            self.bridge.start(f"{self.key}:delete", plainly, delete_runs, self.history_path,
+            self._call("delete", delete_runs, self.history_path,
                               ids)
 
     def choose_import(self) -> None:
@@ -494,15 +493,19 @@ class HistoryWindow(QDialog):
     def import_path(self, file: str | Path) -> None:
         name = Path(file).name
         self.say(lambda: self.tr("Importing %1…").replace("%1", name))
-        self.bridge.start(f"{self.key}:import", plainly, import_file, self.history_path,
+        self._call("import", import_file, self.history_path,
                           str(file))
 
     # -- answers from the bridge ----------------------------------------------------------------
 
-    def _finished(self, key: str, result: object) -> None:
-        if not key.startswith(f"{self.key}:"):
-            return
-        what = key.split(":", 1)[1]
+    def _call(self, what: str, fn: Callable[..., Any], *args: Any) -> None:
+        """``fn(*args)`` off the GUI thread (through ``plainly``); its answer comes to
+        ``_answered``, its failure to ``_failed``, with ``what`` it was."""
+        self.bridge.run(f"{self.key}:{what}", plainly, fn, *args,
+                        owner=self, on_done=lambda result: self._answered(what, result),
+                        on_failed=lambda message, details: self._failed(what, message))
+
+    def _answered(self, what: str, result: object) -> None:
         reword = what in self._reword
         self._reword.discard(what)
         if what == "load" and isinstance(result, HistoryRows):
@@ -571,10 +574,7 @@ class HistoryWindow(QDialog):
             return
         self._loaded = {i: held[id(old.report)] for i, old in self._loaded.items()}
 
-    def _failed(self, key: str, message: str, details: str) -> None:
-        if not key.startswith(f"{self.key}:"):
-            return
-        what = key.split(":", 1)[1]
+    def _failed(self, what: str, message: str) -> None:
         self._reword.discard(what)
         if what == "relabel":  # the labels stay as they were; the rest is in the new language
             return

@@ -54,7 +54,7 @@ from core.operations.memory_words import (
     verdict_words,
 )
 from core.operations.suites import load_table
-from gui.bridge import Bridge
+from gui.bridge import Bridge, Call
 from gui.widgets.findings import selectable_label
 
 LLM = "llm"  # the goal list's entry for a language model of a size the person gives
@@ -92,9 +92,7 @@ class MemoryDialog(QDialog):
         self.ended: dict[str, Any] = {}  # the runner's done event
         self.done_steps: set[str] = set()
         self.titles: dict[str, str] = {}  # the running plan's steps, by id
-        self.calls: dict[str, tuple[Done, Failed]] = {}
-        self.bridge.finished.connect(self._finished)
-        self.bridge.failed.connect(self._failed)
+        self.calls: dict[str, Call] = {}
         self.goal = QComboBox()
         self.goal.setObjectName("memory-goal")
         self.goal.addItem("", "max")
@@ -171,28 +169,31 @@ class MemoryDialog(QDialog):
     # -- background calls, each with its own callbacks -----------------------------------------
 
     def call(self, key: str, fn: Callable[..., Any], *args: Any, on_done: Done,
-             on_failed: Failed) -> None:
+             on_failed: Failed, **kwargs: Any) -> None:
         """``fn`` in the bridge's worker thread; ``on_done(result)`` or ``on_failed(line)`` on
-        the GUI thread."""
+        the GUI thread. ``calls`` holds the calls still under way."""
         key = f"memory:{id(self)}:{key}"
-        self.calls[key] = (on_done, on_failed)
-        self.bridge.start(key, fn, *args)
+        done, failed = self._ending(key, on_done, on_failed)
+        self.calls[key] = self.bridge.run(key, fn, *args, owner=self, on_done=done,
+                                          on_failed=failed, **kwargs)
 
     def call_async(self, key: str, make: Callable[[], Any], *, on_done: Done,
                    on_failed: Failed) -> None:
         key = f"memory:{id(self)}:{key}"
-        self.calls[key] = (on_done, on_failed)
-        self.bridge.start_async(key, make)
+        done, failed = self._ending(key, on_done, on_failed)
+        self.calls[key] = self.bridge.run_async(key, make, owner=self, on_done=done,
+                                                on_failed=failed)
 
-    def _finished(self, key: str, result: object) -> None:
-        callbacks = self.calls.pop(key, None)
-        if callbacks is not None:
-            callbacks[0](result)
+    def _ending(self, key: str, on_done: Done,
+                on_failed: Failed) -> tuple[Done, Callable[[str, str], None]]:
+        def done(result: object) -> None:
+            self.calls.pop(key, None)
+            on_done(result)
 
-    def _failed(self, key: str, message: str, details: str) -> None:
-        callbacks = self.calls.pop(key, None)
-        if callbacks is not None:
-            callbacks[1](message)
+        def failed(message: str, details: str) -> None:
+            self.calls.pop(key, None)
+            on_failed(message)
+        return done, failed
 
     # -- words ------------------------------------------------------------------------------
 

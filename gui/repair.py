@@ -42,7 +42,7 @@ from core.operations.repair import (
     rollback_plan,
 )
 from core.operations.setup import replay_refusal
-from gui.bridge import Bridge
+from gui.bridge import Bridge, Call
 from gui.widgets.findings import selectable_label
 
 Done = Callable[[Any], None]
@@ -101,9 +101,7 @@ class RepairDialog(QDialog):
         self.compared: bool | None = None  # pip freeze --all matched the record again
         self.outcome: tuple[bool, bool, str] | None = None  # ok, rollback, message
         self.loading = self.checking = self.rolling_back = False
-        self.calls: dict[str, tuple[Done, Failed]] = {}
-        bridge.finished.connect(self._finished)
-        bridge.failed.connect(self._failed)
+        self.calls: dict[str, Call] = {}
 
         self.intro = selectable_label("")
         self.plan_box = QGroupBox()
@@ -182,26 +180,29 @@ class RepairDialog(QDialog):
     def call(self, key: str, fn: Callable[..., Any], *args: Any, on_done: Done,
              on_failed: Failed, **kwargs: Any) -> None:
         """``fn`` in the bridge's worker thread; ``on_done(result)`` or ``on_failed(line)`` on
-        the GUI thread."""
+        the GUI thread. ``calls`` holds the calls still under way."""
         key = f"repair:{id(self)}:{key}"
-        self.calls[key] = (on_done, on_failed)
-        self.bridge.start(key, fn, *args, **kwargs)
+        done, failed = self._ending(key, on_done, on_failed)
+        self.calls[key] = self.bridge.run(key, fn, *args, owner=self, on_done=done,
+                                          on_failed=failed, **kwargs)
 
     def call_async(self, key: str, make: Callable[[], Any], *, on_done: Done,
                    on_failed: Failed) -> None:
         key = f"repair:{id(self)}:{key}"
-        self.calls[key] = (on_done, on_failed)
-        self.bridge.start_async(key, make)
+        done, failed = self._ending(key, on_done, on_failed)
+        self.calls[key] = self.bridge.run_async(key, make, owner=self, on_done=done,
+                                                on_failed=failed)
 
-    def _finished(self, key: str, result: object) -> None:
-        callbacks = self.calls.pop(key, None)
-        if callbacks is not None:
-            callbacks[0](result)
+    def _ending(self, key: str, on_done: Done,
+                on_failed: Failed) -> tuple[Done, Callable[[str, str], None]]:
+        def done(result: object) -> None:
+            self.calls.pop(key, None)
+            on_done(result)
 
-    def _failed(self, key: str, message: str, details: str) -> None:
-        callbacks = self.calls.pop(key, None)
-        if callbacks is not None:
-            callbacks[1](message)
+        def failed(message: str, details: str) -> None:
+            self.calls.pop(key, None)
+            on_failed(message)
+        return done, failed
 
     # -- words ------------------------------------------------------------------------------
 

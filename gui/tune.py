@@ -51,7 +51,7 @@ from core.operations.tune import (
     upper_count,
     variant_title,
 )
-from gui.bridge import Bridge
+from gui.bridge import Bridge, Call
 from gui.session import Session
 from gui.widgets.findings import selectable_label
 
@@ -156,12 +156,6 @@ class TuneDialog(QDialog):
         layout.addWidget(self.answer)
         layout.addWidget(self.kept)
         layout.addWidget(buttons)
-        self.handlers = {TUNE: (self._tuned, self._tune_failed),
-                         KEEP: (self._kept, self._keep_failed),
-                         UNDO: (self._undone, self._keep_failed)}
-        bridge.progress.connect(self._progress)
-        bridge.finished.connect(self._finished)
-        bridge.failed.connect(self._failed)
         self._from_report()
         self.resize(1040, 680)
         self.retranslate()
@@ -231,7 +225,9 @@ class TuneDialog(QDialog):
 
     def start(self) -> None:
         try:
-            self.run = TuneRun(self.request(), self._event)
+            # its events reach _progress through this run's own call (made below)
+            call: list[Call] = []
+            self.run = TuneRun(self.request(), lambda event: call[0].report(event))
         except OperationError as exc:
             self.status.setText(str(exc))
             return
@@ -244,18 +240,17 @@ class TuneDialog(QDialog):
         self.status.setText(self.tr("Starting today's defaults…"))
         self._busy(True)
         run = self.run
-        self.bridge.start_async(TUNE, lambda: run.run())
+        call.append(self.bridge.run_async(TUNE, lambda: run.run(), owner=self, on_done=self._tuned,
+                                          on_failed=self._tune_failed,
+                                          on_progress=self._progress))
 
     def stop(self) -> None:
         if self.run is not None:
             self.run.cancel()
             self.status.setText(self.tr("Stopping after the run in progress…"))
 
-    def _event(self, event: TuneEvent) -> None:
-        self.bridge.progress.emit(TUNE, event)
-
-    def _progress(self, key: str, event: Any) -> None:
-        if key != TUNE or not isinstance(event, TuneEvent):
+    def _progress(self, event: Any) -> None:
+        if not isinstance(event, TuneEvent):
             return
         if event.kind == "plan":
             self.titles = {p.variant.id: variant_title_of(p.variant) for p in event.plans}
@@ -308,27 +303,17 @@ class TuneDialog(QDialog):
 
     # -- background calls: each with its own success and failure ---------------------------
 
-    def _finished(self, key: str, result: object) -> None:
-        handler = self.handlers.get(key)
-        if handler is not None:
-            handler[0](result)
-
-    def _failed(self, key: str, message: str, details: str) -> None:
-        handler = self.handlers.get(key)
-        if handler is not None:
-            handler[1](message)
-
     def _tuned(self, result: object) -> None:
+        self._busy(False)
         if not isinstance(result, TuneResult):
             return
         self.outcome = result
-        self._busy(False)
         self.progress.setValue(self.progress.maximum())
         self._show_result(result)
         self.keep_button.setEnabled(result.winner is not None and result.ranking.clear)
         self.undo_button.setEnabled(undo_ready())
 
-    def _tune_failed(self, message: str) -> None:
+    def _tune_failed(self, message: str, details: str = "") -> None:
         self._busy(False)
         self.status.setText(message)
         self.undo_button.setEnabled(undo_ready())
@@ -339,12 +324,14 @@ class TuneDialog(QDialog):
             return
         self.keep_button.setEnabled(False)
         root = self.session.root
-        self.bridge.start_async(KEEP, lambda: self.keep_tuned(result, root))
+        self.bridge.run_async(KEEP, lambda: self.keep_tuned(result, root), owner=self,
+                              on_done=self._kept, on_failed=self._keep_failed)
 
     def undo(self) -> None:
         self.undo_button.setEnabled(False)
         root = self.session.root
-        self.bridge.start_async(UNDO, lambda: self.undo_tuned(root))
+        self.bridge.run_async(UNDO, lambda: self.undo_tuned(root), owner=self, on_done=self._undone,
+                              on_failed=self._keep_failed)
 
     def _kept(self, kept: object) -> None:
         if not isinstance(kept, KeepResult):
@@ -376,7 +363,7 @@ class TuneDialog(QDialog):
         self.keep_button.setEnabled(self.outcome is not None and self.outcome.winner is not None
                                     and self.outcome.ranking.clear)
 
-    def _keep_failed(self, message: str) -> None:
+    def _keep_failed(self, message: str, details: str = "") -> None:
         self.kept.setText(message)
         self.undo_button.setEnabled(undo_ready())
 

@@ -443,8 +443,6 @@ class BenchmarkPage(RocPage):
         self._ticker = QTimer(self)
         self._ticker.setInterval(250)
         self._ticker.timeout.connect(self._tick)
-        bridge.finished.connect(self._finished)
-        bridge.failed.connect(self._failed)
         self.cards[0].check.setChecked(True)  # the quick health check, unless changed
         self.retranslate()
 
@@ -631,7 +629,8 @@ class BenchmarkPage(RocPage):
         # and the page's new layout is enough for this turn
         QTimer.singleShot(0, self, self._tick)
         sequence = self.sequence
-        self.bridge.start_async(KEY, sequence.run)
+        self.bridge.run_async(KEY, sequence.run, owner=self, on_done=self._finished,
+                              on_failed=self._failed)
 
     def cancel(self) -> None:
         if self.sequence is not None:
@@ -735,10 +734,10 @@ class BenchmarkPage(RocPage):
             text = text.replace(marker, value)
         return f"{text}\n{self._ranks_said}" if self._ranks_said else text
 
-    def _finished(self, key: str, result: object) -> None:
-        if key != KEY or not isinstance(result, SequenceResult):
-            return
+    def _finished(self, result: object) -> None:
         self._end()
+        if not isinstance(result, SequenceResult):
+            return
         self.result = result
         self.session.bench_report = result.report
         self.session.bench_history_ids = result.history_ids
@@ -766,9 +765,7 @@ class BenchmarkPage(RocPage):
             self._show_message("\n".join(line for line in lines if line))
         self.completeChanged.emit()
 
-    def _failed(self, key: str, message: str, details: str) -> None:
-        if key != KEY:
-            return
+    def _failed(self, message: str, details: str) -> None:
         self._end()
         self.progress.setVisible(False)
         self.say(self.status, lambda: self.tr("The run did not start."))

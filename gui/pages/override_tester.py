@@ -16,7 +16,7 @@ from core.operations.setup import (
     try_overrides,
 )
 from core.probe.override_trial import Trial
-from gui.bridge import Bridge
+from gui.bridge import Bridge, Call
 from gui.pages.base import PageId, RocPage
 from gui.session import Session
 from gui.widgets.findings import selectable_label
@@ -59,9 +59,6 @@ class OverrideTesterPage(RocPage):
         self.row_widgets: list[QWidget] = []
         self.row_labels: list[QLabel] = []
         self.entered = False
-        bridge.progress.connect(self._progress)
-        bridge.finished.connect(self._finished)
-        bridge.failed.connect(self._failed)
         self.retranslate()
 
     def retranslate(self) -> None:
@@ -109,12 +106,16 @@ class OverrideTesterPage(RocPage):
         self.set_busy(True)
         self.start_button.setEnabled(False)
         self.say(self.result, lambda: self.tr("Trying, one value at a time…"))
-        self.bridge.start("overrides", try_overrides, None, self.session.python,
-                          values=self.candidates(),
-                          on_trial=lambda trial: self.bridge.progress.emit("overrides", trial))
+        # each value tried reaches _trial through this call (its work starts after run returns)
+        call: list[Call] = []
+        call.append(self.bridge.run("overrides", try_overrides, None, self.session.python,
+                                    values=self.candidates(),
+                                    on_trial=lambda trial: call[0].report(trial),
+                                    owner=self, on_done=self._tried, on_failed=self._try_failed,
+                                    on_progress=self._trial))
 
-    def _progress(self, key: str, trial: object) -> None:
-        if key != "overrides" or not isinstance(trial, Trial):
+    def _trial(self, trial: object) -> None:
+        if not isinstance(trial, Trial):
             return
         self.trials.append(trial)
         row = QWidget()
@@ -137,22 +138,26 @@ class OverrideTesterPage(RocPage):
         value = self.best.value or ""
         self.set_busy(True)
         self.keep_button.setEnabled(False)
-        self.bridge.start_async("keep-override",
-                                lambda: self.keep_override(value, self.session.root))
+        self.bridge.run_async("keep-override",
+                              lambda: self.keep_override(value, self.session.root),
+                              owner=self, on_done=self._kept, on_failed=self._keep_failed)
 
     keep_override = staticmethod(keep_override)
 
-    def _finished(self, key: str, result: object) -> None:
-        if key == "keep-override" and isinstance(result, SetupResult):
-            self.set_busy(False)
+    def _kept(self, result: object) -> None:
+        self.set_busy(False)
+        if isinstance(result, SetupResult):
             ok, log_path = result.ok, str(result.log_path)
             self.say(self.result, lambda: self.tr(
                 "Written into the environment's variables (rocmate-env.sh): every PyTorch run "
                 "there gets it.") if ok else self.tr(
                 "It could not be written (has the set-up made the environment?): see %1.")
                 .replace("%1", log_path))
-            return
-        if key != "overrides" or not isinstance(result, OverrideTrials):
+
+    def _tried(self, result: object) -> None:
+        if not isinstance(result, OverrideTrials):
+            self.start_button.setEnabled(True)
+            self.set_busy(False)
             return
         best = result.best
         self.best = best
@@ -169,14 +174,14 @@ class OverrideTesterPage(RocPage):
             return self.tr("PyTorch works without an override: leave it unset.")
         return self.tr("Keep HSA_OVERRIDE_GFX_VERSION=%1.").replace("%1", best.value)
 
-    def _failed(self, key: str, message: str, details: str) -> None:
-        if key == "keep-override":
-            self.say(self.result, lambda: message)
-            self.set_busy(False)
-        if key == "overrides":
-            self.say(self.result, lambda: message)
-            self.start_button.setEnabled(True)
-            self.set_busy(False)
+    def _keep_failed(self, message: str, details: str) -> None:
+        self.say(self.result, lambda: message)
+        self.set_busy(False)
+
+    def _try_failed(self, message: str, details: str) -> None:
+        self.say(self.result, lambda: message)
+        self.start_button.setEnabled(True)
+        self.set_busy(False)
 
     def nextId(self) -> int:
         return int(PageId.VERIFY)

@@ -158,8 +158,6 @@ class RunSetupPage(RocPage):
         self.earlier_steps: Callable[[Plan], list[str]] = finished_steps
         self.make_runner: Callable[[Plan, Callable[[dict[str, Any]], None], bool], Runner] = (
             lambda plan, emit, resume: prepare_setup(plan, emit, via="pkexec", resume=resume))
-        bridge.finished.connect(self._finished)
-        bridge.failed.connect(self._failed)
         self.retranslate()
 
     def retranslate(self) -> None:
@@ -287,7 +285,8 @@ class RunSetupPage(RocPage):
         self.stop_button.setEnabled(True)
         self.runner = runner
         self.timer.start()
-        self.bridge.start_async("setup", lambda: run_setup(runner))
+        self.bridge.run_async("setup", lambda: run_setup(runner), owner=self,
+                              on_done=self._finished, on_failed=self._failed)
 
     def stop(self) -> None:
         if self.runner is not None:
@@ -386,8 +385,8 @@ class RunSetupPage(RocPage):
                        "that finished are kept, and Resume goes on from there.") \
             .replace("%1", reason)
 
-    def _finished(self, key: str, result: object) -> None:
-        if key == "setup" and isinstance(result, SetupResult):
+    def _finished(self, result: object) -> None:
+        if isinstance(result, SetupResult):
             self.result = result
             self.drain(everything=True)
             self.timer.stop()
@@ -397,14 +396,13 @@ class RunSetupPage(RocPage):
             if self.close_when_stopped:
                 self.window().close()
 
-    def _failed(self, key: str, message: str, details: str) -> None:
-        if key == "setup":
-            self.drain(everything=True)
-            self.timer.stop()
-            self.tell(lambda: message)
-            self.stop_button.setEnabled(False)
-            self.start_button.setEnabled(True)
-            self.set_busy(False)
+    def _failed(self, message: str, details: str) -> None:
+        self.drain(everything=True)
+        self.timer.stop()
+        self.tell(lambda: message)
+        self.stop_button.setEnabled(False)
+        self.start_button.setEnabled(True)
+        self.set_busy(False)
 
     def find_in_log(self) -> None:
         text = self.search.text()

@@ -124,8 +124,6 @@ class SystemCheckPage(RocPage):
         layout.addWidget(self.benchmark_note)
         layout.addWidget(self.message)
         layout.addLayout(buttons)
-        bridge.finished.connect(self._finished)
-        bridge.failed.connect(self._failed)
         self.failed_check = False
         self._before: DoctorReport | None = None
         self.retranslate()
@@ -174,29 +172,31 @@ class SystemCheckPage(RocPage):
         self.progress.show()
         self.say(self.message, None)
         self.verdict.setText(self.tr("Checking this computer…"))
-        self.bridge.start("check", check_machine, self.session.root,
-                          python=self.session.python)
+        self.bridge.run("check", check_machine, self.session.root, python=self.session.python,
+                        owner=self, on_done=self._checked, on_failed=self._check_failed)
 
-    def _finished(self, key: str, result: object) -> None:
-        if key == "check" and isinstance(result, DoctorReport):
+    def _checked(self, result: object) -> None:
+        if isinstance(result, DoctorReport):
             self.session.new_report(result)
             self.show_report(result)
             self.set_busy(False)
             if self._before is not None:
                 before, at = self._before, QTime.currentTime().toString("HH:mm:ss")
                 self.say(self.message, lambda: self.recheck_words(before, result, at))
-        elif key == "snapshot" and isinstance(result, Snapshot):
+
+    def _check_failed(self, message: str, details: str) -> None:
+        self._snapshot_failed(message, details)
+        self.failed_check = True
+        self.verdict.setText(self.tr("The check could not finish"))
+        self.set_busy(False)
+
+    def _saved(self, result: object) -> None:
+        if isinstance(result, Snapshot):
             self.say(self.message, lambda: self.snapshot_words(result))
 
-    def _failed(self, key: str, message: str, details: str) -> None:
-        if key not in ("check", "snapshot"):
-            return
+    def _snapshot_failed(self, message: str, details: str) -> None:
         self.progress.hide()
         self.say(self.message, lambda: message)
-        if key == "check":
-            self.failed_check = True
-            self.verdict.setText(self.tr("The check could not finish"))
-            self.set_busy(False)
 
     def recheck_words(self, before: DoctorReport, now: DoctorReport, at: str) -> str:
         """What a check again found against the check before it: a sign that it ran, and
@@ -461,8 +461,9 @@ class SystemCheckPage(RocPage):
             self.say(self.message, lambda: self.tr("Copying the replayed machine…"))
         else:
             self.say(self.message, lambda: self.tr("Recording this computer…"))
-        self.bridge.start("snapshot", take_snapshot, folder, python=self.session.python,
-                          root=self.session.root)
+        self.bridge.run("snapshot", take_snapshot, folder, python=self.session.python,
+                        root=self.session.root, owner=self, on_done=self._saved,
+                        on_failed=self._snapshot_failed)
 
     def snapshot_words(self, snapshot: Snapshot) -> str:
         """What was saved, in the language now set."""

@@ -40,8 +40,6 @@ class VerifyPage(RocPage):
         layout.addLayout(buttons)  # under what it checks again, not a page away from it
         layout.addStretch(1)
         self.result: TorchCheck | None = None
-        bridge.finished.connect(self._finished)
-        bridge.failed.connect(self._failed)
         self.retranslate()
 
     def retranslate(self) -> None:
@@ -65,18 +63,18 @@ class VerifyPage(RocPage):
     def start(self) -> None:
         self.set_busy(True)
         self.say(self.summary, lambda: self.tr("Running PyTorch on the card…"))
-        self.bridge.start("verify", verify_pytorch, self.session.root, self.session.python)
+        self.bridge.run("verify", verify_pytorch, self.session.root, self.session.python,
+                        owner=self, on_done=self._verified, on_failed=self._failed)
 
-    def _finished(self, key: str, result: object) -> None:
-        if key == "verify" and isinstance(result, TorchCheck):
+    def _verified(self, result: object) -> None:
+        if isinstance(result, TorchCheck):
             self.session.check = result
             self.show_check(result)
-            self.set_busy(False)
+        self.set_busy(False)
 
-    def _failed(self, key: str, message: str, details: str) -> None:
-        if key == "verify":
-            self.say(self.summary, lambda: message)
-            self.set_busy(False)
+    def _failed(self, message: str, details: str) -> None:
+        self.say(self.summary, lambda: message)
+        self.set_busy(False)
 
     def show_check(self, check: TorchCheck) -> None:
         self.result = check

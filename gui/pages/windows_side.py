@@ -109,8 +109,6 @@ class WindowsSidePage(RocPage):
         layout = QVBoxLayout(self)
         layout.addWidget(area, 1)
         layout.addLayout(buttons)
-        bridge.finished.connect(self._finished)
-        bridge.failed.connect(self._failed)
         self.shown = False
         """A report is on the page (a language change shows the session's again)."""
         self.retranslate()
@@ -140,22 +138,22 @@ class WindowsSidePage(RocPage):
     def start_check(self) -> None:
         self.say(self.message, None)
         self.set_busy(True)
-        self.bridge.start("windows-check", check_machine, self.session.root,
-                          python=self.session.python)
+        self.bridge.run("windows-check", check_machine, self.session.root,
+                        python=self.session.python, owner=self, on_done=self._checked,
+                        on_failed=self._failed)
 
-    def _finished(self, key: str, result: object) -> None:
-        if key == "windows-check" and isinstance(result, DoctorReport):
+    def _checked(self, result: object) -> None:
+        if isinstance(result, DoctorReport):
             self.session.new_report(result)
             self.show_report(result)
-            self.set_busy(False)
+        self.set_busy(False)
 
-    def _failed(self, key: str, message: str, details: str) -> None:
+    def _failed(self, message: str, details: str) -> None:
         """A check again that could not finish: said, and the page is free again (it stayed
         busy for good, Next grey and nothing said: issue 38)."""
-        if key == "windows-check":
-            self.set_busy(False)
-            self.say(self.message, lambda: self.tr("The check could not finish: %1").replace(
-                "%1", message))
+        self.set_busy(False)
+        self.say(self.message, lambda: self.tr("The check could not finish: %1").replace(
+            "%1", message))
 
     def show_report(self, report: DoctorReport) -> None:
         self.shown = True

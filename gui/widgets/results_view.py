@@ -495,8 +495,6 @@ class ResultsView(QWidget):
             self, self.content,
             [self.save_button, self.copy_button, self.browser_button, self.show_file_button])
         self.show_file_button.setVisible(False)
-        bridge.finished.connect(self._finished)
-        bridge.failed.connect(self._failed)
         self.retranslate()
 
     def retranslate(self) -> None:
@@ -584,21 +582,24 @@ class ResultsView(QWidget):
         """Write the report to ``path`` (its kind from ``kind`` or the suffix)."""
         if self.report is not None:
             self.say(lambda: self.tr("Saving…"))
-            self.bridge.start(f"{self.key}:save", plainly, export_report, self.report, path,
-                              kind, references=True)
+            self.bridge.run(f"{self.key}:save", plainly, export_report, self.report, path,
+                            kind, references=True, owner=self, on_done=self._saved,
+                            on_failed=lambda message, details: self._failed("save", message))
 
     def copy_markdown(self) -> None:
         if self.report is not None:
-            self.bridge.start(f"{self.key}:md", plainly, render_report, self.report, "md",
-                              references=True)
+            self.bridge.run(f"{self.key}:md", plainly, render_report, self.report, "md",
+                            references=True, owner=self, on_done=self._copied,
+                            on_failed=lambda message, details: self._failed("md", message))
 
     def open_in_browser(self) -> None:
         if self.report is not None:
             folder = Path(QStandardPaths.writableLocation(
                 QStandardPaths.StandardLocation.GenericCacheLocation)) / "rocmate" / "reports"
             self.say(lambda: self.tr("Writing the page…"))
-            self.bridge.start(f"{self.key}:html", plainly, _write_page, self.report,
-                              folder / f"{self.file_stem()}.html")
+            self.bridge.run(f"{self.key}:html", plainly, _write_page, self.report,
+                            folder / f"{self.file_stem()}.html", owner=self, on_done=self._written,
+                            on_failed=lambda message, details: self._failed("html", message))
 
     def show_file(self) -> None:
         """The folder of the page written for the browser, in the file manager (or, where
@@ -620,15 +621,19 @@ class ResultsView(QWidget):
         name = f"rocmate-{suites}-{when}"
         return "".join(c if c.isalnum() or c in "-_." else "-" for c in name)[:120]
 
-    def _finished(self, key: str, result: object) -> None:
-        if key == f"{self.key}:save" and isinstance(result, Written):
+    def _saved(self, result: object) -> None:
+        if isinstance(result, Written):
             path, kind = str(result.path), result.kind.upper()
             self.say(lambda: self.tr("Saved %1 (%2).").replace("%1", path).replace("%2", kind))
-        elif key == f"{self.key}:md" and isinstance(result, str):
+
+    def _copied(self, result: object) -> None:
+        if isinstance(result, str):
             QGuiApplication.clipboard().setText(result)
             self.say(lambda: self.tr("Copied as Markdown: paste it into a forum post or an "
                                      "issue."))
-        elif key == f"{self.key}:html" and isinstance(result, Written):
+
+    def _written(self, result: object) -> None:
+        if isinstance(result, Written):
             page = str(result.path)
             self.page = result.path
             self.show_file_button.setVisible(True)
@@ -642,11 +647,7 @@ class ResultsView(QWidget):
                 self.say(lambda: self.tr("No browser could be opened. The page is saved as %1: "
                                          "open it from a file manager.").replace("%1", page))
 
-    def _failed(self, key: str, message: str, details: str) -> None:
-        if not key.startswith(f"{self.key}:"):
-            return
-        what = key.split(":", 1)[1]
-
+    def _failed(self, what: str, message: str) -> None:
         def words() -> str:
             text = {"save": self.tr("Not saved: %1"), "md": self.tr("Not copied: %1"),
                     "html": self.tr("The page could not be written: %1")}.get(what, "%1")
