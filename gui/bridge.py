@@ -58,9 +58,6 @@ class Bridge(QObject):
     # callbacks ran; no page listens to them, each hears of its own calls only
     finished = Signal(str, object)  # key, result
     failed = Signal(str, str, str)  # key, one line for the user, details to copy
-    # the old form's, until no caller is left: start() says it began; steps by key
-    started = Signal(str)
-    progress = Signal(str, object)
     # the bridge's own plumbing: a call's end and steps reach its callbacks on the GUI thread
     _ended = Signal(object, bool, object, object)  # call, ok, result or line, details
     _stepped = Signal(object, object)  # call, a step (emitted from any thread: queued)
@@ -114,18 +111,6 @@ class Bridge(QObject):
             self._ended.emit(call, False, f"{type(exc).__name__}: {exc}", traceback.format_exc())
             return
         self._ended.emit(call, True, result, None)
-
-    def start(self, key: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
-        """The old form, kept while callers move to ``run``: the end is only broadcast
-        (``finished``/``failed``, by key)."""
-        self.run(key, fn, *args, owner=None, on_done=lambda _r: None,
-                 on_failed=lambda _m, _d: None, **kwargs)
-        self.started.emit(key)
-
-    def start_async(self, key: str, make: Callable[[], Awaitable[Any]]) -> None:
-        self.run_async(key, make, owner=None, on_done=lambda _r: None,
-                       on_failed=lambda _m, _d: None)
-        self.started.emit(key)
 
     def _deliver(self, call: Call, ok: bool, value: object, details: object) -> None:
         # through a signal, so that a callback's exception is reported like any slot's
