@@ -71,6 +71,14 @@ EXPECTED: dict[str, tuple[int, list[Row]]] = {
         ],
     ),
     "lspci/epyc7551p-vega20-x8-aspeed-lspci-k.txt": (143, VEGA20),
+    # ROCm/rccl#876: lspci -vv without -nn, so no numeric ids; the vendor from the name, the
+    # device id unknown ("Device 164e" is the name lspci gives, not an id it printed)
+    "lspci/rccl876-2x-rx7900xtx-raphael-igpu-lspci-vv-excerpt.txt": (2, [
+        ("0000:16:00.0", None, "VGA compatible controller", "1002", None, "c1",
+         "Advanced Micro Devices, Inc. [AMD/ATI] Device 164e"),
+        ("0000:06:00.0", None, "VGA compatible controller", "1002", None, "c8",
+         "Advanced Micro Devices, Inc. [AMD/ATI] Device 744c"),
+    ]),
     "lspci/epyc7551p-vega20-x8-aspeed-lspci-plain.txt": (143, VEGA20),
     "lspci/framework-desktop-strix-halo-lspci-nnk-vfio.txt": (
         1,
