@@ -55,11 +55,10 @@ from core.operations.memory_words import (
 )
 from core.operations.suites import load_table
 from gui.bridge import Bridge, Call
+from gui.calls import OwnCalls
 from gui.widgets.findings import selectable_label
 
 LLM = "llm"  # the goal list's entry for a language model of a size the person gives
-Done = Callable[[Any], None]
-Failed = Callable[[str], None]
 
 
 def has_apu(report: DoctorReport | None) -> bool:
@@ -74,9 +73,11 @@ def desktop_runner(plan: Plan, emit: Emit) -> Runner:
     return prepare_memory_change(plan, emit, via="pkexec")
 
 
-class MemoryDialog(QDialog):
+class MemoryDialog(OwnCalls, QDialog):
     """Non-modal; a language change shows the advice again in the new language. ``root``: a
     replayed machine (the change is only shown)."""
+
+    call_prefix = "memory"
 
     def __init__(self, report: DoctorReport, parent: QWidget | None = None, *,
                  root: str | None = None, bridge: Bridge | None = None) -> None:
@@ -165,35 +166,6 @@ class MemoryDialog(QDialog):
         self.groups: list[QGroupBox] = []
         self.resize(800, 700)
         self.retranslate()
-
-    # -- background calls, each with its own callbacks -----------------------------------------
-
-    def call(self, key: str, fn: Callable[..., Any], *args: Any, on_done: Done,
-             on_failed: Failed, **kwargs: Any) -> None:
-        """``fn`` in the bridge's worker thread; ``on_done(result)`` or ``on_failed(line)`` on
-        the GUI thread. ``calls`` holds the calls still under way."""
-        key = f"memory:{id(self)}:{key}"
-        done, failed = self._ending(key, on_done, on_failed)
-        self.calls[key] = self.bridge.run(key, fn, *args, owner=self, on_done=done,
-                                          on_failed=failed, **kwargs)
-
-    def call_async(self, key: str, make: Callable[[], Any], *, on_done: Done,
-                   on_failed: Failed) -> None:
-        key = f"memory:{id(self)}:{key}"
-        done, failed = self._ending(key, on_done, on_failed)
-        self.calls[key] = self.bridge.run_async(key, make, owner=self, on_done=done,
-                                                on_failed=failed)
-
-    def _ending(self, key: str, on_done: Done,
-                on_failed: Failed) -> tuple[Done, Callable[[str, str], None]]:
-        def done(result: object) -> None:
-            self.calls.pop(key, None)
-            on_done(result)
-
-        def failed(message: str, details: str) -> None:
-            self.calls.pop(key, None)
-            on_failed(message)
-        return done, failed
 
     # -- words ------------------------------------------------------------------------------
 

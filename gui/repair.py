@@ -8,7 +8,6 @@ computer's) are not offered, and nothing of this computer is read or changed."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QSize, Qt, Signal
@@ -43,10 +42,9 @@ from core.operations.repair import (
 )
 from core.operations.setup import replay_refusal
 from gui.bridge import Bridge, Call
+from gui.calls import OwnCalls
 from gui.widgets.findings import selectable_label
 
-Done = Callable[[Any], None]
-Failed = Callable[[str], None]
 KERNEL_PREFIXES = ("kernel-check-", "torch-", "no-gpu")
 """The doctor's findings that say how PyTorch did in that Python (shown after a repair): the
 kernel check's, the PyTorch probe's (``torch-probe-failed`` where it could not answer) and
@@ -74,10 +72,12 @@ class _FittedArea(QScrollArea):
         return QSize(hint.width(), min(self.maximumHeight(), 2000))
 
 
-class RepairDialog(QDialog):
+class RepairDialog(OwnCalls, QDialog):
     """Non-modal; one per Python. ``root``: a replayed machine (the plan is only shown).
     ``card``: the test seam of :func:`core.operations.repair.plan_repair` (a recorded
     machine's card for this computer's Python); the app never passes it."""
+
+    call_prefix = "repair"
 
     checked = Signal(object)
     """An :class:`~core.operations.repair.AfterRepair`: the environment checked again after a
@@ -174,35 +174,6 @@ class RepairDialog(QDialog):
         layout.addLayout(buttons)
         self.resize(820, 700)
         self.retranslate()
-
-    # -- background calls, each with its own callbacks -----------------------------------------
-
-    def call(self, key: str, fn: Callable[..., Any], *args: Any, on_done: Done,
-             on_failed: Failed, **kwargs: Any) -> None:
-        """``fn`` in the bridge's worker thread; ``on_done(result)`` or ``on_failed(line)`` on
-        the GUI thread. ``calls`` holds the calls still under way."""
-        key = f"repair:{id(self)}:{key}"
-        done, failed = self._ending(key, on_done, on_failed)
-        self.calls[key] = self.bridge.run(key, fn, *args, owner=self, on_done=done,
-                                          on_failed=failed, **kwargs)
-
-    def call_async(self, key: str, make: Callable[[], Any], *, on_done: Done,
-                   on_failed: Failed) -> None:
-        key = f"repair:{id(self)}:{key}"
-        done, failed = self._ending(key, on_done, on_failed)
-        self.calls[key] = self.bridge.run_async(key, make, owner=self, on_done=done,
-                                                on_failed=failed)
-
-    def _ending(self, key: str, on_done: Done,
-                on_failed: Failed) -> tuple[Done, Callable[[str, str], None]]:
-        def done(result: object) -> None:
-            self.calls.pop(key, None)
-            on_done(result)
-
-        def failed(message: str, details: str) -> None:
-            self.calls.pop(key, None)
-            on_failed(message)
-        return done, failed
 
     # -- words ------------------------------------------------------------------------------
 
