@@ -268,8 +268,12 @@ def test_a_burst_peak_is_named_as_one_where_it_is_quoted(tmp_path: Path) -> None
         said[name] = (words or "", render(report, "html"))
     assert said["burst"][0].startswith("your burst (the first 4 steps on a rested card")
     assert "a burst: the first 4 steps on a rested card" in said["burst"][1]
-    assert said["window"][0].startswith("your peak (the best 4 steps in a row")
-    assert "peak (best 4 steps)" in said["window"][1]
+    # the best 4 measured steps in a row, or all of them where no 4 reach the series' median
+    # (core.bench.worker.stats.best_window)
+    steps = said["window"][0].removeprefix("your peak (the best ").split(" ")[0]
+    assert steps in ("4", "6") and said["window"][0].startswith(
+        f"your peak (the best {steps} steps in a row")
+    assert f"peak (best {steps} steps)" in said["window"][1]
 
 
 def test_bandwidth(tmp_path: Path) -> None:
