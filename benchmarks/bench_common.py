@@ -79,3 +79,16 @@ def dump(rows: list[dict[str, Any]], path: Path | None) -> None:
     text = json.dumps(rows, indent=1, default=str)
     if path:
         path.write_text(text + "\n")
+
+
+class Log:
+    """Print and append to a log file (none: print only), line by line, as a run goes."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+
+    def __call__(self, text: str) -> None:
+        print(text, flush=True)
+        if self.path:
+            with self.path.open("a", encoding="utf-8") as f:
+                f.write(text + "\n")

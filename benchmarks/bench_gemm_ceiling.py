@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from bench_common import dump, run_rocmate
+from bench_common import Log, dump, run_rocmate
 
 from core.bench.worker.options import BenchOptions
 
@@ -42,19 +42,6 @@ GPU_SHAPES = [(4096, 4096, 4096), (6144, 6144, 6144), (8192, 8192, 8192),
 GPU_FP32_SHAPES = GPU_SHAPES[:3]  # larger fp32 products take long and change nothing
 CPU_SHAPES = [(256, 256, 256), (384, 384, 384), (512, 512, 512)]
 DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
-
-
-class Log:
-    """Print and append to OUT/gemm-ceiling.log, line by line."""
-
-    def __init__(self, out: Path | None) -> None:
-        self.path = out / "gemm-ceiling.log" if out else None
-
-    def __call__(self, text: str) -> None:
-        print(text, flush=True)
-        if self.path:
-            with self.path.open("a", encoding="utf-8") as f:
-                f.write(text + "\n")
 
 
 def product_times(m: int, n: int, k: int, dtype: torch.dtype, device: str, *,
@@ -145,7 +132,7 @@ def main() -> int:
     gpu = args.device.startswith("cuda")
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
-    log = Log(args.out)
+    log = Log(args.out / "gemm-ceiling.log" if args.out else None)
     name = torch.cuda.get_device_name(args.device) if gpu else "the CPU"
     log(f"gemm ceiling on {name}, torch {torch.__version__}")
     best = sweep(args.device, args.pause if args.pause is not None else (2.0 if gpu else 0.0),

@@ -32,26 +32,13 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from bench_common import dump, run_rocmate
+from bench_common import Log, dump, run_rocmate
 
 from core.bench.worker.options import BenchOptions
 
 DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
 REST_S = 2.0  # as core/bench/worker/suites/gemm.py's REST_S
 BURST_S = 0.1
-
-
-class Log:
-    """Print and append to OUT/gemm-method.log, line by line."""
-
-    def __init__(self, out: Path | None) -> None:
-        self.path = out / "gemm-method.log" if out else None
-
-    def __call__(self, text: str) -> None:
-        print(text, flush=True)
-        if self.path:
-            with self.path.open("a", encoding="utf-8") as f:
-                f.write(text + "\n")
 
 
 class Products:
@@ -115,7 +102,7 @@ def main() -> int:
     gpu = args.device.startswith("cuda")
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
-    log = Log(args.out)
+    log = Log(args.out / "gemm-method.log" if args.out else None)
     if not gpu:
         torch.set_num_threads(1)  # as the worker runs here (OMP_NUM_THREADS=1 below)
     name = torch.cuda.get_device_name(args.device) if gpu else "the CPU"

@@ -11,6 +11,8 @@ import sys
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
+from core.i18n import t
+
 T = TypeVar("T")
 
 
@@ -38,3 +40,16 @@ async def cancellable(work: Coroutine[Any, Any, T], cancel: Callable[[], None],
     finally:
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.remove_signal_handler(signal.SIGINT)
+
+
+def run_to_end(run: Callable[[], Coroutine[Any, Any, bool]], log_path: object) -> int:
+    """A runner's whole run in the terminal (``run()`` makes its coroutine, cancellable as
+    above): exit status 0 when it went well, 1 otherwise, and where its log is, in any case."""
+    try:
+        ok = asyncio.run(run())
+    except asyncio.CancelledError:
+        print("rocmate: " + t("cli.install.left-running", "left while a step was still "
+                              "running"), file=sys.stderr)
+        ok = False
+    print(t("cli.install.log", "Log: {path}", path=log_path))
+    return 0 if ok else 1

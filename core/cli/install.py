@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import re
 import sys
@@ -133,14 +132,9 @@ def _carry_out(plan: Plan, resume: bool) -> int:
     # sudo from /usr/bin or /bin, and only for a root-owned installation; directly when root
     # already. $APPIMAGE is never read (privilege.py says why).
     runner = prepare_setup(plan, _print_event, via="sudo", resume=resume)
-    try:
-        ok = asyncio.run(_run_cancellable(runner))
-    except asyncio.CancelledError:
-        print("rocmate: " + t("cli.install.left-running", "left while a step was still "
-                              "running"), file=sys.stderr)
-        ok = False
-    print(t("cli.install.log", "Log: {path}", path=runner.log_path))
-    return 0 if ok else 1
+    from core.cli.cancellable import run_to_end
+
+    return run_to_end(lambda: _run_cancellable(runner), runner.log_path)
 
 
 async def _run_cancellable(runner: Runner) -> bool:

@@ -4,7 +4,6 @@ app's environment already has, put it back, list the history (issue 34)."""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 from typing import TYPE_CHECKING, Any
@@ -70,14 +69,9 @@ def run(args: argparse.Namespace, confirm: Any, print_event: Any) -> int:
         _print_repair_event(event, print_event)
 
     runner = prepare_repair(plan, shown)
-    try:
-        ok = asyncio.run(_run_cancellable(runner))
-    except asyncio.CancelledError:
-        print("rocmate: " + t("cli.install.left-running", "left while a step was still "
-                              "running"), file=sys.stderr)
-        ok = False
-    print(t("cli.install.log", "Log: {path}", path=runner.log_path))
-    return 0 if ok else 1
+    from core.cli.cancellable import run_to_end
+
+    return run_to_end(lambda: _run_cancellable(runner), runner.log_path)
 
 
 def _print_repair_event(event: dict[str, Any], print_event: Any) -> None:
