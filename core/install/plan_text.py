@@ -69,10 +69,12 @@ def render_plan(plan: Plan, style: Style) -> str:
         lines.append(f"  {number:2}. {step.title}{marked}")
         lines.append(style(f"      {step.explain}", "dim"))
         if step.consent is False and step.argv:
-            shown = " ".join(step.argv)
+            # the program is shown whole and only its arguments shortened, so that the line
+            # does not depend on where this Python lives
+            rest = " ".join(step.argv[1:])
+            shown = step.argv[0] + " " + (rest if len(rest) < 150 else rest[:147] + "...")
             lines.append(style("      # " + t("plan.text.not-run", "not run: {command}",
-                                              command=shown if len(shown) < 150
-                                              else shown[:147] + "..."), "dim"))
+                                              command=shown.rstrip()), "dim"))
         elif step.kind == "verify" and step.argv:
             lines.append(f"      $ {step.argv[0]} -c "
                          + t("plan.text.the-check-above", "<the check above>"))
