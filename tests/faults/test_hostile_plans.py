@@ -42,6 +42,11 @@ no route planned it (issue 33/3, WSL moved to librocdxg). Its once valid forms (
 ``-y --usecase=rocm``) and hostile ones (``--uninstall``, an unknown use case, an absolute path)
 go into every real plan, in place of each command step's argv and as a step of their own at the
 end (where the old WSL plan ran it): each must be refused as a program outside the table.
+And its sibling, "retired verb: what only its route needed": the packages amdgpu-install and
+hsa-runtime-rocr4wsl-amdgpu (alone, in place of each command step's argv and as a step of their
+own, and added to each real ``apt-get install`` step), the amdgpu.list / amdgpu.sources files
+(as a step of their own and in place of each source step), and AMD's amdgpu repository in
+rocmate's own rocm.list (in place of each source step): each refused for its own reason.
 
 Every mutation is checked in-process (``check_input`` on a fake system, no root needed); a
 sample, one mutation of each family for each kind of field, is also sent for real, as root,
@@ -355,6 +360,92 @@ def _retired_reason(reasons: list[str]) -> str | None:
     return next((r for r in reasons if "unknown verb" in r and "amdgpu-install'" in r), None)
 
 
+RETIRED_ROUTE = "retired verb: what only its route needed"
+NOT_ALLOWED = "is not on the allow-list"
+NOT_OURS = "is not one of rocmate's files"
+AMDGPU_REPOSITORY = "https://repo.radeon.com/amdgpu/6.4/ubuntu"
+ROUTE_PACKAGES = {
+    "install amdgpu-install": (
+        ["apt-get", "install", "-y", "amdgpu-install"], "package 'amdgpu-install' " + NOT_ALLOWED),
+    "install the WSL runtime": (
+        ["apt-get", "install", "-y", "--no-install-recommends", "hsa-runtime-rocr4wsl-amdgpu"],
+        "package 'hsa-runtime-rocr4wsl-amdgpu' " + NOT_ALLOWED),
+}
+"""The route's packages as a command of their own (each also added to each real install)."""
+
+
+def _amdgpu_line(keyring: str = "/etc/apt/keyrings/rocm.gpg",
+                 uri: str = AMDGPU_REPOSITORY) -> str:
+    return f"deb [arch=amd64 signed-by={keyring}] {uri} jammy main\n"
+
+
+ROUTE_FILES = {
+    "amdgpu.list": ("/etc/apt/sources.list.d/amdgpu.list", _amdgpu_line(),
+                    "/etc/apt/sources.list.d/amdgpu.list " + NOT_OURS),
+    "amdgpu.sources": (
+        "/etc/apt/sources.list.d/amdgpu.sources",
+        f"Types: deb\nURIs: {AMDGPU_REPOSITORY}\nSuites: jammy\nComponents: main\n"
+        "Architectures: amd64\nSigned-By: /etc/apt/keyrings/rocm.gpg\n",
+        "/etc/apt/sources.list.d/amdgpu.sources " + NOT_OURS),
+}
+"""The route's source files (as a step of their own, and in place of each source step)."""
+REPOSITORY_REASON = f"URI {AMDGPU_REPOSITORY} is not an allowed repository"
+
+
+def _file_step(path: str, content: str) -> dict[str, Any]:
+    return {"id": "apt-source-amdgpu", "privileged": True, "kind": "file",
+            "title": "Add AMD's amdgpu repository", "explain": "",
+            "file": {"path": path, "content": content, "mode": "0644"}}
+
+
+def route_mutants(plans: dict[str, list[dict[str, Any]]]) -> list[tuple[Mutant, str]]:
+    """What only the amdgpu-install route asked for, in each real plan, with the reason each
+    must be refused for; each distinct plan once."""
+    found: list[tuple[Mutant, str]] = []
+    seen: set[bytes] = set()
+
+    def add(name: str, where: str, steps: list[dict[str, Any]], reason: str) -> None:
+        payload = json.dumps({"schema": SCHEMA, "steps": steps}).encode()
+        if payload not in seen:
+            seen.add(payload)
+            found.append((Mutant(RETIRED_ROUTE, f"{where} {name}", f"{RETIRED_ROUTE} / {name}",
+                                 payload, harmless=False), reason))
+
+    for steps in plans.values():
+        for name, (argv, reason) in ROUTE_PACKAGES.items():
+            own = {"id": "apt-install-amdgpu-install", "privileged": True, "kind": "command",
+                   "title": "Install AMD's installer", "explain": "", "argv": argv}
+            add(name, "own step", [*steps, own], reason)
+            for i, step in enumerate(steps):
+                if "argv" not in step:
+                    continue
+                add(name, f"{step['id']} argv", [*steps[:i], {**step, "argv": argv},
+                                                  *steps[i + 1:]], reason)
+                if step["argv"][:2] == ["apt-get", "install"]:
+                    more = {**step, "argv": [*step["argv"], argv[-1]]}
+                    add(name, f"{step['id']} plus", [*steps[:i], more, *steps[i + 1:]], reason)
+        sources = [i for i, step in enumerate(steps)
+                   if step.get("file", {}).get("path", "").startswith("/etc/apt/sources.list.d/")]
+        for name, (path, content, reason) in ROUTE_FILES.items():
+            add(name, "own step", [*steps, _file_step(path, content)], reason)
+            for i in sources:
+                add(name, f"{steps[i]['id']} file", [*steps[:i], _file_step(path, content),
+                                                      *steps[i + 1:]], reason)
+        for i in sources:
+            step = steps[i]
+            if step["file"]["path"].endswith(".list"):
+                keyring = re.search(r"signed-by=(\S+)\]", step["file"]["content"])
+                assert keyring, step
+                content = _amdgpu_line(keyring[1])
+            else:  # deb822: the amdgpu repository's URI in place of the plan's own
+                content = re.sub(r"(?m)^URIs: .*$", f"URIs: {AMDGPU_REPOSITORY}",
+                                 step["file"]["content"])
+            changed = {**step, "file": {**step["file"], "content": content}}
+            add("amdgpu repository", f"{step['id']} content",
+                [*steps[:i], changed, *steps[i + 1:]], REPOSITORY_REASON)
+    return found
+
+
 # --------------------------------------------------------------------------------------------
 # fixtures
 
@@ -483,6 +574,37 @@ def test_the_retired_verb_is_refused_in_every_plan(plans: dict[str, list[dict[st
         if _retired_reason(_reasons(mutant.payload, fake_target, policy)) is None:
             accepted.append(mutant.label)
     assert not accepted, f"{len(accepted)} plans not refused for amdgpu-install: {accepted[:20]}"
+
+
+def test_what_only_the_retired_route_needed_is_refused(
+        plans: dict[str, list[dict[str, Any]]], fake_target: Target, policy: Policy,
+        ledger: Ledger) -> None:
+    """In-process: the amdgpu-install route's packages, source files and repository, in every
+    real plan, are each refused for their own reason (never only for some other fault)."""
+    forms = route_mutants(plans)
+    names = {*ROUTE_PACKAGES, *ROUTE_FILES, "amdgpu repository"}
+    assert {m.sample_key for m, _ in forms} == {f"{RETIRED_ROUTE} / {n}" for n in names}
+    assert len(forms) >= 10 * len(names)
+    accepted = []
+    for mutant, reason in forms:
+        ledger.tried(RETIRED_ROUTE, mutant.label)
+        if not any(reason in r for r in _reasons(mutant.payload, fake_target, policy)):
+            accepted.append(mutant.label)
+    assert not accepted, f"{len(accepted)} plans not refused for the route: {accepted[:20]}"
+
+
+@pytest.mark.root
+def test_the_retired_route_runs_nothing(plans: dict[str, list[dict[str, Any]]],
+                                        plan_root: Path, ledger: Ledger) -> None:
+    """For real, as root: one plan of each form; --check and an audited run refuse it having
+    started nothing and written nothing."""
+    chosen: dict[str, tuple[Mutant, str]] = {}
+    for mutant, reason in route_mutants(plans):
+        chosen.setdefault(mutant.sample_key, (mutant, reason))
+    assert len(chosen) == len(ROUTE_PACKAGES) + len(ROUTE_FILES) + 1
+    for mutant, reason in chosen.values():
+        ledger.tried(RETIRED_ROUTE, mutant.label + " (for real)")
+        _assert_runs_nothing(Case(mutant.label, mutant.payload, reason), plan_root)
 
 
 @pytest.mark.root

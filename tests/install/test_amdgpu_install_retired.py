@@ -19,11 +19,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from core.install.helper import main as helper
 from core.install.helper.policy import SCHEMA
+from core.install.helper.validate import check_input
 from core.install.plan import Plan, Step
 from core.install.runner import Runner, RunState, step_hash
 from core.operations.setup import finished_steps
+from tests.install.support import TRUSTED_FPR, TRUSTED_KEY, keyring_step, trusting_policy
+from tests.install.test_helper_hostile import fake_system
 from tests.planner.test_plans import plan_for
 
 # the two root steps of the WSL route as rocmate planned it before commit c43f617
@@ -74,3 +79,65 @@ def test_an_old_amdgpu_install_step_ends_in_one_clear_line(tmp_path: Path) -> No
     assert RunState.load(tmp_path / "s" / "state.json").done == {}
     log = (tmp_path / "s" / "install.log").read_text()
     assert "Traceback" not in log
+
+
+# what only the retired verb's route asked of the helper: AMD's amdgpu repository (amdgpu.list,
+# "It holds amdgpu-install and the WSL runtime packages", commit c58e3fb), the amdgpu-install
+# package, and the WSL runtime its wsl use case installs (hsa-runtime-rocr4wsl-amdgpu)
+AMDGPU_URI = "https://repo.radeon.com/amdgpu/6.4/ubuntu"
+ROCM_URI = "https://repo.radeon.com/rocm/apt/6.4"
+
+
+def _source(content: str, name: str) -> dict[str, Any]:
+    return {"id": "apt-source-amdgpu", "privileged": True, "kind": "file", "title": "source",
+            "file": {"path": f"/etc/apt/sources.list.d/{name}", "content": content,
+                     "mode": "0644"}}
+
+
+def _line(uri: str) -> str:
+    return f"deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] {uri} jammy main\n"
+
+
+def _deb822(uri: str) -> str:
+    return ("Types: deb\nURIs: " + uri + "\nSuites: jammy\nComponents: main\n"
+            "Architectures: amd64\nSigned-By: /etc/apt/keyrings/rocm.gpg\n")
+
+
+RETIRED_INPUTS = {
+    "install amdgpu-install": (
+        Step("x", "x", "", privileged=True, argv=("apt-get", "install", "-y", "amdgpu-install"))
+        .to_json(), "package 'amdgpu-install' is not on the allow-list"),
+    "install the WSL runtime": (
+        Step("x", "x", "", privileged=True,
+             argv=("apt-get", "install", "-y", "--no-install-recommends", "rocm-hip-runtime",
+                   "hsa-runtime-rocr4wsl-amdgpu")).to_json(),
+        "package 'hsa-runtime-rocr4wsl-amdgpu' is not on the allow-list"),
+    "amdgpu.list": (_source(_line(AMDGPU_URI), "amdgpu.list"),
+                    "/etc/apt/sources.list.d/amdgpu.list is not one of rocmate's files"),
+    "amdgpu.list, ROCm's line": (
+        _source(_line(ROCM_URI), "amdgpu.list"),
+        "/etc/apt/sources.list.d/amdgpu.list is not one of rocmate's files"),
+    "amdgpu.sources": (_source(_deb822(AMDGPU_URI), "amdgpu.sources"),
+                       "/etc/apt/sources.list.d/amdgpu.sources is not one of rocmate's files"),
+    "amdgpu repository in rocm.list": (
+        _source(_line(AMDGPU_URI), "rocm.list"),
+        f"URI {AMDGPU_URI} is not an allowed repository"),
+    "amdgpu repository in rocm.sources": (
+        _source(_deb822(ROCM_URI) + "\n" + _deb822(AMDGPU_URI), "rocm.sources"),
+        f"URI {AMDGPU_URI} is not an allowed repository"),
+}
+
+
+@pytest.mark.parametrize("name", RETIRED_INPUTS)
+def test_what_only_the_retired_route_needed_is_refused(name: str, tmp_path: Path) -> None:
+    """The packages, the source files and the repository only the amdgpu-install route asked
+    for are refused by the shipped policy (no plan of today's needs them:
+    tests/faults/test_hostile_plans.py's control), each with its own reason."""
+    step, reason = RETIRED_INPUTS[name]
+    # a source needs its keyring in the plan (the synthetic test key, which the policy trusts)
+    steps = [keyring_step(TRUSTED_KEY, TRUSTED_FPR), step] if "file" in step else [step]
+    result = check_input(json.dumps({"schema": SCHEMA, "steps": steps}).encode(),
+                         fake_system(tmp_path), trusting_policy())
+    reasons = [r.reason for r in result.refused]
+    assert not result.ok and not result.actions
+    assert any(reason in r for r in reasons), reasons

@@ -275,6 +275,19 @@ CASES = [
          _argv("amdgpu-install", "-y", "--usecase=wsl,rocm", "--no-dkms"), AMDGPU_RETIRED),
     Case("amdgpu-absolute-path", _argv("/usr/bin/amdgpu-install", "-y", "--usecase=rocm"),
          "unknown verb '/usr/bin/amdgpu-install'"),
+    # ... and what only its route asked for: its package, its WSL runtime, AMD's amdgpu
+    # repository and the amdgpu.list / amdgpu.sources files that held it
+    Case("install-amdgpu-install", _install("amdgpu-install"),
+         "package 'amdgpu-install' is not on the allow-list (only the retired"),
+    Case("install-wsl-runtime", _install("rocm-hip-runtime", "hsa-runtime-rocr4wsl-amdgpu"),
+         "package 'hsa-runtime-rocr4wsl-amdgpu' is not on the allow-list (amdgpu-install's"),
+    Case("source-amdgpu-list", _source(source_line(AMD_URI), name="amdgpu.list"),
+         "/etc/apt/sources.list.d/amdgpu.list " + NOT_OURS),
+    Case("source-amdgpu-sources", _source(DEB822_AMD, name="amdgpu.sources"),
+         "/etc/apt/sources.list.d/amdgpu.sources " + NOT_OURS),
+    Case("source-amdgpu-repository",
+         _source(source_line("https://repo.radeon.com/amdgpu/6.2/ubuntu")),
+         "URI https://repo.radeon.com/amdgpu/6.2/ubuntu is not an allowed repository"),
     # the input itself
     Case("non-utf8", b'[{"id": "\xff\xfe", "privileged": true}]', "not UTF-8"),
     Case("nul-byte", b'[{"id": "a\x00", "privileged": true}]', "NUL byte"),
@@ -426,8 +439,8 @@ CASES = [
 LINKED_CASES = [
     # rocmate's own names, where a symbolic link waits (planted by _plant_links)
     Case("linked-keyring", plan(keyring_step(TRUSTED_KEY, TRUSTED_FPR)), "symbolic link"),
-    Case("linked-source", plan(source_step(source_line(AMD_URI), name="amdgpu.list")),
-         "/etc/apt/sources.list.d/amdgpu.list is a symbolic link"),
+    Case("linked-source", plan(source_step(source_line(AMD_URI))),
+         "/etc/apt/sources.list.d/rocm.list is a symbolic link"),
     Case("linked-deb822-source", plan(source_step(DEB822_AMD, name="rocm.sources")),
          "/etc/apt/sources.list.d/rocm.sources is a symbolic link"),
     Case("linked-pin", plan(pin_step()), "/etc/apt/preferences.d/rocm-pin-600 is a symbolic link"),
@@ -439,7 +452,7 @@ def _plant_links(root: Path) -> None:
     ruin."""
     links = {
         "etc/apt/keyrings/rocm.gpg": "/etc/shadow",
-        "etc/apt/sources.list.d/amdgpu.list": "/etc/passwd",
+        "etc/apt/sources.list.d/rocm.list": "/etc/passwd",
         "etc/apt/sources.list.d/rocm.sources": "../../../tmp/PWNED",
         "etc/apt/preferences.d/rocm-pin-600": "/etc/sudoers",
     }
@@ -526,10 +539,7 @@ def test_rocmate_files_are_accepted(fake_target: Target, policy: Policy) -> None
     """The control for the path cases: each of rocmate's own names, beside the system's files."""
     good = plan(
         _key(), source_step(source_line(AMD_URI)),
-        source_step(source_line("https://repo.radeon.com/amdgpu/6.2/ubuntu"), name="amdgpu.list",
-                    step_id="apt-source-amdgpu"),
         source_step(DEB822_AMD, name="rocm.sources", step_id="deb822"),
-        source_step(DEB822_AMD, name="amdgpu.sources", step_id="deb822-amdgpu"),
         pin_step(),
         keyring_step(TRUSTED_KEY, TRUSTED_FPR, name="amdrocm.gpg", step_id="core-sdk-keyring"),
         source_step(DEB822_CORE_SDK, name="amdrocm-stable.sources", step_id="core-sdk-source"),

@@ -435,14 +435,14 @@ def test_deb822_source_is_accepted(fake: Target, policy: Policy) -> None:
         "# AMD ROCm 6.2\n"
         "Types: deb\nURIs: https://repo.radeon.com/rocm/apt/6.2\nSuites: noble\n"
         "Components: main\nArchitectures: amd64\nSigned-By: /etc/apt/keyrings/rocm.gpg\n\n"
-        "Types: deb\nURIs: https://repo.radeon.com/amdgpu/6.2/ubuntu\nSuites: noble\n"
+        "Types: deb\nURIs: https://repo.radeon.com/rocm/apt/6.2.4\nSuites: noble\n"
         "Components: main\nArchitectures: amd64\nSigned-By: /etc/apt/keyrings/rocm.gpg\n"
     )
     doc = plan(keyring_step(TRUSTED_KEY, TRUSTED_FPR), source_step(content, name="rocm.sources"))
     result = check_input(doc, fake, policy)
     assert result.ok, result.refused
     assert result.source_uris == (
-        "https://repo.radeon.com/rocm/apt/6.2", "https://repo.radeon.com/amdgpu/6.2/ubuntu",
+        "https://repo.radeon.com/rocm/apt/6.2", "https://repo.radeon.com/rocm/apt/6.2.4",
     )
 
 
@@ -451,8 +451,8 @@ def test_shipped_policy() -> None:
     # repo.radeon.com's key, and the Core SDK's (stable.repo.amd.com) pinned in the 10.x rows
     assert shipped.trusted_fingerprints == {"CA8BB4727A47B4D09B4EE8969386B48A1A693C5C",
                                             "D0F004A0025A1145C7807FCD0701EAC4D5E02107"}
+    # (not repo.radeon.com/amdgpu/: only the retired amdgpu-install route wrote it)
     assert shipped.uri_prefixes == ("https://repo.radeon.com/rocm/apt/",
-                                    "https://repo.radeon.com/amdgpu/",
                                     "https://stable.repo.amd.com/rocm/core/packages/")
     assert shipped.pin_origins == {"repo.radeon.com"}
     assert {"jammy", "noble", "focal", "stable"} <= shipped.suites

@@ -19,7 +19,6 @@ MODPROBE_DIR = "/etc/modprobe.d"
 
 KEYRING = KEYRING_DIR + "/rocm.gpg"
 SOURCES = SOURCES_DIR + "/rocm.list"
-AMDGPU_SOURCES = SOURCES_DIR + "/amdgpu.list"
 PIN = PREFERENCES_DIR + "/rocm-pin-600"
 CORE_SDK_KEYRING = KEYRING_DIR + "/amdrocm.gpg"
 CORE_SDK_SOURCES = SOURCES_DIR + "/amdrocm-stable.sources"
@@ -42,9 +41,7 @@ the user's side can say what an undo would put back before asking for the passwo
 ROCMATE_FILES: dict[str, str] = {
     KEYRING: "keyring",
     SOURCES: "apt-source",
-    AMDGPU_SOURCES: "apt-source",
     SOURCES_DIR + "/rocm.sources": "apt-source",
-    SOURCES_DIR + "/amdgpu.sources": "apt-source",
     PIN: "apt-pin",
     CORE_SDK_KEYRING: "keyring",
     CORE_SDK_SOURCES: "apt-source",
@@ -52,13 +49,15 @@ ROCMATE_FILES: dict[str, str] = {
 }
 """Every file the helper may write, and its verb: the one place that says so.
 
-These are rocmate's own files: what the planner writes (KEYRING, SOURCES, AMDGPU_SOURCES and
-PIN for the legacy repository, CORE_SDK_KEYRING and CORE_SDK_SOURCES for the Core SDK's; AMD's
-own instructions and amdgpu-install use the same names), plus the deb822 spelling of the two
-legacy source files (``.sources``, Ubuntu 24.04's format), which the planner does not write
-today, and TTM_CONF (``rocmate memory apply``). Nothing else in /etc/apt or /etc/modprobe.d is
-ever replaced: a plan that names docker.gpg, ubuntu.sources, another pin or amd-ttm's ttm.conf
-is refused, whatever the file holds."""
+These are rocmate's own files: what the planner writes (KEYRING, SOURCES and PIN for the legacy
+repository, CORE_SDK_KEYRING and CORE_SDK_SOURCES for the Core SDK's; AMD's own instructions use
+the same names), plus the deb822 spelling of the legacy source file (``rocm.sources``, Ubuntu
+24.04's format), which the planner does not write today, and TTM_CONF (``rocmate memory
+apply``). Nothing else in /etc/apt or /etc/modprobe.d is ever replaced: a plan that names
+docker.gpg, ubuntu.sources, another pin or amd-ttm's ttm.conf is refused, whatever the file
+holds. Nor amdgpu.list or amdgpu.sources: only the retired amdgpu-install WSL route wrote the
+amdgpu repository (for amdgpu-install and its WSL runtime), and AMD's amdgpu-install package
+writes amdgpu.list itself, so that file is the installer's, not rocmate's."""
 
 PURGEABLE = re.compile(
     r"^(?:rocm(?:-[a-z0-9]+)*|rocminfo|amd-smi-lib|hsa-rocr(?:-dev)?|hip-runtime-amd)"

@@ -33,7 +33,11 @@ consented ``apt-get purge`` of ROCm's own packages removes any.
 
 ``amdgpu-install`` was a verb until no set-up route planned it any more (WSL moved to librocdxg):
 a privileged verb nothing uses is only attack surface, so it is refused as any unknown program,
-with a word for the plan of an older rocmate (:data:`RETIRED`).
+with a word for the plan of an older rocmate (:data:`RETIRED`). What only its route asked for
+went with it: the packages amdgpu-install and hsa-runtime-rocr4wsl-amdgpu
+(:data:`RETIRED_PACKAGES`), the amdgpu.list/amdgpu.sources files
+(core.install.helper.policy.ROCMATE_FILES) and the repo.radeon.com/amdgpu/ repository
+(rocm.toml apt_uri_prefixes).
 """
 
 from __future__ import annotations
@@ -108,6 +112,13 @@ RETIRED = {
     "amdgpu-install": "an older rocmate planned it; this one does not: plan the set-up again",
 }
 """Programs the table once allowed, with the word their refusal adds (still refused)."""
+RETIRED_PACKAGES = {
+    "amdgpu-install": "only the retired amdgpu-install route installed it: plan the set-up again",
+    "hsa-runtime-rocr4wsl-amdgpu": "amdgpu-install's WSL runtime, no longer planned: plan the "
+                                   "set-up again",
+}
+"""Packages the allow-list once held for the retired verb alone, with the word their refusal
+adds (still refused; no plan of today's installs them)."""
 COMPONENTS = frozenset({"main", "proprietary"})
 PIN_PRIORITY = 600
 
@@ -132,8 +143,6 @@ PACKAGE_RE = re.compile(
             rf"amd-smi-lib{_V}",
             r"amdgpu-dkms",
             r"amdgpu-dkms-firmware",
-            r"amdgpu-install",
-            r"hsa-runtime-rocr4wsl-amdgpu",
             rf"hsa-rocr(?:-dev)?{_V}",
             rf"hip-runtime-amd{_V}",
             r"amdrocm-[a-z0-9]+(?:-[a-z0-9.]+)*",
@@ -453,7 +462,8 @@ def _packages(tokens: list[str], what: str, purge: bool) -> tuple[str, ...]:
             raise Refused(f"{what}: {name!r} is not an allowed option (option injection)")
         if ".." in name or not (PURGEABLE if purge else PACKAGE_RE).fullmatch(name):
             if not purge:
-                raise Refused(f"{what}: package {name!r} is not on the allow-list")
+                hint = f" ({RETIRED_PACKAGES[name]})" if name in RETIRED_PACKAGES else ""
+                raise Refused(f"{what}: package {name!r} is not on the allow-list{hint}")
             raise Refused(
                 f"{what}: package {name!r} may not be purged (only ROCm's own packages: rocm*, "
                 "rocminfo, amd-smi-lib, hsa-rocr, hip-runtime-amd, amdrocm*X.Y[-gfxNNNN])"
