@@ -1,7 +1,7 @@
 """Every read-only CLI command over the recorded machines and reports, run in one process.
 
 ``python -m tests.cli_outputs --record`` writes what each command prints (exit status, stdout,
-stderr) to ``tests/fixtures/cli-outputs/``; ``tests/core/test_cli_outputs.py`` runs the same
+stderr) to ``tests/fixtures/cli-outputs/``; ``tests/cli/test_cli_outputs.py`` runs the same
 commands and compares byte for byte. The outputs were recorded before the code was reshaped into
 operations and commands, so a move that changes a word a user sees fails the test.
 

@@ -102,7 +102,7 @@ from tests.install.support import (
     source_step,
     trusting_policy,
 )
-from tests.parse.conftest import output_names, read_output
+from tests.probe.parse.conftest import output_names, read_output
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 MACHINES = FIXTURES / "machines"

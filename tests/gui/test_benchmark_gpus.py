@@ -15,9 +15,9 @@ from core.operations.suites import options_for
 from core.report.scaling import scaling
 from gui.pages.benchmark import about
 from gui.session import Session
-from tests.core.test_nvidia_topo import desktop_with
 from tests.gui.support import MACHINES
 from tests.gui.test_benchmark import choose, make_page, run_files, session, wait_done
+from tests.probe.test_nvidia_topo import desktop_with
 
 __all__ = ["session"]  # the fixture, shared with test_benchmark
 

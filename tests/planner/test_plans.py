@@ -382,7 +382,7 @@ def test_planner_refuses_what_the_helper_would_refuse(tmp_path: Path) -> None:
 
 
 def test_per_node_override_when_several_amd_gpus_share_kfd(tmp_path: Path) -> None:
-    from tests.core.test_robustness import KFD, _build
+    from tests.diagnose.test_robustness import KFD, _build
 
     _build(tmp_path)  # an RX 6700 XT (gfx1031, KFD node 1) needing 10.3.0 ...
     node = tmp_path / KFD / "2"  # ... beside a Raphael iGPU (gfx1036) as KFD node 2

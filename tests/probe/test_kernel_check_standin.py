@@ -7,7 +7,7 @@ check's tests: the failing libraries need AMD hardware we do not have. The super
 workers, the time limits, the parsing and the findings all run for real. The messages it prints
 are copied from public threads (pytorch/pytorch#179865 for rocBLAS on gfx900,
 ROCm/legacy-rocm-build#1623 for hipErrorNoBinaryForGpu); the passing path on a real GPU is
-tests/core/test_kernel_check.py with the H200's recorded answer.
+tests/probe/test_kernel_check.py with the H200's recorded answer.
 """
 
 from __future__ import annotations

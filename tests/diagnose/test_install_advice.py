@@ -13,7 +13,7 @@ import tomllib
 from core.bench.worker.errors import Context, advice_for
 from core.i18n import t
 from core.i18n_catalogue import collect
-from tests.core.test_card_verdict import TORCH_25, ids, replay, rocm_torch
+from tests.diagnose.test_card_verdict import TORCH_25, ids, replay, rocm_torch
 
 ROOT = Path(__file__).resolve().parents[2]
 PIP_TORCH = re.compile(r"pip3? install[^\n]*\btorch", re.I)

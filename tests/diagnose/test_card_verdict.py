@@ -49,7 +49,7 @@ def ids(answer: dict[str, Any]) -> dict[str, dict[str, str]]:
 def test_an_official_card_with_a_wheel_that_lacks_it_keeps_its_override(tmp_path: Path) -> None:
     """An RX 7600 (gfx1102, official in ROCm 10) with torch 2.5's ROCm 6.2 wheel: 11.0.0 is what
     makes it run (ROCm/ROCm#1880); unsetting it, as the doctor said, breaks it. (Not the 780M:
-    11.0.0 hangs gfx1103, tests/core/test_780m_override.py.)"""
+    11.0.0 hangs gfx1103, tests/diagnose/test_780m_override.py.)"""
     machine = "k16a-rx7600-ubuntu2404-torch28-rocm64"
     torch = rocm_torch(["AMD Radeon RX 7600"], TORCH_25)
     found = ids(replay(tmp_path, machine, torch=torch,

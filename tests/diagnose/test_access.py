@@ -7,7 +7,7 @@ from pathlib import Path
 
 from core.diagnose.doctor import run_doctor
 from core.system import SnapshotSystem
-from tests.core.test_robustness import _build
+from tests.diagnose.test_robustness import _build
 
 
 def _with_user(root: Path, groups: list[str], configured: list[str] | None, readable: bool) -> dict:

@@ -16,7 +16,7 @@ from core import i18n
 from core.cli import COMMANDS, build_parser, main
 from core.cli.argwords import Parser, said, wrap
 from core.termstyle import display_width
-from tests.core.test_chinese_commands import CJK, left_in_english
+from tests.cli.test_chinese_commands import CJK, left_in_english
 
 # English prose: a word followed by a lower-case word (an option's or metavar's name never is)
 PROSE = re.compile(r"[A-Za-z]{2,} [a-z]{2,}")

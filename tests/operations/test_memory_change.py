@@ -2,7 +2,7 @@
 APU machines, what blocks it, the undo plan from the record the helper really writes, and
 ``rocmate memory`` after the restart showing rocmate's value in force (or waiting for the restart).
 
-The machines are the recorded public ones of tests/core/test_apu_memory.py; the undo record and
+The machines are the recorded public ones of tests/diagnose/test_apu_memory.py; the undo record and
 rocmate's ttm file are written by the helper's own code on a fake system (tests/install/
 test_helper_ttm.py runs the same for real, as root, in a throwaway Debian root).
 """

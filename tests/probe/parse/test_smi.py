@@ -435,7 +435,8 @@ AMD_SMI: dict[str, tuple[SmiGpu, ...]] = {
     ),
     "amd-smi/version-rocm720-strix-apu.txt": (),
     "errors/amd-smi-version-flag-invalid-subcommand.txt": (),
-    # amd-smi failing before it lists anything (issue 32: tests/core/test_amd_smi_and_runtime.py)
+    # amd-smi failing before it lists anything (issue 32:
+    # tests/diagnose/test_amd_smi_and_runtime.py)
     "amd-smi/error-driver-not-initialized-amdgpu-builtin-26.1.txt": (),
     "amd-smi/error-library-driver-not-loaded-code34-gpustack.txt": (),
     "amd-smi/error-library-unexpected-data-code43-gpustack.txt": (),

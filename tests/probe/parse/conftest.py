@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-OUTPUTS = Path(__file__).resolve().parent.parent / "fixtures" / "outputs"
+OUTPUTS = Path(__file__).resolve().parents[2] / "fixtures" / "outputs"
 HEADER_KEYS = ("# source:", "# machine:", "# note:")
 
 
