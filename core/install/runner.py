@@ -13,14 +13,15 @@ write would hold dpkg's lock). A root helper started through sudo/pkexec cannot 
 the user; it is asked through its stdin instead when it accepts ``--cancel-on-eof``
 (privilege.CANCEL_ON_EOF): the plan then goes as one line, stdin stays open, and closing it means
 "stop and roll back". The privileged block's limit is longer than the sum of the helper's own
-step limits, so the helper always ends, and reports, first.
+step limits, so the helper always ends, and reports, first. Starting, reading, signalling and
+reaping a child are core.child's (shared with the benchmark runner); when to stop it and what
+to say are here.
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
-import contextlib
 import grp
 import hashlib
 import http.client
@@ -35,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core.child import Child, signal_name
 from core.i18n import t
 from core.install.helper.policy import SCHEMA
 from core.install.plan import Plan, Step
@@ -335,7 +337,7 @@ class Runner:
         if said:
             return said
         if ended.code < 0:
-            name = _signal_name(-ended.code)
+            name = signal_name(-ended.code)
             if view.step:
                 return t("install.error.helper-signalled-in-step",
                          "the root helper was stopped by {signal} before it finished (in step "
@@ -504,29 +506,13 @@ class Runner:
         its output is still read to the end: a child that cannot be signalled (root) goes on
         writing, and must not block on a full pipe. One that does not end within the grace time
         after that (or, after a cancel, within ``limit``) is left alone, its pipe closed."""
-        loop = asyncio.get_running_loop()
-        read_fd, write_fd = os.pipe()
         try:
-            proc = await asyncio.create_subprocess_exec(
-                *argv,
-                stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
-                stdout=write_fd,
-                stderr=write_fd,
-                env=env if env is not None else clean_env(),
-            )
+            child = await Child.start(
+                argv, env=env if env is not None else clean_env(), stdin=stdin,
+                keep_stdin=keep_stdin, merged=True, line_limit=1 << 20)
         except OSError as exc:
-            os.close(read_fd)
             return _Ended(None, f"{argv[0]}: {exc.strerror or exc}", started=False)
-        finally:
-            os.close(write_fd)
-        reader = asyncio.StreamReader(limit=1 << 20, loop=loop)
-        transport, _ = await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(reader, loop=loop), os.fdopen(read_fd, "rb", 0)
-        )
-        if stdin is not None and keep_stdin:
-            stdin = stdin.rstrip(b"\n") + b"\n"  # the plan is one line; stdin stays open
-        feeder = asyncio.ensure_future(_feed(proc, stdin, close=not keep_stdin))
-        ended = _Ended(None, pid=proc.pid)
+        ended = _Ended(None, pid=child.pid)
         deadline = time.monotonic() + limit
         give_up: float | None = None
         exited: float | None = None
@@ -536,8 +522,8 @@ class Runner:
                 now = time.monotonic()
                 if ended.stopped is None and self.cancelled.is_set():
                     ended.stopped = "cancelled"
-                    ended.signalled = _signal(proc)
-                    _close_stdin(proc, feeder)
+                    ended.signalled = child.signal(signal.SIGTERM)
+                    child.close_stdin()
                     # A helper that heard us rolls back and ends; one that could not hear us
                     # finishes its steps, within its own limits (shorter than ``limit``).
                     give_up = deadline if helper else now + self.stop_grace_s
@@ -545,25 +531,26 @@ class Runner:
                         self._stopping(ended, keep_stdin)
                 elif ended.stopped != "timed out" and now > deadline:
                     ended.stopped = "timed out"
-                    ended.signalled = _signal(proc, kill=not helper)
-                    _close_stdin(proc, feeder)
+                    ended.signalled = child.signal(signal.SIGTERM if helper else signal.SIGKILL)
+                    child.close_stdin()
                     give_up = now + self.stop_grace_s
                 if give_up is not None and now > give_up:
-                    left_running = proc.returncode is None and not _signal(proc, kill=True)
+                    left_running = (child.returncode is None
+                                    and not child.signal(signal.SIGKILL))
                     break
-                if proc.returncode is not None:
+                if child.returncode is not None:
                     # A daemon the child started may hold the pipe: read what is left, but do
                     # not wait for it.
                     exited = exited if exited is not None else now
                     if now - exited > EXIT_DRAIN_S:
                         break
                 try:
-                    raw = await asyncio.wait_for(reader.readline(), timeout=POLL_S)
-                except TimeoutError:
-                    continue
+                    raw = await child.line(POLL_S)
                 except ValueError:  # longer than the reader's limit (the reader dropped it)
                     raw = t("install.output.line-too-long",
                             "(a line of more than 1 MiB was left out)").encode()
+                if raw is None:
+                    continue
                 if not raw:
                     break
                 line = raw.decode("utf-8", errors="replace").rstrip()
@@ -572,21 +559,11 @@ class Runner:
                     if plain:
                         ended.last = line
         finally:
-            transport.close()  # nothing reads any more: a child still writing gets EPIPE
-            if not feeder.done():
-                feeder.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await feeder
-            _close_stdin(proc, None)
+            await child.close()  # nothing reads any more: a child still writing gets EPIPE
         if left_running:
             return ended
-        wait = max(self.stop_grace_s, deadline - time.monotonic())
-        try:
-            ended.code = await asyncio.wait_for(proc.wait(), timeout=wait)
-        except TimeoutError:
-            if not _signal(proc, kill=True):
-                return ended  # a root child that closed its output but does not end
-            ended.code = await proc.wait()
+        # a root child that closed its output but does not end is left alone (code None)
+        ended.code = await child.reap(max(self.stop_grace_s, deadline - time.monotonic()))
         return ended
 
     def _stopping(self, ended: _Ended, keep_stdin: bool) -> None:
@@ -625,39 +602,6 @@ class Runner:
             event["percent"] = float(match.group(1))
         self.emit(event)
         return True
-
-
-async def _feed(proc: asyncio.subprocess.Process, data: bytes | None, close: bool) -> None:
-    """Write a child's whole input (and close it, unless the child watches for its end); a child
-    that left early is not an error."""
-    if data is None or proc.stdin is None:
-        return
-    with contextlib.suppress(ConnectionError, BrokenPipeError):
-        proc.stdin.write(data)
-        await proc.stdin.drain()
-        if close:
-            proc.stdin.close()
-
-
-def _close_stdin(proc: asyncio.subprocess.Process, feeder: asyncio.Future[None] | None) -> None:
-    """The end of the child's input (for a helper run with --cancel-on-eof: "stop")."""
-    if feeder is not None and not feeder.done():
-        feeder.cancel()
-    if proc.stdin is not None and not proc.stdin.is_closing():
-        with contextlib.suppress(OSError, RuntimeError):
-            proc.stdin.close()
-
-
-def _signal(proc: asyncio.subprocess.Process, kill: bool = False) -> bool:
-    """Ask a child to stop (SIGTERM) or kill it; False when it may not be signalled (a root
-    child of pkexec/sudo refuses a user's signal) or has gone."""
-    if proc.returncode is not None:
-        return False
-    try:
-        proc.kill() if kill else proc.terminate()
-    except (ProcessLookupError, PermissionError):
-        return False
-    return True
 
 
 def _in_new_groups() -> bool:
@@ -701,7 +645,7 @@ def _ended_words(ended: _Ended) -> str:
             else t("install.ended.did-not-end", "did not end")
     if ended.code < 0:
         return t("install.ended.signal", "stopped by {signal}",
-                 signal=_signal_name(-ended.code))
+                 signal=signal_name(-ended.code))
     return t("install.ended.exit-code", "exit code {code}", code=ended.code)
 
 
@@ -732,13 +676,6 @@ def _left_running(ended: _Ended, step: str | None, limit: float) -> str:
              "the root helper did not finish within {duration} and could not be stopped from "
              "here (it runs as root); it may still be running (process {pid}). apt may stay "
              "locked until it ends.", duration=_duration(limit), pid=ended.pid)
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return f"signal {number}"
 
 
 def _duration(seconds: float) -> str:
