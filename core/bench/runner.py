@@ -26,7 +26,8 @@
   SIGTERM after ``interrupt_grace_s`` (a worker that inherited SIGINT ignored, from a rocmate
   started by ``sh -c 'rocmate &'``, cannot ignore it: the worker turns it into the same
   report), then SIGKILL to its group after ``kill_grace_s``. A run cancelled before the worker
-  said ``done`` is cancelled, even if the worker went on to finish it.
+  said ``done`` is cancelled, even if the worker went on to finish it. The worker is started,
+  read, signalled and reaped through core.child (shared with the set-up runner).
 * However the worker ends, the outcome has exactly one of ``result`` or ``error``; a run cut
   short with enough measured steps also has ``partial``, the result of those steps
   (core.bench.partial).
@@ -64,6 +65,7 @@ from core.bench.worker.errors import PATTERNS_FILE, Translate, english
 from core.bench.worker.options import BenchOptions
 from core.bench.worker.protocol import decode
 from core.bundle import worker_sources
+from core.child import Child, signal_name
 from core.report.model import TelemetrySample
 from core.system import LiveSystem, System, clean_env
 
@@ -268,7 +270,7 @@ class BenchRunner:
         self.on_event = on_event
         self.system: System = system or LiveSystem()
         self.run_record = dict(run_record or {})
-        self.proc: asyncio.subprocess.Process | None = None
+        self.child: Child | None = None
         self._cancelled = False
         self._done_seen = False  # the worker said ``phase done``
         self._done_before_cancel = False  # ... before a cancel: its measurement stands
@@ -289,7 +291,7 @@ class BenchRunner:
 
     @property
     def pid(self) -> int | None:
-        return self.proc.pid if self.proc else None
+        return self.child.pid if self.child else None
 
     def _now(self) -> float:
         return time.monotonic() - self._t0
@@ -329,32 +331,17 @@ class BenchRunner:
         self._interrupt()
 
     def _interrupt(self) -> None:
-        """SIGINT now (the worker's own Ctrl-C: it reports ``interrupted``), then the signals
-        it cannot ignore, each only if it still runs."""
-        proc = self.proc
-        if proc is None or proc.returncode is not None:
-            return
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(proc.pid, signal.SIGINT)
-        loop = asyncio.get_running_loop()
-        loop.call_later(self.interrupt_grace_s, self._terminate)
-        loop.call_later(self.kill_grace_s, self._kill)
-
-    def _terminate(self) -> None:
-        """SIGTERM to a worker that is still there after SIGINT (it inherited SIGINT ignored,
-        or sits in a long call): the worker makes it the same ``interrupted`` report."""
-        proc = self.proc
-        if proc is None or proc.returncode is not None:
-            return
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(proc.pid, signal.SIGTERM)
+        """SIGINT now (the worker's own Ctrl-C: it reports ``interrupted``), then SIGTERM (a
+        worker that inherited SIGINT ignored, or sits in a long call, makes it the same
+        ``interrupted`` report), then SIGKILL to its group; each only while it still runs."""
+        if self.child is not None and self.child.returncode is None:
+            self.child.escalate([(0.0, signal.SIGINT, False),
+                                 (self.interrupt_grace_s, signal.SIGTERM, False),
+                                 (self.kill_grace_s, signal.SIGKILL, True)])
 
     def _kill(self) -> None:
-        proc = self.proc
-        if proc is None or proc.returncode is not None:
-            return
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)  # the worker and any compile workers it started
+        if self.child is not None:  # the worker and any compile workers it started
+            self.child.signal(signal.SIGKILL, group=True)
 
     def _env(self) -> dict[str, str]:
         env = clean_env(self.extra_env)
@@ -443,27 +430,19 @@ class BenchRunner:
 
     async def _run_worker(self, argv: list[str], workdir: Path, out: RunOutcome) -> None:
         try:
-            self.proc = await asyncio.create_subprocess_exec(
-                *argv,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                cwd=str(workdir),
-                env=self._env(),
-                start_new_session=True,
-                preexec_fn=self._preexec if self.memory_limit_bytes else None,
-                limit=LINE_LIMIT,
-            )
+            self.child = child = await Child.start(
+                argv, env=self._env(), cwd=str(workdir), new_session=True,
+                preexec=self._preexec if self.memory_limit_bytes else None,
+                line_limit=LINE_LIMIT)
         except OSError as exc:
             out.error = self._parent_error(
                 "other", f"cannot start {self.python}: {exc.strerror or exc}",
                 advice=start_advice())
             self._record({**out.error, "rx_t": self._now()})
             return
-        assert self.proc.stdout is not None and self.proc.stderr is not None
         if self._cancelled:  # cancelled while the process was starting
             self._interrupt()
-        stderr_task = asyncio.create_task(self._read_stderr(self.proc.stderr))
+        stderr_task = child.keep_stderr(self._stderr, STDERR_KEEP)
         telemetry_task: asyncio.Task[None] | None = None
         ranks_task = (asyncio.create_task(self._watch_ranks(out))
                       if self._pulse_dir is not None else None)
@@ -472,8 +451,11 @@ class BenchRunner:
                 limit, hang_if_silent = self._read_limit(out)
                 self._waited_s = limit
                 try:
-                    line = await asyncio.wait_for(self.proc.stdout.readline(), timeout=limit)
-                except asyncio.TimeoutError:
+                    line = await child.line(limit)
+                except ValueError:  # a line over LINE_LIMIT: not protocol; skip it
+                    self._stderr.extend(b"[stdout] (a line too long to read was skipped)\n")
+                    continue
+                if line is None:  # the watchdog: nothing came for ``limit`` seconds
                     self._hung = hang_if_silent and not self._cancelled
                     if self._hung and self._pulse_dir is not None:
                         pulses, states = self._ranks_now()
@@ -481,9 +463,6 @@ class BenchRunner:
                         await self._ask_for_stacks(pulses, states)
                     self._kill()
                     break
-                except ValueError:  # a line over LINE_LIMIT: not protocol; skip it
-                    self._stderr.extend(b"[stdout] (a line too long to read was skipped)\n")
-                    continue
                 if not line:
                     break
                 event = decode(line)
@@ -498,19 +477,10 @@ class BenchRunner:
                     out.device_ids = sysfs_ids(self.system, event.get("pci_bus_id"))
                     if self.telemetry and telemetry_task is None:
                         telemetry_task = asyncio.create_task(self._sample_loop(event, out))
-            try:
-                out.returncode = await asyncio.wait_for(self.proc.wait(), timeout=30)
-            except asyncio.TimeoutError:
-                self._kill()
-                out.returncode = await self.proc.wait()
+            out.returncode = await child.reap(30, group=True)
         finally:
-            if self.proc.returncode is None:
-                self._kill()
-                await self.proc.wait()
-                out.returncode = self.proc.returncode
             # the worker is gone; whatever it started in its group (compile workers) goes too
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.proc.pid, signal.SIGKILL)
+            out.returncode = await child.finish(group=True)
             for task in (telemetry_task, ranks_task):
                 if task is not None:
                     task.cancel()
@@ -598,15 +568,6 @@ class BenchRunner:
                       "pulses": [asdict(p) for p in sorted(pulses.values(),
                                                            key=lambda p: p.rank)],
                       "log": rankwatch.collective_log(words)})
-
-    async def _read_stderr(self, stream: asyncio.StreamReader) -> None:
-        while True:
-            chunk = await stream.read(65536)
-            if not chunk:
-                return
-            self._stderr.extend(chunk)
-            if len(self._stderr) > 4 * STDERR_KEEP:
-                del self._stderr[: -STDERR_KEEP]
 
     async def _sample_loop(self, hello: dict[str, Any], out: RunOutcome) -> None:
         """Sample until cancelled. Telemetry is a bonus: if it fails, it stops (the run file
@@ -751,10 +712,7 @@ class BenchRunner:
                 advice=rank_advice() if self.options.gpus is not None else hung_advice(),
                 detail=tail) | {"cause": "hung"}
         if rc is not None and rc < 0:
-            try:
-                sig = signal.Signals(-rc).name
-            except ValueError:  # a real-time signal has no name
-                sig = f"signal {-rc}"
+            sig = signal_name(-rc)  # "signal 34": a real-time signal has no name
             # i18n: english (the protocol's message; its advice is shown translated)
             info = errors.from_output(tail, ctx, message=f"the worker was killed by {sig}",
                                       patterns=failure_patterns())
