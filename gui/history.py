@@ -45,7 +45,7 @@ from core.operations.reports import (
     LoadedReport,
 )
 from core.report import formatting as fmt
-from core.report.history import HistoryEntry
+from core.report.history import HistoryEntry, row_suites
 from gui.bridge import Bridge
 from gui.compare import CompareView
 from gui.history_rows import (
@@ -325,7 +325,9 @@ class HistoryWindow(QDialog):
         """The suites and statuses the history holds, keeping what was chosen."""
         for box, everything, values, word in (
                 (self.suite_box, self.tr("All suites"),
-                 sorted({r.entry.suite for r in self.model.rows}), fmt.suite_title),
+                 # each suite once: a row of several runs (the health check's) offers each
+                 sorted({s for r in self.model.rows for s in row_suites(r.entry.suite)}),
+                 fmt.suite_title),
                 (self.status_box, self.tr("Any status"),
                  sorted({r.entry.status for r in self.model.rows}, key=lambda s: (s != "ok", s)),
                  status_word)):

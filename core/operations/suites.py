@@ -7,6 +7,7 @@ estimate from rocmate's own runs, said as "about"."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -26,6 +27,7 @@ from core.operations.benchmark import (
 )
 from core.operations.errors import OperationError
 from core.probe.facts import Facts
+from core.report.history import History, HistoryError, default_path
 from core.report.model import Report
 from core.resources import data_dir
 from core.system import System
@@ -235,13 +237,20 @@ class SuiteSequence:
     def __init__(self, requests: list[BenchmarkRequest], *,
                  on_event: EventCallback | None = None,
                  on_start: Callable[[int, BenchmarkRun], None] | None = None,
-                 system: System | None = None, facts: Facts | None = None) -> None:
+                 system: System | None = None, facts: Facts | None = None,
+                 groups: list[int] | None = None) -> None:
         """``facts``: the machine as the doctor read it (the app's System check), for a
         data-parallel run's GPUs (core.operations.benchmark.rank_gpus); read when such a run
-        needs them and none are given."""
+        needs them and none are given. ``groups``: how many requests in a row make one choice
+        (the health check's two suites: 2; :func:`choice_requests`), each choice one row in
+        the history (each run is stored as it ends, so none is lost, and the rows of one
+        choice become one as the next of its runs ends); default: each request its own."""
         if not requests:
             raise OperationError(t("ops.suites.none-chosen", "choose at least one benchmark"),
                                  status=2)
+        if groups is not None and (sum(groups) != len(requests) or min(groups) < 1):
+            raise ValueError(f"groups {groups} do not cover {len(requests)} requests")
+        self.groups = groups or [1] * len(requests)
         problems = [p for r in requests for p in r.problems()]
         if facts is not None:  # more ranks than GPUs: said before any suite starts
             problems += [p for r in requests if (p := rank_gpus(r.options, facts).problem)]
@@ -262,6 +271,7 @@ class SuiteSequence:
 
     async def run(self) -> SequenceResult:
         results: list[BenchmarkResult] = []
+        starts = [sum(self.groups[:i]) for i in range(len(self.groups))]
         for index, request in enumerate(self.requests):
             if self.cancelled:
                 break
@@ -272,6 +282,9 @@ class SuiteSequence:
                 self.on_start(index, run)
             result = await run.run()
             results.append(result)
+            first = max(s for s in starts if s <= index)  # this choice's first request
+            if index > first:
+                await asyncio.to_thread(_one_row, results[first:], run)
             if result.status != "ok":
                 break
         self.current = None
@@ -279,6 +292,37 @@ class SuiteSequence:
             raise OperationError(t("ops.suites.cancelled-before-start", "the benchmark was "
                                    "cancelled before it started"), status=130)
         return SequenceResult(results, combined([r.report for r in results]))
+
+
+def _one_row(results: list[BenchmarkResult], run: BenchmarkRun) -> None:
+    """The history rows of one choice's runs so far made one row of their combined report
+    (the ids then on the last result alone). Where a run was not stored, or the rows cannot
+    be merged, they stay as they are (nothing is lost) and the last result says why."""
+    ids = [i for r in results for i in r.history_ids]
+    request = run.request
+    if not request.history or len(ids) < 2 or any(r.history_error for r in results):
+        return
+    path = request.history_path or default_path(run.system.env())
+    try:
+        with History(path) as history:
+            merged = history.merge(ids, combined([r.report for r in results]))
+    except (HistoryError, OSError, KeyError) as exc:
+        results[-1].history_error = t(
+            "ops.suites.rows-not-merged", "the runs of one choice stay as {count} rows in the "
+            "history: {error}", count=len(ids), error=exc)
+        return
+    for r in results:
+        r.history_ids = []
+    results[-1].history_ids = [merged]
+
+
+def choice_requests(plans: list[SuitePlan], settings: Settings,
+                    request: Callable[[BenchOptions], BenchmarkRequest]
+                    ) -> tuple[list[BenchmarkRequest], list[int]]:
+    """The requests of the chosen cards, in order, and how many belong to each card (the
+    ``groups`` of :class:`SuiteSequence`)."""
+    per_plan = [[request(o) for o in options_for(plan, settings)] for plan in plans]
+    return [r for rs in per_plan for r in rs], [len(rs) for rs in per_plan]
 
 
 def combined(reports: list[Report]) -> Report:

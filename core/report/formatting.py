@@ -139,7 +139,10 @@ def value(v: Any) -> str:
 
 
 def suite_title(suite: str) -> str:
-    return suite_titles().get(suite, suite)
+    """A suite's title; a history row of several runs (``gemm+bandwidth``) names each."""
+    titles = suite_titles()
+    return " + ".join(titles.get(part, part) for part in suite.split("+")) if "+" in suite \
+        else titles.get(suite, suite)
 
 
 def suite_notes(suite: str) -> list[str]:

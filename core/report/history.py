@@ -1,5 +1,7 @@
 """The history of benchmark runs: a small SQLite database, one row per suite run, each row
-holding the full report it came from.
+holding the full report it came from; or one row for the runs of one choice (the health check's
+gemm and bandwidth, :meth:`History.merge`), whose ``suite`` names them all (``gemm+bandwidth``)
+and whose ``run_index`` is -1 (the whole report).
 
 Location: ``$XDG_DATA_HOME/rocmate/history.sqlite`` (default ``~/.local/share``).
 
@@ -539,14 +541,44 @@ class History:
             ids.append(int(cur.lastrowid or 0))
         return ids
 
+    def merge(self, entry_ids: list[int], report: Report) -> int:
+        """Make the rows ``entry_ids`` (this machine's, stored one by one as each run of one
+        choice ended, so that none is lost) one row of ``report``, the report of them all: the
+        first row takes it, the others go, in one transaction. Returns the row's id; KeyError
+        when a row is missing or imported (nothing is changed then)."""
+        if not entry_ids:
+            raise KeyError("no rows to merge")
+        prepared = self._prepare(report, None)
+        runs = prepared.report.runs
+        values = (prepared.report.created, together_suite([r.suite for r in runs]),
+                  together_status([r.status for r in runs]), *_summary(_lead(runs)),
+                  -1 if len(runs) > 1 else 0, prepared.text, prepared.digest,
+                  *_interruption(next((r for r in runs if _interruption(r)[0] is not None),
+                                      runs[0])))
+        with self._write(t("report.history.doing.store", "store the run")):
+            marks = ",".join("?" * len(entry_ids))
+            found = self._db.execute(
+                f"SELECT id FROM runs WHERE imported = 0 AND id IN ({marks})",
+                tuple(entry_ids)).fetchall()
+            if len(found) != len(set(entry_ids)):
+                raise KeyError(entry_ids)
+            first, *rest = entry_ids
+            self._db.execute(
+                "UPDATE runs SET created = ?, suite = ?, status = ?, device = ?, headline = ?, "
+                "value = ?, unit = ?, error_kind = ?, run_index = ?, report_json = ?, "
+                "digest = ?, measured_steps = ?, planned_steps = ? WHERE id = ?",
+                (*values, first))
+            self._db.executemany("DELETE FROM runs WHERE id = ?", [(i,) for i in rest])
+        return first
+
     def list(self, *, suite: str | None = None, limit: int = 100,
              status: str | None = None) -> list[HistoryEntry]:
-        """The newest runs first."""
+        """The newest runs first (``suite``: also the rows of several runs that hold it)."""
         where: list[str] = []
         args: list[object] = []
         if suite:
-            where.append("suite = ?")
-            args.append(suite)
+            where.append("(suite = ? OR instr('+' || suite || '+', ?) > 0)")
+            args += [suite, f"+{suite}+"]
         if status:
             where.append("status = ?")
             args.append(status)
@@ -716,6 +748,26 @@ def _entry(row: tuple[Any, ...]) -> HistoryEntry:
                         run_index if isinstance(run_index, int) else 0, text(added),
                         (measured, planned if isinstance(planned, int) else None)
                         if isinstance(measured, int) else None)
+
+
+def together_suite(suites: list[str]) -> str:
+    """The ``suite`` of a row of several runs: their suites, each once, joined by ``+``."""
+    return "+".join(dict.fromkeys(suites))
+
+
+def row_suites(suite: str) -> list[str]:
+    """The suites a row's ``suite`` names (one, or those of a row of several runs)."""
+    return suite.split("+")
+
+
+def together_status(statuses: list[str]) -> str:
+    """The status of a row of several runs: ok when each ended so, else the first other."""
+    return next((s for s in statuses if s != "ok"), "ok")
+
+
+def _lead(runs: list[SuiteRun]) -> SuiteRun:
+    """The run whose figure a row of several runs shows: the first with a result."""
+    return next((r for r in runs if r.result is not None), runs[0])
 
 
 def _interruption(run: SuiteRun) -> tuple[int | None, int | None]:

@@ -51,7 +51,7 @@ from core.operations.suites import (
     Settings,
     SuitePlan,
     SuiteSequence,
-    options_for,
+    choice_requests,
     plan_choices,
     prepare_reports,
 )
@@ -591,12 +591,12 @@ class BenchmarkPage(RocPage):
 
     # -- a run -------------------------------------------------------------------------------
 
-    def requests(self) -> list[BenchmarkRequest]:
-        settings = self.advanced.settings()
-        python = self.session.python
-        return [BenchmarkRequest(options=options, python=python,
-                                 history_path=self.session.history_path)
-                for plan in self._chosen for options in options_for(plan, settings)]
+    def requests(self) -> tuple[list[BenchmarkRequest], list[int]]:
+        """The chosen cards' requests, and how many are each card's (one history row each)."""
+        python, path = self.session.python, self.session.history_path
+        return choice_requests(
+            self._chosen, self.advanced.settings(),
+            lambda options: BenchmarkRequest(options=options, python=python, history_path=path))
 
     def start(self) -> None:
         if self.busy:
@@ -607,9 +607,10 @@ class BenchmarkPage(RocPage):
         self.result = None
         self._ranks_said = None
         try:
-            requests = self.requests()
+            requests, groups = self.requests()
             self.sequence = SuiteSequence(requests, on_event=self._event,
-                                          on_start=self._run_started, facts=self._facts())
+                                          on_start=self._run_started, facts=self._facts(),
+                                          groups=groups)
         except OperationError as exc:
             self._show_message(str(exc))
             return

@@ -16,7 +16,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QStyle, QWidget
 
 from core.report import formatting as fmt
-from core.report.history import HistoryEntry
+from core.report.history import HistoryEntry, row_suites
 from core.report.interruption import interrupted_words
 from gui.history_rows import (
     COLUMNS,
@@ -187,7 +187,7 @@ class HistoryProxy(QSortFilterProxyModel):
         if not isinstance(model, HistoryModel):
             return True
         row = model.rows[source_row]
-        if self.suite is not None and row.entry.suite != self.suite:
+        if self.suite is not None and self.suite not in row_suites(row.entry.suite):
             return False
         if self.status is not None and row.entry.status != self.status:
             return False

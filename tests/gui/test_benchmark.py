@@ -86,7 +86,15 @@ def test_each_suite_runs_for_real_and_feeds_the_graphs(
     last = run_files(session)[-1]
     assert page.plots.steps_seen == sum(e["event"] == "step" for e in last)
     assert any(e["event"] == "phase" and e.get("phase") == "setup" for e in events)
-    assert len(session.bench_history_ids) == len(suites)
+    # one choice, one row in the (real SQLite) history, holding every suite it ran: the
+    # health check's gemm and bandwidth were two rows, one stored by each suite's run
+    assert session.history_path is not None
+    with History(session.history_path) as history:
+        (row,) = history.list()
+        assert history.count() == 1 and session.bench_history_ids == [row.id]
+        assert row.suite == "+".join(suites) and row.status == "ok"
+        assert [r.suite for r in history.run_report(row.id).runs] == suites
+        assert all(history.list(suite=suite) == [row] for suite in suites)
     assert "Done" in page.status.text() and not page.message.isVisible()
     # the first step's star lies whole inside each step plot (issue 31/15)
     for plot in ("throughput", "step_time"):

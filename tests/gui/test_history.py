@@ -6,6 +6,7 @@ and an empty history said in words. Every read and write runs through the bridge
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,8 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 from core.operations.reports import HistoryAccess, compare_reports, list_runs, load_report
 from core.report import formatting as fmt
 from core.report.compare import compare
-from core.report.history import HistoryEntry
+from core.report.history import History, HistoryEntry
+from core.report.model import from_json
 from gui.bridge import Bridge
 from gui.compare import CompareView
 from gui.history import HistoryWindow
@@ -389,3 +391,29 @@ def test_the_area_under_the_table_follows_the_persons_selection(
     assert window.selected_ids() == [ids[3], ids[4]]
     assert window.detail.currentWidget() is window.placeholder
     assert "Compare the two" in window.placeholder.text()
+
+
+def test_the_health_check_is_one_row_offered_under_each_suite(qtbot: Any, aloop: Any,
+                                                              bridge: Bridge,
+                                                              tmp_path: Path) -> None:
+    """The health check's gemm and bandwidth, merged into one row as the Benchmark page keeps
+    them (core's History.merge): one row titled by both suites, found under either, and the
+    suite box offers each suite once, never the pair."""
+    page = from_json((REPORTS / "gpu" / "h200-health-resnet50-page.json").read_text())
+    path = tmp_path / "history.sqlite"
+    with History(path) as history:
+        ids = [i for run in page.runs[:2]
+               for i in history.insert(replace(page, runs=[run]))]
+        health = history.merge(ids, replace(page, runs=page.runs[:2]))
+        (cpu,) = history.insert(from_json(CPU.read_text()))
+    window = _window(qtbot, bridge, path)
+    assert sorted(window.visible_ids()) == [health, cpu]
+    assert window.proxy.index(window.visible_ids().index(health), 1).data() == \
+        "GEMM (matrix multiply) + Memory bandwidth"
+    offered = [window.suite_box.itemData(i) for i in range(1, window.suite_box.count())]
+    assert offered == ["bandwidth", "gemm", "resnet50-train"]
+    for suite in ("gemm", "bandwidth"):
+        window.suite_box.setCurrentIndex(window.suite_box.findData(suite))
+        assert window.visible_ids() == [health]
+    window.suite_box.setCurrentIndex(window.suite_box.findData("resnet50-train"))
+    assert window.visible_ids() == [cpu]
