@@ -9,7 +9,7 @@ The doctor's memory findings and ``rocmate memory`` both use it.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from core.i18n import local
 from core.knowledge.apu_memory import ApuMemoryTable, Note, load_apu_memory
@@ -26,6 +26,10 @@ TOO_BIG = "too-big"
 """The goal needs more than the machine can safely give."""
 UNKNOWN = "unknown"
 """The machine's RAM is not known, so no safe amount can be said."""
+
+NIXOS_NOTE = "how-to-set-nixos"
+"""The table's "how-to-set" for NixOS, whose /etc/modprobe.d is made from the system's
+configuration (``boot.extraModprobeConfig``), not written by hand."""
 
 
 def gib(value: int | float | None) -> str:
@@ -73,6 +77,8 @@ class MemoryAdvice:
     floor_reasoning: str
     floor_source: str
     notes: tuple[AdviceNote, ...]
+    distro: str | None = None
+    """The machine's os-release ID: how a limit is set depends on it (NixOS)."""
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -94,8 +100,8 @@ class MemoryAdvice:
 
 
 def advise(gpu: str, memory: MemoryFacts, goal: Goal = MAX_GOAL,
-           table: ApuMemoryTable | None = None) -> MemoryAdvice:
-    """What to give the GPU for ``goal`` on this machine."""
+           table: ApuMemoryTable | None = None, distro: str | None = None) -> MemoryAdvice:
+    """What to give the GPU for ``goal`` on this machine (``distro``: its os-release ID)."""
     table = table or load_apu_memory()
     ram = memory.system.ram_bytes
     usable = memory.usable_bytes
@@ -125,8 +131,19 @@ def advise(gpu: str, memory: MemoryFacts, goal: Goal = MAX_GOAL,
         usable_bytes=usable, verdict=verdict, target_gib=target,
         pages=table.pages(target) if target else None,
         floor_reasoning=table.floor_reasoning, floor_source=table.floor_source,
-        notes=tuple(_note(table, table.note(k), target) for k in keys),
+        notes=tuple(_note(table, _how_to_set(table, distro) if k == "how-to-set"
+                          else table.note(k), target) for k in keys),
+        distro=distro,
     )
+
+
+def _how_to_set(table: ApuMemoryTable, distro: str | None) -> Note:
+    """How to set the limit on this distribution: NixOS's own note where the table has one."""
+    if distro == "nixos":
+        nixos = next((n for n in table.notes if n.key == NIXOS_NOTE), None)
+        if nixos is not None:
+            return replace(nixos, key="how-to-set")
+    return table.note("how-to-set")
 
 
 def _note(table: ApuMemoryTable, note: Note, target_gib: int | None) -> AdviceNote:

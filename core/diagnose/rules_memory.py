@@ -102,7 +102,7 @@ def apu_memory_low(ctx: Context) -> list[Finding]:
     table = load_apu_memory()
     found = []
     for gpu, memory in _apus(ctx):
-        advice = advise(gpu.name, memory, table=table)
+        advice = advise(gpu.name, memory, table=table, distro=ctx.facts.platform.distro_id)
         usable, safe = advice.usable_bytes, advice.safe_bytes
         if usable is None or safe is None or advice.verdict != RAISE:
             continue

@@ -111,8 +111,15 @@ def memory_plan(advice: MemoryAdvice, gib: int | None = None) -> Plan:
         return _blocked(t("memory.plan.blocked.size", "{gib} GiB cannot be given: between 1 "
                           "and {most} GiB (the RAM less {floor} GiB for the system)", gib=want,
                           most=most, floor=f"{(advice.floor_bytes or 0) / GIB:.1f}"))
+    pages = want * TTM_PAGES_PER_GIB
+    if advice.distro == "nixos":
+        return _blocked(t("memory.plan.blocked.nixos", "NixOS makes /etc/modprobe.d from its "
+                          "configuration, so rocmate does not write there: add "
+                          "boot.extraModprobeConfig = \"options ttm pages_limit={pages} "
+                          "page_pool_size={pages}\"; to configuration.nix ({gib} GiB), run "
+                          "'sudo nixos-rebuild boot', then restart", pages=pages, gib=want))
     return Plan(strategy=STRATEGY, rocm=None, torch_index=None,
-                steps=apply_steps(want * TTM_PAGES_PER_GIB), notes=_notes(advice))
+                steps=apply_steps(pages), notes=_notes(advice))
 
 
 class UndoRecord:

@@ -93,7 +93,8 @@ def memory_advice(report: DoctorReport, goal: Goal | None = None) -> MemoryRepor
     """The advice for each integrated AMD GPU of ``report``'s machine, for ``goal`` (default:
     the most the machine can safely give)."""
     goal = goal or MAX_GOAL
-    advices = tuple(advise(gpu.name, gpu.memory, goal)
+    distro = report.facts.platform.distro_id
+    advices = tuple(advise(gpu.name, gpu.memory, goal, distro=distro)
                     for gpu in report.facts.gpus.gpus if gpu.memory is not None)
     return MemoryReport(goal, advices)
 
