@@ -43,6 +43,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                                    "usage error, or a folder that is not new and empty or "
                                    "cannot be written; 130 interrupted."))
     snap.add_argument("out", metavar="DIR")
+    snap.add_argument("--root", metavar="DIR",
+                      help=t("cli.help.snapshot.root", "a replayed machine: its folder is the "
+                             "snapshot, copied as it is (this computer is not read)"))
     snap.add_argument("--python", metavar="PATH")
     snap.add_argument("--no-torch", action="store_true")
     snap.set_defaults(func=run_snapshot)
@@ -93,9 +96,21 @@ EXIT_STATUS = {READY: 0, READY_AFTER_FIXES: 1, NOT_SUPPORTED: 4, NOT_PROVED: 5}
 
 @says_errors
 def run_snapshot(args: argparse.Namespace) -> int:
-    snapshot = take_snapshot(args.out, python=args.python, probe_torch=not args.no_torch)
-    print(t("cli.doctor.snapshot-written", "Snapshot written to {path} in {seconds} s.",
-            path=snapshot.path, seconds=f"{snapshot.seconds:.1f}"))
+    if args.root and (args.python or args.no_torch):
+        unused = [o for o, given in (("--python", args.python), ("--no-torch", args.no_torch))
+                  if given]
+        print("rocmate: " + t("cli.doctor.snapshot-replay-options-unused", "a replayed "
+                              "machine is copied with the PyTorch it recorded; {options} not "
+                              "used", options=", ".join(unused)), file=sys.stderr)
+    snapshot = take_snapshot(args.out, python=args.python, probe_torch=not args.no_torch,
+                             root=args.root)
+    if snapshot.copied_from is not None:
+        print(t("cli.doctor.snapshot-copied", "Snapshot written to {path}: a copy of the "
+                "replayed machine {source} (this computer was not read).",
+                path=snapshot.path, source=snapshot.copied_from))
+    else:
+        print(t("cli.doctor.snapshot-written", "Snapshot written to {path} in {seconds} s.",
+                path=snapshot.path, seconds=f"{snapshot.seconds:.1f}"))
     print(t("cli.doctor.snapshot-replay", "Replay it with: {command}",
             command=snapshot.replay_command))
     return 0
