@@ -230,7 +230,10 @@ class HistoryWindow(QDialog):
         self.delete_button.setText(self.tr("&Delete…"))
         self._reword_rows()
         self._fill_boxes()  # the filter again too: the words it looks in are the new ones
-        self._selection()
+        # the hint's words, not a new choice: the selection did not change, so what is shown
+        # under the table stays (a preview started here replaced a comparison, or the empty
+        # area, with the one run selected, PREVIEW_MS after the language changed)
+        self._selection_words()
         if self.detail.currentWidget() is self.placeholder:
             self.placeholder.setText(self._placeholder_text())
         else:
@@ -397,7 +400,8 @@ class HistoryWindow(QDialog):
         finally:
             self._selecting = False
 
-    def _selection(self) -> None:
+    def _selection_words(self) -> list[int]:
+        """The buttons and the hint for the runs selected (their ids)."""
         ids = self.selected_ids()
         self.open_button.setEnabled(len(ids) == 1)
         self.compare_button.setEnabled(len(ids) == 2)
@@ -406,6 +410,10 @@ class HistoryWindow(QDialog):
             self.selection_hint.setText(self.tr("Compare takes two runs."))
         else:
             self.selection_hint.clear()
+        return ids
+
+    def _selection(self) -> None:
+        ids = self._selection_words()
         # the area under the table follows the selection, never shows runs no longer picked:
         # one run is shown at once; two wait for Compare (a comparison of others goes)
         if self._selecting:

@@ -9,6 +9,7 @@ changes."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -90,15 +91,23 @@ def _window(qtbot: Any, bridge: Bridge, path: Path, shown: str) -> HistoryWindow
     window.status_box.setCurrentIndex(window.status_box.findData("ok"))
     window.select_ids([h200])
     if shown == "compare":
-        with qtbot.waitSignal(bridge.finished, timeout=30_000):
+        with qtbot.waitSignal(bridge.finished, timeout=30_000,
+                              check_params_cb=_answer_to(window, "compare")):
             window.compare_ids(cpu, h200)
         assert window.detail.currentWidget() is window.compare
     elif shown == "open":
-        with qtbot.waitSignal(bridge.finished, timeout=30_000):
+        with qtbot.waitSignal(bridge.finished, timeout=30_000,
+                              check_params_cb=_answer_to(window, "open")):
             window.open_id(h200)
         assert window.detail.currentWidget() is window.results
     _settle()
     return window
+
+
+def _answer_to(window: HistoryWindow, what: str) -> Callable[[str, object], bool]:
+    """The bridge's ``finished`` of this window's own call (another window's, or another
+    call's, is not the one waited for)."""
+    return lambda key, _result: key == f"{window.key}:{what}"
 
 
 def _texts(window: HistoryWindow) -> list[str]:
@@ -106,12 +115,15 @@ def _texts(window: HistoryWindow) -> list[str]:
 
 
 def _state(window: HistoryWindow) -> tuple[object, ...]:
-    """The sorting, the filter and the selection."""
+    """The sorting, the filter, the selection and what is shown under the table (the
+    comparison, the run opened or nothing, and which runs), nothing about to replace it."""
     header = window.table.horizontalHeader()
     return (header.sortIndicatorSection(), header.sortIndicatorOrder(), window.model.sort_by,
             [row.entry.id for row in window.model.rows], window.filter_edit.text(),
             window.status_box.currentData(), window.suite_box.currentData(),
-            window.visible_ids(), window.selected_ids())
+            window.visible_ids(), window.selected_ids(),
+            window.detail.currentWidget().objectName() or type(window.detail.currentWidget()),
+            sorted(window.shown_ids), window._preview.isActive())
 
 
 def _labelled_in_each_language(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -143,6 +155,11 @@ def test_the_history_switched_to_chinese_shows_what_it_shows_when_opened_in_chin
     assert "Run" in english and "finished" in english  # a header, a status word
 
     assert i18n.switch("zh_CN")
+    _settle()  # the language change handled
+    # the language changed, not the selection: nothing is about to replace what is shown (a
+    # preview of the one run selected did, PREVIEW_MS later: on a busy machine before the
+    # texts below were read, else after them)
+    assert not window._preview.isActive()
     _quiet(qtbot, bridge)
     assert core_i18n.language() == "zh_CN"
     switched = _texts(window)
