@@ -13,7 +13,9 @@ card at its power limit lowers its clocks after a fraction of a second of full l
   0 is left out). That is how the reference results in resources/data/references.toml marked
   ``timing = "burst"`` were measured: a few products after a few warm-ups. The datasheet
   comparison uses it. Where the warm-up was forced shorter (``--warmup-steps``), the burst falls
-  back to the best :data:`BURST_STEPS` measured steps in a row, and ``details.peak`` says so.
+  back to the best :data:`BURST_STEPS` measured steps in a row (all of them where no
+  :data:`BURST_STEPS` in a row reach the series' median: :func:`window_peak`), and
+  ``details.peak`` says so.
 * ``tflops_<dtype>``: the **sustained** rate, the median over the whole measured phase, after
   the warm-up settled: what the card keeps up under its power limit (a plain loop of the same
   length gives the same figure within its noise). bf16 (the headline) runs first and each dtype
@@ -59,6 +61,17 @@ def burst(warmup_times: list[float], flops: float) -> tuple[list[float], list[in
         return None
     times = warmup_times[1:BURST_STEPS + 1]
     return [flops / t / 1e12 for t in times if t > 0], [1, BURST_STEPS]
+
+
+def window_peak(rates: list[float]) -> tuple[list[float], list[int], str]:
+    """The peak where the warm-up was too short for a burst: the rates of the best
+    :data:`BURST_STEPS` measured steps in a row, or of all of them where no
+    :data:`BURST_STEPS` in a row reach the series' median (:func:`best_window`'s rule); their
+    first and last step; the words for ``details.peak``, which name how many steps it is."""
+    start, stop = best_window(rates, BURST_STEPS)
+    return rates[start:stop], [start, stop - 1], (
+        f"the best {stop - start} measured steps in a row (the warm-up was too short for a "
+        "burst)")
 
 
 def burst_size(fn: Any, sync: Any, target_s: float = TARGET_STEP_S, cap: int = 200) -> int:
@@ -165,12 +178,8 @@ def run(h: Harness, opts: Options) -> dict[str, Any]:
             rates, info["burst_warmup_steps"] = found
             details_peak = peak_words
         else:  # a forced short warm-up: the best measured steps in a row stand in
-            rates = [flops / t / 1e12 for t in part.times]
-            start, stop = best_window(rates, BURST_STEPS)
-            rates = rates[start:stop]
-            info["burst_measured_steps"] = [start, stop - 1]
-            details_peak = (f"the best {BURST_STEPS} measured steps in a row (the warm-up was "
-                            f"too short for a burst)")
+            rates, info["burst_measured_steps"], details_peak = window_peak(
+                [flops / t / 1e12 for t in part.times])
         figures[f"tflops_{name}_peak"] = figure(rates, "TFLOP/s")
         info["peak"] = details_peak
         parts[name] = info
