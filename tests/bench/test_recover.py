@@ -27,6 +27,7 @@ from core.report.history import History
 from core.report.steadiness import MIN_RESULT_STEPS
 from core.report.writers import render
 from tests.bench.helpers import PYTHON, run_worker, tiny
+from tests.waits import poll_until
 
 ROOT = Path(__file__).resolve().parents[2]
 STOPPED = ("rocmate stopped before the run ended (the window was closed or rocmate crashed); "
@@ -65,15 +66,19 @@ def test_a_run_whose_rocmate_was_killed_is_added_once_as_interrupted(tmp_path: P
     runs, history = tmp_path / "runs", tmp_path / "history.sqlite"
     run_file = runs / "20261201T000000.000000Z-gemm.jsonl"
     env = {**os.environ, "OMP_NUM_THREADS": "1", "XDG_DATA_HOME": str(tmp_path / "xdg")}
-    proc = subprocess.Popen([sys.executable, "-c", _KILLED_RUN, str(run_file), str(history)],
-                            cwd=ROOT, env=env)
+    errors = tmp_path / "stderr.txt"
+    with errors.open("w") as stderr:
+        proc = subprocess.Popen([sys.executable, "-c", _KILLED_RUN, str(run_file), str(history)],
+                                cwd=ROOT, env=env, stderr=stderr)
     worker = 0
     try:
         def measuring() -> bool:
             return run_file.exists() and sum(
                 e.get("phase") == "measure" for e in lines(run_file) if e["event"] == "step") >= 5
 
-        wait_for(measuring, 120, "measured steps in the run file")
+        poll_until(measuring, ended=lambda: proc.poll() is not None,
+                   said=lambda: f"exit status {proc.returncode}: {errors.read_text()[-2000:]}",
+                   timeout_s=120, what="5 measured steps in the run file")
         worker = next(e["pid"] for e in lines(run_file) if e["event"] == "hello")
         assert worker_alive(worker)
         # a live run: its rocmate holds the file, nothing is touched

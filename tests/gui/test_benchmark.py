@@ -23,6 +23,7 @@ from gui.wizard import RocWizard
 from tests.bench.helpers import python_without_diffusers
 from tests.gui.keys import answer_next_question
 from tests.gui.test_live_plots import assert_star_inside
+from tests.waits import while_benchmark_runs
 
 RUN_S = 240_000  # ms: a tiny CPU run takes seconds; a loaded CI machine gets slack
 
@@ -119,7 +120,8 @@ def test_cancel_mid_run_leaves_no_worker_and_a_cancelled_row(
     page = make_page(qtbot, session)
     choose(page, "resnet50-train", steps=100_000)
     page.start_button.click()
-    qtbot.waitUntil(lambda: page.plots.steps_seen >= 2, timeout=RUN_S)
+    while_benchmark_runs(qtbot, page, lambda: page.plots.steps_seen >= 2, timeout_ms=RUN_S,
+                         what="2 steps in the graphs")
     (hello,) = [e for e in run_files(session)[0] if e["event"] == "hello"]
     page.cancel_button.click()
     wait_done(qtbot, page)
@@ -207,7 +209,8 @@ def test_closing_the_window_mid_run_asks_then_cancels(qtbot: Any, aloop: Any,
     assert isinstance(page, BenchmarkPage)
     choose(page, "resnet50-train", steps=100_000)
     page.start_button.click()
-    qtbot.waitUntil(lambda: page.plots.steps_seen >= 1, timeout=RUN_S)
+    while_benchmark_runs(qtbot, page, lambda: page.plots.steps_seen >= 1, timeout_ms=RUN_S,
+                         what="a step in the graphs")
     answer_next_question(QMessageBox.StandardButton.No, [])  # the real question: keep going
     wizard.close()
     assert wizard.isVisible() and page.busy

@@ -27,6 +27,7 @@ from gui.pages.base import PageId
 from gui.session import Session
 from gui.wizard import RocWizard
 from tests.bench.helpers import python_without_diffusers
+from tests.waits import while_benchmark_runs
 
 ROOT = Path(__file__).resolve().parents[2]
 REPORTS = ROOT / "tests" / "fixtures" / "reports"
@@ -100,7 +101,8 @@ def test_a_run_cancelled_before_its_first_step(qtbot: Any, aloop: Any,
     page.choose("resnet50-train")
     page.advanced.tiny.setChecked(False)  # full shapes: the first step takes a while on a CPU
     page.start_button.click()
-    qtbot.waitUntil(lambda: _said_hello(), timeout=RUN_MS)
+    while_benchmark_runs(qtbot, page, _said_hello, timeout_ms=RUN_MS,
+                         what="the worker's hello")
     page.cancel_button.click()
     _done(qtbot, page)
     assert page.result is not None and page.result.status == "cancelled"

@@ -31,6 +31,7 @@ from gui.session import Session
 from gui.wizard import RocWizard
 from tests.gui.keys import answer_next_question, press
 from tests.gui.support import MACHINES
+from tests.waits import while_benchmark_runs
 
 ROOT = Path(__file__).resolve().parents[2]
 RUN_MS = 240_000  # a tiny CPU run takes seconds; a loaded machine gets slack
@@ -74,7 +75,8 @@ def _start_long_run(qtbot: Any, page: BenchmarkPage, *, steps: int = 100_000) ->
     page.advanced.tiny.setChecked(True)
     page.advanced.steps.setValue(steps)
     qtbot.mouseClick(page.start_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: page.plots.steps_seen >= 2, timeout=RUN_MS)
+    while_benchmark_runs(qtbot, page, lambda: page.plots.steps_seen >= 2, timeout_ms=RUN_MS,
+                         what="2 steps in the graphs")
 
 
 def _worker_pids() -> list[int]:
@@ -113,7 +115,8 @@ def test_leaving_a_benchmark_asks_first_and_keeps_the_run(
     qtbot.waitUntil(lambda: len(asked) == 1, timeout=5_000)
     assert asked[0].startswith(QUESTION)
     seen = page.plots.steps_seen
-    qtbot.waitUntil(lambda: page.plots.steps_seen > seen, timeout=RUN_MS)  # it runs on
+    while_benchmark_runs(qtbot, page, lambda: page.plots.steps_seen > seen, timeout_ms=RUN_MS,
+                         what="another step after No")  # it runs on
     assert wizard.isVisible() and page.busy and busy_when_closed == []
 
     answer_next_question(YES, asked)

@@ -19,6 +19,7 @@ from gui.pages.base import PageId
 from gui.session import Session
 from gui.wizard import RocWizard
 from tests.gui.keys import answer_next_question
+from tests.waits import call_ends
 
 
 def _page(qtbot: Any, plan: Plan, state: Path, helper: list[str] | None
@@ -48,7 +49,7 @@ def test_a_plan_runs_and_every_step_and_line_is_shown(qtbot: Any, aloop: Any,
     _wizard, page = _page(qtbot, plan, tmp_path / "state", None)
     assert not page.isComplete() and [i.text(1) for i in page.items.values()] == [
         "waiting", "waiting"]
-    with qtbot.waitSignal(page.bridge.finished, timeout=60_000):
+    with call_ends(qtbot, page.bridge, timeout_ms=60_000):
         page.start_button.click()
     assert [page.items[s].text(1) for s in ("say", "write")] == ["done", "done"]
     assert "hello\nworld" in page.log.toPlainText()
@@ -66,7 +67,7 @@ def test_a_dismissed_password_prompt_says_so_and_offers_to_start_again(
         Step("groups", "Add you to the render group", "root", privileged=True,
              argv=("usermod", "-aG", "render,video", "ana")),))
     _wizard, page = _page(qtbot, plan, tmp_path / "state", [str(pkexec)])
-    with qtbot.waitSignal(page.bridge.finished, timeout=60_000):
+    with call_ends(qtbot, page.bridge, timeout_ms=60_000):
         page.start_button.click()
     assert "dismissed the password prompt" in page.outcome.text()
     assert page.start_button.isEnabled()  # nothing ran: Start again (no Resume from nothing)
@@ -90,7 +91,7 @@ def test_closing_the_window_during_a_run_asks_and_stops_after_the_step(
     wizard.close()
     assert wizard.isVisible() and page.busy  # "No": the run goes on, the window stays
     answer_next_question(QMessageBox.StandardButton.Yes, [])  # stop it and close
-    with qtbot.waitSignal(page.bridge.finished, timeout=60_000):
+    with call_ends(qtbot, page.bridge, timeout_ms=60_000):
         wizard.close()
     qtbot.waitUntil(lambda: not wizard.isVisible(), timeout=10_000)
     assert page.items["slow"].text(1) == "stopped" and page.items["after"].text(1) == "not run"
@@ -108,7 +109,7 @@ def test_a_run_cut_short_is_offered_to_resume_at_the_next_start(
     ))
     state = tmp_path / "state"
     wizard, page = _page(qtbot, plan, state, None)
-    with qtbot.waitSignal(page.bridge.finished, timeout=60_000):
+    with call_ends(qtbot, page.bridge, timeout_ms=60_000):
         page.start_button.click()
     assert page.items["second"].text(1).startswith("failed")
     wizard.close()
@@ -116,7 +117,7 @@ def test_a_run_cut_short_is_offered_to_resume_at_the_next_start(
     _wizard2, again = _page(qtbot, plan, state, None)
     assert again.items["first"].text(1) == "done in an earlier run"
     assert again.resume_button.isVisibleTo(again) and "Resume" in again.outcome.text()
-    with qtbot.waitSignal(again.bridge.finished, timeout=60_000):
+    with call_ends(qtbot, again.bridge, timeout_ms=60_000):
         again.resume_button.click()
     assert again.items["second"].text(1) == "done" and again.isComplete()
     assert again.items["first"].text(1) == "done in an earlier run"  # not run again
@@ -144,7 +145,7 @@ def test_the_root_block_runs_through_the_real_helper_in_a_throwaway_root(
                  file=FileSpec(PIN, content=pin_content())),
         ))
         _wizard, page = _page(qtbot, plan, tmp_path / "state", [str(pkexec)])
-        with qtbot.waitSignal(page.bridge.finished, timeout=180_000):
+        with call_ends(qtbot, page.bridge, timeout_ms=180_000):
             page.start_button.click()
         assert [page.items[s].text(1) for s in ("hello", "apt-pin")] == ["done", "done"], \
             page.log.toPlainText()
@@ -171,7 +172,7 @@ def test_a_real_plans_offline_steps_run_in_a_throwaway_home(qtbot: Any, aloop: A
         s for s in plan.steps if s.id == "venv" or s.id.startswith("env-")))  # is throwaway
     assert [s.id for s in offline.steps][:2] == ["venv", "env-file"]
     _wizard, page = _page(qtbot, offline, tmp_path / "state", None)
-    with qtbot.waitSignal(page.bridge.finished, timeout=180_000):
+    with call_ends(qtbot, page.bridge, timeout_ms=180_000):
         page.start_button.click()
     assert all(item.text(1) == "done" for item in page.items.values()), page.log.toPlainText()
     assert (venv / "bin" / "python").exists()

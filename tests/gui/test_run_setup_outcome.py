@@ -18,6 +18,7 @@ from core.operations.setup import finished_steps
 from gui.pages.base import PageId
 from gui.session import Session
 from gui.wizard import RocWizard
+from tests.waits import call_ends
 
 PLAN = Plan(strategy="pip-only", rocm="7.2", torch_index=None, env={}, steps=(
     Step("groups", "Add you to the render group", "root", privileged=True,
@@ -39,7 +40,7 @@ def _run_page(qtbot: Any, tmp_path: Path, helper: list[str] | None,
     wizard.setStartId(int(PageId.RUN_SETUP))
     wizard.show()
     qtbot.waitExposed(wizard)
-    with qtbot.waitSignal(page.bridge.finished, timeout=60_000):
+    with call_ends(qtbot, page.bridge, timeout_ms=60_000):
         qtbot.mouseClick(page.start_button, Qt.MouseButton.LeftButton)
     return page
 

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QFileDialog, QWizard
 from core.install.privilege import Route
 from gui.pages.base import PageId
 from tests.gui.support import MACHINES, open_wizard, walk_to
+from tests.waits import call_ends
 
 MACHINE = "rx6600-ubuntu2404-fresh"
 
@@ -67,7 +68,7 @@ def test_save_snapshot_on_a_replay_saves_the_replayed_machine(
     walk_to(qtbot, wizard, PageId.SYSTEM_CHECK)
     page = wizard.pages[PageId.SYSTEM_CHECK]
     qtbot.waitUntil(page.isComplete, timeout=60_000)
-    with qtbot.waitSignal(page.bridge.finished, timeout=60_000):
+    with call_ends(qtbot, page.bridge, timeout_ms=60_000):
         qtbot.mouseClick(page.save_snapshot, Qt.MouseButton.LeftButton)
     replayed = MACHINES / MACHINE
     assert (out / "files/etc/os-release").read_text() == \

@@ -19,6 +19,7 @@ from core.probe.environment import parse_env_script
 from gui.pages.base import PageId
 from gui.tune import TuneDialog
 from tests.gui.support import MACHINES, open_wizard
+from tests.waits import call_ends
 
 MACHINE = "rx6700xt-ubuntu2204-needs-override"
 
@@ -46,8 +47,7 @@ def test_a_tiny_cpu_tune_from_the_results_page(qtbot: Any, aloop: Any) -> None:
     assert dialog.plan_line.text().startswith("Budget 15:00: today's defaults first, then up "
                                               "to 3 settings, each measured for 20 s")
     dialog.fixed = {"only": ("channels-last", "hipblaslt-on"), "measure_s": 1.0}
-    with qtbot.waitSignal(dialog.bridge.finished, timeout=240_000,
-                          check_params_cb=lambda key, _r: key == "tune"):
+    with call_ends(qtbot, dialog.bridge, timeout_ms=240_000, key="tune"):
         qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
         assert not dialog.start_button.isEnabled() and dialog.stop_button.isEnabled()
     rows = {dialog.table.item(r, 0).text(): dialog.table.item(r, 4).text()
@@ -94,12 +94,12 @@ def test_keep_these_and_undo_write_and_take_back_the_variable(
     assert dialog.answer.text().startswith("Fastest: hipBLASLt for matrix products")
     assert dialog.keep_button.isEnabled() and not dialog.undo_button.isEnabled()
     script = venv / "bin" / "rocmate-env.sh"
-    with qtbot.waitSignal(dialog.bridge.finished, timeout=60_000):
+    with call_ends(qtbot, dialog.bridge, timeout_ms=60_000):
         qtbot.mouseClick(dialog.keep_button, Qt.MouseButton.LeftButton)
     assert parse_env_script(script.read_text())["TORCH_BLAS_PREFER_HIPBLASLT"] == "1"
     assert dialog.kept.text().startswith(f"Written into {script}: TORCH_BLAS_PREFER_HIPBLASLT=1")
     assert dialog.undo_button.isEnabled()
-    with qtbot.waitSignal(dialog.bridge.finished, timeout=60_000):
+    with call_ends(qtbot, dialog.bridge, timeout_ms=60_000):
         qtbot.mouseClick(dialog.undo_button, Qt.MouseButton.LeftButton)
     assert "TORCH_BLAS_PREFER_HIPBLASLT" not in parse_env_script(script.read_text())
     assert dialog.kept.text().startswith("Put back in ")

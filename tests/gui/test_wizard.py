@@ -18,6 +18,7 @@ from core.operations.setup import plan_setup
 from gui.pages.base import PageId
 from gui.wizard import RocWizard
 from tests.gui.support import open_wizard
+from tests.waits import call_ends, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 MACHINES = ROOT / "tests" / "fixtures" / "machines"
@@ -121,7 +122,7 @@ def test_the_check_runs_through_the_bridge_and_the_page_waits_for_it(
         qtbot: Any, aloop: Any) -> None:
     wizard = _wizard(qtbot, "rx6700xt-ubuntu2204-needs-override", checked=False)
     page = wizard.pages[PageId.SYSTEM_CHECK]
-    with qtbot.waitSignal(wizard.bridge.finished, timeout=30_000):
+    with call_ends(qtbot, wizard.bridge, timeout_ms=30_000):
         wizard.next()
         assert page.busy and not page.isComplete()  # Next is greyed while it runs
     qtbot.waitUntil(lambda: page.isComplete())
@@ -170,7 +171,8 @@ def test_verify_runs_pytorch_for_real_in_another_python(qtbot: Any, aloop: Any) 
     wizard.session.check = None
     _reach(wizard, PageId.VERIFY)
     page = wizard.pages[PageId.VERIFY]
-    qtbot.waitUntil(lambda: page.isComplete(), timeout=120_000)
+    wait_until(qtbot, page.isComplete, ended=lambda: not page.busy,
+               said=lambda: page.summary.text(), timeout_ms=120_000, what="PyTorch's answer")
     check = wizard.session.check
     assert check is not None and not check.replayed and not check.ok
     names = {line.name: line for line in check.lines}
@@ -201,7 +203,7 @@ def test_the_override_tester_tries_each_value_in_a_real_process(qtbot: Any, aloo
     page = wizard.pages[PageId.OVERRIDE_TESTER]
     assert not page.start_button.isEnabled()  # a replay runs nothing
     wizard.session.root, wizard.session.python = None, STANDIN  # as on the machine itself
-    with qtbot.waitSignal(wizard.bridge.finished, timeout=60_000):
+    with call_ends(qtbot, wizard.bridge, timeout_ms=60_000):
         page.start()
         assert not page.isComplete()
     assert [(t.value, t.outcome) for t in page.trials] == [("10.3.0", "works"), (None, "no-gpu")]
@@ -226,7 +228,7 @@ def test_the_kept_value_is_written_into_the_environment(qtbot: Any, aloop: Any,
     page.best = Trial("10.3.0", "works")
     page.keep_override = lambda value, root: keep_override(
         value, machine, venv=str(venv), folder=tmp_path / "state")
-    with qtbot.waitSignal(wizard.bridge.finished, timeout=60_000):
+    with call_ends(qtbot, wizard.bridge, timeout_ms=60_000):
         page.keep()
     assert "HSA_OVERRIDE_GFX_VERSION-10.3.0" in (venv / "bin" / "rocmate-env.sh").read_text()
     assert page.result.text().startswith("Written into the environment's variables")
