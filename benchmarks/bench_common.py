@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -92,3 +93,21 @@ class Log:
         if self.path:
             with self.path.open("a", encoding="utf-8") as f:
                 f.write(text + "\n")
+
+
+def median_ci(values: list[float], level: float = 0.95) -> tuple[float, float, float]:
+    """A distribution-free confidence interval for the median (the sign test's): the order
+    statistics x(k) and x(n+1-k) for the largest k with P(B <= k-1) <= (1 - level) / 2, B ~
+    binomial(n, 1/2); and the coverage they give. With too few values for ``level`` it is the
+    whole range, whose coverage, 1 - 2^(1-n), is then below ``level``."""
+    xs = sorted(values)
+    n = len(xs)
+    if n == 0:
+        raise ValueError("no values")
+    below, k = 0.0, 0  # below = P(B <= k - 1)
+    while k < n // 2 and below + math.comb(n, k) / 2**n <= (1 - level) / 2:
+        below += math.comb(n, k) / 2**n
+        k += 1
+    k = max(k, 1)
+    coverage = 1 - 2 * sum(math.comb(n, i) for i in range(k)) / 2**n
+    return xs[k - 1], xs[n - k], coverage

@@ -18,9 +18,10 @@
        gemm method: bf16 burst 0.99x (788.1 vs 796.0), sustained 1.01x (681.2 vs 674.9) TFLOP/s
 
 Everything printed also goes to ``OUT/gemm-method.log`` as it comes, rocmate's report and run
-file to ``OUT/gemm-method.*`` and the table to ``OUT/gemm-method.json``. Exit status 0 when, on
-a GPU, both bf16 ratios lie within ``--tolerance`` (0.05) of 1 (on the CPU the run only shows
-that it works).
+file to ``OUT/gemm-method.json`` and ``.jsonl``, the table to ``OUT/gemm-method-table.json``
+(the 2026-12-05 run wrote both to ``gemm-method.json``, so only its table was kept). Exit status
+0 when, on a GPU, both bf16 ratios lie within ``--tolerance`` (0.05) of 1 (on the CPU the run
+only shows that it works).
 """
 
 from __future__ import annotations
@@ -134,7 +135,7 @@ def main() -> int:
             f"({row['burst_ratio']:.3f}x, suite CV {peak.cv:.1%}); sustained "
             f"{sustained.median:.4g} vs plain loop {mine['loop']:.4g} "
             f"({row['sustained_ratio']:.3f}x, suite CV {sustained.cv:.1%}) TFLOP/s")
-    dump(rows, args.out / "gemm-method.json" if args.out else None)
+    dump(rows, args.out / "gemm-method-table.json" if args.out else None)
     head = next((r for r in rows if r["dtype"] == "bf16"), rows[0] if rows else None)
     if head is None:
         log("gemm method: no dtype to compare")

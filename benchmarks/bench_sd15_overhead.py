@@ -18,7 +18,6 @@ import argparse
 import gc
 import io
 import json
-import math
 import os
 import statistics
 import subprocess
@@ -29,7 +28,7 @@ import time
 from pathlib import Path
 
 import torch
-from bench_common import dump, run_rocmate
+from bench_common import dump, median_ci, run_rocmate
 from diffusers import (
     AutoencoderKL,
     EulerDiscreteScheduler,
@@ -118,24 +117,6 @@ def rocmate_round(args: argparse.Namespace, name: str, telemetry: bool
 
 
 ARMS = ("plain", "plain-like-worker", "rocmate", "rocmate-no-telemetry")
-
-
-def median_ci(values: list[float], level: float = 0.95) -> tuple[float, float, float]:
-    """A distribution-free confidence interval for the median (the sign test's): the order
-    statistics x(k) and x(n+1-k) for the largest k with P(B <= k-1) <= (1 - level) / 2, B ~
-    binomial(n, 1/2); and the coverage they give. With too few values for ``level`` it is the
-    whole range, whose coverage, 1 - 2^(1-n), is then below ``level``."""
-    xs = sorted(values)
-    n = len(xs)
-    if n == 0:
-        raise ValueError("no values")
-    below, k = 0.0, 0  # below = P(B <= k - 1)
-    while k < n // 2 and below + math.comb(n, k) / 2**n <= (1 - level) / 2:
-        below += math.comb(n, k) / 2**n
-        k += 1
-    k = max(k, 1)
-    coverage = 1 - 2 * sum(math.comb(n, i) for i in range(k)) / 2**n
-    return xs[k - 1], xs[n - k], coverage
 
 
 class HostSampler(threading.Thread):
