@@ -11,6 +11,15 @@ on). The ratios rocmate / plain of the medians are printed; the goal is within 3
 
     python benchmarks/bench_llm_infer_overhead.py --python python3 --rounds 2 --out OUT_DIR
     python benchmarks/bench_llm_infer_overhead.py --device cpu --tiny --rounds 1
+    python benchmarks/bench_llm_infer_overhead.py --in-process-blocks 20 --rounds 0 --out OUT
+
+``--in-process-blocks N`` adds the comparison that host noise cannot blur (as
+bench_sd15_overhead.py does for SD): one process, one model (rocmate's own build), and N blocks
+in which the hand-written prefill and decode alternate with rocmate's timed steps through its
+harness (the worker's own step functions, timed and streamed as in a run), the order swapped
+every block. Each block gives a pair of adjacent steps per part, so a host that drifts between
+fast and slow stretches over seconds cancels out of the paired ratios; the median of the ratios
+and its sign-test interval are printed.
 """
 
 from __future__ import annotations
@@ -18,6 +27,7 @@ from __future__ import annotations
 import argparse
 import gc
 import inspect
+import io
 import json
 import statistics
 import time
@@ -25,11 +35,14 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from bench_common import run_rocmate
+from bench_common import median_ci, run_rocmate
 from transformers import DynamicCache, LlamaConfig, LlamaForCausalLM
 
+from core.bench.worker.device import resolve
+from core.bench.worker.harness import Harness, Options, Workload
 from core.bench.worker.options import BenchOptions
-from core.bench.worker.suites import llm
+from core.bench.worker.protocol import Emitter
+from core.bench.worker.suites import llm, llm_infer
 
 
 def plain_model(preset: str, dtype: torch.dtype, device: str) -> LlamaForCausalLM:
@@ -100,6 +113,89 @@ def plain(model: LlamaForCausalLM, device: str, prompt_len: int, new: int,
             "prefill_rounds": len(pre), "decode_rounds": len(dec)}
 
 
+def in_process(args: argparse.Namespace, blocks: int, prompt_len: int,
+               new: int) -> dict[str, Any]:
+    """Adjacent pairs in one process: the hand-written prefill and decode against rocmate's
+    timed steps through its harness, on one model and its cache (see the module's doc)."""
+    dev = resolve(args.device)
+    dtype = torch.bfloat16 if dev.is_gpu else torch.float32
+    preset = "tiny" if args.tiny else args.preset
+    model = llm_infer.build(preset, dtype, dev.torch_device, prompt_len + new, 0)
+    cfg = model.config
+    kw = llm_infer.cache_keyword(model)
+    prompt = torch.randint(0, cfg.vocab_size, (1, prompt_len), device=dev.torch_device)
+    cache = DynamicCache(config=cfg)
+    first = llm_infer.prefill(model, prompt, cache, kw)
+    harness = Harness(Emitter(io.StringIO()), dev,
+                      Options(suite="llm-infer", device=args.device, steps=1))
+
+    @torch.inference_mode()
+    def plain_prefill() -> float:
+        dev.sync()
+        t0 = time.perf_counter()
+        out = model(input_ids=prompt, use_cache=True, logits_to_keep=1,
+                    **{kw: DynamicCache(config=cfg)})
+        out.logits[:, -1:].argmax(-1)
+        dev.sync()
+        return time.perf_counter() - t0
+
+    @torch.inference_mode()
+    def plain_decode() -> float:
+        dev.sync()
+        t0 = time.perf_counter()
+        extra = cache.get_seq_length() - prompt_len
+        if extra > 0:
+            cache.crop(-extra)
+        token = first
+        for _ in range(new):
+            token = model(input_ids=token, use_cache=True, **{kw: cache}).logits[:, -1:].argmax(-1)
+        dev.sync()
+        return time.perf_counter() - t0
+
+    def our_decode() -> None:
+        llm_infer.rewind(cache, prompt_len)
+        llm_infer.decode(model, cache, first, new, kw)
+
+    def our_prefill() -> None:  # as the suite's prefill_step
+        llm_infer.prefill(model, prompt, DynamicCache(config=cfg), kw)
+
+    ours = {"prefill": Workload(step=our_prefill, items=prompt_len, unit="tokens/s",
+                                part="prefill"),
+            "decode": Workload(step=our_decode, items=new, unit="tokens/s", part="decode")}
+    plain_fn = {"prefill": plain_prefill, "decode": plain_decode}
+    for part, warm in (("prefill", 10), ("decode", 3)):
+        for _ in range(warm):
+            plain_fn[part]()
+            harness.measure(ours[part])
+    out: dict[str, Any] = {"preset": preset, "blocks": blocks}
+    times: dict[str, dict[str, list[float]]] = {p: {"plain": [], "rocmate": []} for p in ours}
+    ratios: dict[str, list[float]] = {p: [] for p in ours}
+    for b in range(blocks):
+        for part in ("prefill", "decode"):
+            got: dict[str, float] = {}
+            for side in (("plain", "rocmate") if b % 2 == 0 else ("rocmate", "plain")):
+                got[side] = (plain_fn[part]() if side == "plain"
+                             else harness.measure(ours[part])[0][0])
+                times[part][side].append(got[side])
+            ratios[part].append(got["rocmate"] / got["plain"])  # seconds: > 1 is slower
+        print(f"block {b}: " + ", ".join(
+            f"{p} plain {times[p]['plain'][-1]:.4g} s, rocmate {times[p]['rocmate'][-1]:.4g} s"
+            for p in ours), flush=True)
+    for part in ours:
+        p = statistics.median(times[part]["plain"])
+        o = statistics.median(times[part]["rocmate"])
+        lo, hi, coverage = median_ci(ratios[part])
+        paired = statistics.median(ratios[part])
+        print(f"RESULT llm-infer {part} in one process ({blocks} alternating pairs, preset "
+              f"{preset}): plain {p:.4g} s, rocmate's step {o:.4g} s ({o / p - 1:+.2%}); median "
+              f"of the pair ratios {paired - 1:+.2%} ({coverage:.1%} CI {lo - 1:+.2%} .. "
+              f"{hi - 1:+.2%}) in seconds per step (+ is rocmate slower)", flush=True)
+        out[part] = {"plain_s": p, "rocmate_s": o, "median_pair_ratio": paired,
+                     "pair_ratio_ci": [lo, hi, coverage], "plain": times[part]["plain"],
+                     "rocmate": times[part]["rocmate"]}
+    return out
+
+
 def rocmate_figures(args: argparse.Namespace, name: str) -> dict[str, Any]:
     opts = BenchOptions(suite="llm-infer", device=args.device,
                         size="tiny" if args.tiny else "default", preset=args.preset)
@@ -124,6 +220,8 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--seconds", type=float, default=10.0)
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--in-process-blocks", type=int, default=0,
+                    help="first, N alternating blocks in one process (0: none)")
     args = ap.parse_args()
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
@@ -132,6 +230,16 @@ def main() -> int:
     if args.tiny:
         args.preset = None
     prompt_len, new = (32, 8) if args.tiny else (512, 128)
+    if args.in_process_blocks:
+        paired = in_process(args, args.in_process_blocks, prompt_len, new)
+        if args.out:
+            (args.out / "llm-infer-in-process.json").write_text(json.dumps(paired, indent=1)
+                                                                + "\n")
+        gc.collect()
+        if args.device.startswith("cuda"):
+            torch.cuda.empty_cache()
+    if args.rounds < 1:
+        return 0
     model = plain_model(preset, torch.bfloat16 if gpu else torch.float32, args.device)
     rows: list[dict[str, Any]] = []
     for r in range(args.rounds):
