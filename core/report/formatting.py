@@ -157,6 +157,34 @@ def suite_notes(suite: str) -> list[str]:
     return []
 
 
+def attention_text(run: SuiteRun) -> str | None:
+    """The attention kernel PyTorch ran (llm-infer's ``details.sdpa``): ``SDPA, prefill and
+    decode: cudnn``, or each part's where they differ; on ROCm with AOTriton's experimental kernels
+    said. None for a run that did not record it."""
+    details = run.result.details if run.result else {}
+    sdpa = details.get("sdpa")
+    if not isinstance(sdpa, dict):
+        return None
+    used = {part: ", ".join(str(k) for k in sdpa.get(part) or []) or "-"
+            for part in ("prefill", "decode") if part in sdpa}
+    if not used:
+        return None
+    if len(used) == 2 and len(set(used.values())) == 1:
+        kernels = t("report.label.attention.same", "prefill and decode: {kernels}",
+                    kernels=used["prefill"])
+    else:
+        kernels = t("doctor.list-separator", "; ").join(
+            t("report.label.attention.part", "{part}: {kernels}", kernels=k, part=part)
+            for part, k in used.items())
+    text = t("report.label.attention", "SDPA, {kernels}", kernels=kernels)
+    experimental = details.get("aotriton_experimental")
+    if experimental:
+        text = t("report.label.attention.aotriton", "{text}; AOTriton experimental kernels on "
+                 "({variable}={value})", text=text,
+                 variable="TORCH_ROCM_AOTRITON_ENABLE_EXPERIMENTAL", value=str(experimental))
+    return text
+
+
 def figure_label(name: str) -> str:
     """A figure's name as a person reads it (``tflops_bf16_peak``: "bf16 peak"), in the current
     language; a name rocmate does not know (a newer worker's) with its underscores as spaces."""

@@ -626,6 +626,9 @@ def _run_facts(run: SuiteRun) -> str:
             joules=fmt.num(en.joules), per_item=fmt.num(en.per_item_j), unit=en.item_unit,
             method=en.method)))
     items += [(t("report.md.per-watt", "per watt"), line) for line in efficiency_lines(run)]
+    attention = fmt.attention_text(run)
+    if attention:
+        items.append((t("report.html.fact.attention", "attention"), attention))
     ref = run.reference
     if ref is not None:
         text = t("doctor.list-separator", "; ").join(fmt.datasheet_parts(ref, sep=": ")) \

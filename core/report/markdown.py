@@ -241,6 +241,9 @@ def _run_details(run: SuiteRun, multi: bool) -> list[str]:
         facts.append((t("report.md.energy", "energy"), energy_text(
             fmt.num(en.per_item_j), en.item_unit, en.mean_power_w, en.method)))
     facts += [(t("report.md.per-watt", "per watt"), line) for line in efficiency_lines(run)]
+    attention = fmt.attention_text(run)
+    if attention:
+        facts.append((t("report.html.fact.attention", "attention"), attention))
     ref = run.reference
     if ref is not None:
         parts = t("doctor.list-separator", "; ").join(fmt.datasheet_parts(ref))

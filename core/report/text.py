@@ -226,6 +226,10 @@ def run_text(run: SuiteRun) -> list[str]:
             f"{e.per_item_j:.4g}", e.item_unit, e.mean_power_w, e.method)))
     out += ["  " + t("report.text.per-watt", "per watt: {efficiency}", efficiency=line)
             for line in efficiency_lines(run)]
+    attention = fmt.attention_text(run)
+    if attention:
+        out.append("  " + t("report.text.attention", "attention: {attention}",
+                            attention=attention))
     ref = run.reference
     if ref is not None and ref.fractions:
         out.append("  " + t("report.text.vs-datasheet", "vs datasheet ({name}): {parts}",
