@@ -42,6 +42,8 @@ _RANK_KEY = re.compile(r"rank([0-9]{1,2})_s")
 UNITS_BY_SUITE = {"gemm": "matmul/s", "bandwidth": "copies/s"}  # suites without a throughput
 #                                                                 figure (their steps' unit)
 WARMUP, MEASURE = 0.0, 1.0
+LOG_RATIO = 20.0  # parts' rates this far apart: throughput on a log scale (gemm's dtypes are
+#                   within 15x on an H200, llm-infer's prompt and decode 580x)
 T, SECONDS, THROUGHPUT, PHASE, PART = range(5)  # the step ring's columns
 
 
@@ -145,6 +147,7 @@ class LiveRun:
         self.warm: list[list[float]] = []  # [start, end] of each warm-up
         self.warm_open = False
         self.measured: dict[str | None, list[float]] = {}  # part -> [start, end]
+        self.part_top: dict[str | None, float] = {}  # part -> its fastest step's throughput
         self.cold: tuple[float, float, float] | None = None  # t, seconds, throughput
         self.rest_max = 0.0  # the slowest step after the first
         self.vram_total: float | None = None  # bytes, the latest
@@ -343,6 +346,8 @@ class LiveRun:
             span[1] = t
             code = MEASURE
         self.steps.append(t, seconds, value, code, float(self.parts.index(part)))
+        if value > self.part_top.get(part, 0.0):  # a NaN is never greater
+            self.part_top[part] = value
         self.dirty.update(STEP_PLOTS)
         if code == WARMUP or self.steps_seen == 1:
             self.decorated = True
@@ -480,6 +485,14 @@ class LiveRun:
         """A new run that has said nothing yet about its telemetry."""
         return not (self.samples or self.no_telemetry or self.silent or self.finished
                     or self.hello_t is not None)
+
+    def log_throughput(self) -> bool:
+        """Throughput on a log scale: a run whose parts' rates lie more than LOG_RATIO apart
+        (llm-infer on an H200: its prompt at 20,000 tokens/s, its decode at 36), where on one
+        linear axis the slower part was a flat line on zero. Each part's fastest step decides
+        (a cold first step, far slower than the rest, does not)."""
+        tops = [v for v in self.part_top.values() if v > 0]
+        return len(tops) >= 2 and max(tops) >= LOG_RATIO * min(tops)
 
     def y_extremes(self, plot: str) -> tuple[float, float] | None:
         """The lowest and highest value of every series of ``plot`` as plotted, dropped points

@@ -132,6 +132,7 @@ class LivePlots(QWidget):
         self._touched: set[tuple[str, str]] = set()
         self._rows: list[list[tuple[float, float]]] = []  # median labels side by side
         self._trend: Any = None  # the throughput's line of block medians (a pg.PlotDataItem)
+        self._log = False  # throughput on a log scale (LiveRun.log_throughput)
 
         self._timer = QTimer(self)
         self._timer.setInterval(max(1, round(1000.0 / fps)))
@@ -183,6 +184,7 @@ class LivePlots(QWidget):
             if raw.key in self._curves:
                 self._curves[raw.key].setPen(pg.mkPen(raw.colour, width=2.0))
         self._x_follow = True
+        self._set_log(False)
         for plot in self._plots.values():
             plot.follow = True
             plot.y_range = None
@@ -468,6 +470,8 @@ class LivePlots(QWidget):
             elif (abs(lo - (first - room * span)) > 0.01 * span or self.run.t_max > hi
                   or hi - self.run.t_max > 0.5 * span):
                 self._set_x(first - room * span, first + 1.25 * span)
+        if "throughput" in changed and self.run.log_throughput() != self._log:
+            self._set_log(not self._log)
         for key in changed:
             plot = self._plots[key]
             want = self._y_range(key)
@@ -480,6 +484,23 @@ class LivePlots(QWidget):
                 plot.y_range = want
                 plot.widget.getPlotItem().getViewBox().setYRange(*want, padding=0)
                 self.run.decorated = self.run.decorated or key == "step_time"  # the capped star
+
+    def _set_log(self, log: bool) -> None:
+        """Throughput on a log scale or a linear one: its y range is set anew, its marks
+        placed again (the median lines and the star are in the plot's own coordinates)."""
+        if log == self._log:
+            return
+        self._log = log
+        plot = self._plots["throughput"]
+        plot.widget.getPlotItem().setLogMode(False, log)
+        plot.y_range = None
+        self.run.decorated = True
+
+    def _y_of(self, plot: str, value: float) -> float:
+        """Where ``value`` sits on ``plot``'s y axis (its log10 on a log scale)."""
+        if plot == "throughput" and self._log:
+            return math.log10(value) if value > 0 else math.nan
+        return value
 
     def _set_x(self, lo: float, hi: float) -> None:
         self.run.decorated = True  # labels pick their side anew
@@ -494,6 +515,11 @@ class LivePlots(QWidget):
         if extremes is None:
             return None
         lo, hi = extremes
+        if key == "throughput" and self._log:  # decades: room above for the medians' labels
+            top_d = math.log10(hi) if hi > 0 else 0.0
+            low_d = math.log10(lo) if lo > 0 else top_d - 3.0
+            span = max(top_d - low_d, 0.5)
+            return (low_d - 0.08 * span, top_d + 0.35 * span)
         capped = key == "step_time" and self.run.cold_capped() is not None
         if capped:
             hi = self.run.rest_max
@@ -528,6 +554,9 @@ class LivePlots(QWidget):
             for key in shown:
                 line = self._item(key, f"part{n}", partial(self._make_mark, key, part))
                 self._set(key, f"part{n}", line.setValue, x)
+        for key in STEP_PLOTS:
+            if key in shown:
+                self._stagger_parts(key)
         self._decorate_cold()
         if self.run.vram_total is not None:
             total = self.run.series["vram_total"]
@@ -542,6 +571,25 @@ class LivePlots(QWidget):
             self._plots[gone[0]].widget.removeItem(self._deco.pop(gone))
             for state in [k for k in self._deco_state if k[:2] == gone]:
                 del self._deco_state[state]
+
+    def _stagger_parts(self, plot: str) -> None:
+        """The parts' names at the foot of their lines, each a row higher where it would
+        overlap the name of a part begun just before (on this plot's scale now)."""
+        view = self._plots[plot].widget.getPlotItem().getViewBox()
+        lo, hi = view.viewRange()[0]
+        per_px = (hi - lo) / view.width() if view.width() > 0 else 0.0
+        ends: list[float] = []  # the right end of the last name in each row
+        for n, (x, _) in enumerate(self.run.part_marks):
+            rule = self._deco.get((plot, f"part{n}"))
+            if rule is None or rule.label is None:
+                continue
+            box = rule.label.size()
+            left, right = x + box.left() * per_px, x + box.right() * per_px
+            row = next((i for i, end in enumerate(ends) if end <= left), len(ends))
+            if row == len(ends):
+                ends.append(right)
+            ends[row] = right
+            self._set(plot, f"part{n}", rule.label.set_row, row, part="row")
 
     def _set(self, plot: str, name: str, setter: Callable[..., object], *value: Any,
              part: str = "") -> None:
@@ -633,7 +681,7 @@ class LivePlots(QWidget):
         capped = self.run.cold_capped() is not None
         y_range = self._plots["step_time"].y_range
         at = min(seconds, y_range[1] * 0.94) if capped and y_range else seconds
-        for key, y in (("throughput", throughput), ("step_time", at)):
+        for key, y in (("throughput", self._y_of("throughput", throughput)), ("step_time", at)):
             if math.isfinite(y):
                 star = self._item(key, "cold", self._make_star)
                 self._set(key, "cold", star.setPos, QPointF(t, y))
@@ -649,7 +697,8 @@ class LivePlots(QWidget):
         plot (the y range leaves room there), above the line's middle."""
         line = self._item("throughput", f"median{n}", lambda: pg.PlotCurveItem(
             pen=pg.mkPen(COLOURS[1], width=2, style=Qt.PenStyle.DashLine)))
-        self._set("throughput", f"median{n}", line.setData, [m.x0, m.x1], [m.value, m.value])
+        y = self._y_of("throughput", m.value)
+        self._set("throughput", f"median{n}", line.setData, [m.x0, m.x1], [y, y])
         if m.part is None:
             text = self._words["median"].replace("%1", num(m.value)).replace("%2", self.run.unit)
         else:  # the unit is in the title; parts' labels stay short to fit side by side

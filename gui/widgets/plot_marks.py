@@ -109,6 +109,13 @@ class Tag(QGraphicsRectItem):
         self.text.setDefaultTextColor(colour)
         self.text.document().setDocumentMargin(0)
         self.foot = foot
+        self.row = 0  # at a Rule's foot: rows up from the bottom (beside an earlier label)
+        self._fit_box()
+
+    def set_row(self, row: int) -> None:
+        """At a Rule's foot, ``row`` label heights above the bottom: clear of the label of a
+        part that began just before (llm-infer's decode, 3 s after its prompt's start)."""
+        self.row = row
         self._fit_box()
 
     def setText(self, text: str) -> None:
@@ -129,7 +136,7 @@ class Tag(QGraphicsRectItem):
     def _fit_box(self) -> None:
         box = self.text.boundingRect()
         width, height = box.width() + 2 * PAD_PX, box.height() + 2 * PAD_PX
-        top = -height - PAD_PX if self.foot else 0.0
+        top = -height * (self.row + 1) - PAD_PX if self.foot else 0.0
         left = PAD_PX if self.foot else 0.0
         self.setRect(QRectF(left, top, width, height))
         self.text.setPos(left + PAD_PX, top + PAD_PX)

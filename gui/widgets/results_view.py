@@ -353,6 +353,12 @@ class RunCard(QFrame):
         per_watt = efficiency_lines(run)  # core's words, in the app's language
         if per_watt:
             facts.append(("per-watt", self.tr("Per watt"), "\n".join(per_watt)))
+        attention = fmt.attention_text(run)  # core's words: the SDPA kernel llm-infer ran
+        if attention:
+            facts.append(("attention", self.tr("Attention"), attention))
+        notes = fmt.suite_notes(run.suite)  # llm-infer: llama.cpp's figures are not these
+        if notes:
+            facts.append(("note", self.tr("Note"), "\n".join(notes)))
         grid = QGridLayout()
         grid.setHorizontalSpacing(14)
         for row, (name, key, value) in enumerate(facts):

@@ -1639,6 +1639,14 @@ Putting the environment back failed too: Roll back tries again from the record.<
         <translation>每瓦性能</translation>
     </message>
     <message>
+        <source>Attention</source>
+        <translation>注意力内核</translation>
+    </message>
+    <message>
+        <source>Note</source>
+        <translation>注</translation>
+    </message>
+    <message>
         <source>The first step also loads and tunes the GPU&apos;s kernels, allocates memory and lets the clocks come up: what a fresh start waits before full speed.</source>
         <translation>第一步还要加载并调优GPU的内核函数、分配显存、等频率升上来：这就是每次重新启动后达到全速之前要等的时间。</translation>
     </message>

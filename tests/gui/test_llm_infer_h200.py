@@ -1,0 +1,150 @@
+"""Issue 36: the H200's llm-infer run (tests/fixtures/reports/gpu/h200-llm-infer-8b.json) on the
+Benchmark page and the Results page, as scripts/replay_run_screens.py streams it in for the
+screenshots (docs/screenshots/gpu-run-h200/llm-infer-*.png).
+
+What the first screenshots showed: the prompt's 20,000 tokens/s and the decode's 36 on one linear
+axis (the decode a flat line on zero), the two parts' names written over each other at the foot
+of their lines (they begin 3 s apart), and the Results card saying the cold start took "374x a
+steady step" (the decode's first step against the prompt's steps) without the attention kernel or
+the note that llama.cpp's figures are another harness."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from gui import i18n
+from gui.bridge import Bridge
+from gui.widgets.live_plots import LivePlots
+from gui.widgets.results_view import ResultsView
+from scripts.replay_run_screens import mid_run, run_events
+from tests.gui.test_live_plots import _plots
+from tests.gui.test_live_plots_painted import painted_share
+
+ROOT = Path(__file__).resolve().parents[2]
+REPORTS = ROOT / "tests" / "fixtures" / "reports"
+LLM = REPORTS / "gpu" / "h200-llm-infer-8b.json"
+PAGE = REPORTS / "gpu" / "h200-health-resnet50-page.json"  # gemm, bandwidth, resnet50-train
+
+
+def _load(path: Path) -> Any:
+    from core.report.model import from_json
+
+    return from_json(path.read_text(encoding="utf-8"))
+
+
+def _stream(qtbot: Any, plots: LivePlots, events: list[dict[str, Any]]) -> None:
+    plots.reset()
+    for i, event in enumerate(events):
+        plots.add_event(event)
+        if i % 7 == 0:
+            qtbot.wait(5)  # the timer ticks between events, as in a live run
+    plots.finish()
+    qtbot.waitUntil(lambda: plots.settled, timeout=5000)
+
+
+def _y_range(plots: LivePlots, key: str) -> tuple[float, float]:
+    bottom, top = plots.plot(key).getPlotItem().getViewBox().viewRange()[1]
+    return bottom, top
+
+
+def test_the_events_rebuilt_carry_each_steps_part_and_unit() -> None:
+    run = _load(LLM).runs[0]
+    events = run_events(run)
+    steps = [e for e in events if e["event"] == "step"]
+    assert len(steps) == len(run.steps) == 150
+    assert {e["part"] for e in steps} == {"prefill", "decode"}
+    assert {e["unit"] for e in steps} == {"tokens/s"}
+    phases = [(e.get("part"), e["phase"]) for e in events if e["event"] == "phase"]
+    assert phases == [("prefill", "warmup"), ("prefill", "measure"), ("decode", "warmup"),
+                      ("decode", "measure"), (None, "done")]
+    assert [e["rx_t"] for e in events] == sorted(e["rx_t"] for e in events)
+    # the live picture: prefill done, the decode's measured steps half taken
+    at = mid_run(run)
+    decode = [s.t for s in run.steps if s.part == "decode" and s.phase == "measure"]
+    assert decode[0] < at < decode[-1]
+
+
+def test_parts_far_apart_go_on_a_log_scale_and_the_decode_is_seen(qtbot: Any) -> None:
+    run = _load(LLM).runs[0]
+    plots = _plots(qtbot, fps=25.0)
+    _stream(qtbot, plots, run_events(run))
+    assert plots.plot("throughput").getPlotItem().getAxis("left").logMode
+    bottom, top = _y_range(plots, "throughput")
+    assert run.result is not None
+    decode = math.log10(run.result.figures["decode_throughput"].median)
+    prefill = math.log10(run.result.figures["prefill_throughput"].median)
+    # on a linear axis to 29,000 the decode's 36 tokens/s sat 0.1 % above zero
+    assert (decode - bottom) / (top - bottom) > 0.1
+    assert (prefill - bottom) / (top - bottom) < 0.8  # room above for the medians' labels
+    # each median line at its part's height on that scale
+    medians = {m.part: m for m in plots.run.median_lines}
+    assert set(medians) == {"prefill", "decode"}
+    for n, m in enumerate(plots.run.median_lines):
+        _, y = plots._deco[("throughput", f"median{n}")].getData()
+        assert list(y) == [math.log10(m.value)] * 2
+    assert painted_share(plots, "throughput") > 0.02
+
+
+def test_parts_within_20x_stay_linear_and_a_new_run_starts_linear(qtbot: Any) -> None:
+    plots = _plots(qtbot)
+    plots.show_run(_load(LLM).runs[0])
+    assert plots.plot("throughput").getPlotItem().getAxis("left").logMode
+    gemm = _load(PAGE).runs[0]  # bf16 664, fp16 699, fp32 46.5 TFLOPS: 15x
+    assert gemm.suite == "gemm"
+    plots.show_run(gemm)
+    assert not plots.plot("throughput").getPlotItem().getAxis("left").logMode
+    bottom, top = _y_range(plots, "throughput")
+    assert bottom < 0 < 700 < top  # from zero, as every linear throughput plot
+
+
+def test_the_parts_names_do_not_overlap(qtbot: Any) -> None:
+    run = _load(LLM).runs[0]
+    plots = _plots(qtbot, fps=25.0)
+    _stream(qtbot, plots, run_events(run))
+    for key in ("throughput", "step_time"):
+        labels = [plots._deco[(key, f"part{n}")].label for n in range(2)]
+        assert [label.toPlainText() for label in labels] == ["prefill", "decode"]
+        screen = plots.plot(key).viewportTransform()  # where each is painted, in pixels
+        first, second = (label.deviceTransform(screen).mapRect(label.rect())
+                         for label in labels)
+        assert first.width() > 0 and not first.intersects(second), key
+        # side by side where there is room: a gemm run's parts, seconds apart
+    gemm = _load(PAGE).runs[0]
+    plots.show_run(gemm)
+    rows = [plots._deco[("throughput", f"part{n}")].label.row for n in range(3)]
+    assert rows == [0, 0, 0]
+
+
+def _view(qtbot: Any, bridge: Bridge) -> ResultsView:
+    view = ResultsView(bridge)
+    qtbot.addWidget(view)
+    view.resize(900, 720)
+    view.show_report(_load(LLM))
+    return view
+
+
+def test_the_results_card(qtbot: Any, bridge: Bridge) -> None:
+    view = _view(qtbot, bridge)
+    card = view.cards[0]
+    assert card.facts["cold-start"].text() == (
+        "the first step took 9.3 s, 2.59× a steady step (3.587 s)")
+    assert card.facts["attention"].text() == "SDPA, prefill and decode: cudnn"
+    note = card.facts["note"].text()
+    assert "llama.cpp" in note and "not comparable with these" in note
+    lines = card.facts["per-watt"].text().split("\n")
+    assert lines[0].startswith("decode: 0.1966 tokens/s per W, 5.38 J/token at 181 W (NVML")
+    assert lines[1].startswith("prefill: 44.3 tokens/s per W")
+
+
+def test_the_results_card_in_chinese(qtbot: Any, bridge: Bridge) -> None:
+    assert i18n.switch("zh_CN")
+    view = _view(qtbot, bridge)
+    card = view.cards[0]
+    assert card.facts["cold-start"].text() == "第一步用了9.3 s，是一个稳态步（3.587 s）的2.59×"
+    assert card.facts["attention"].text() == "SDPA，prefill 和 decode：cudnn"
+    assert "不可比" in card.facts["note"].text()
+    keys = {label.text() for label in card.findChildren(type(card.facts["note"]))}
+    assert {"注意力内核", "注"} <= keys
+    assert "Attention" not in keys and "Note" not in keys
