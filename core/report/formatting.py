@@ -139,7 +139,11 @@ def value(v: Any) -> str:
 
 
 def suite_title(suite: str) -> str:
-    """A suite's title; a history row of several runs (``gemm+bandwidth``) names each."""
+    """A suite's title; a history row of several runs names each, and the Benchmark page's
+    quick health check (``gemm+bandwidth``) goes by the card's name, short enough for a
+    column."""
+    if suite == "gemm+bandwidth":
+        return t("report.format.suite.health", "Quick health check")
     titles = suite_titles()
     return " + ".join(titles.get(part, part) for part in suite.split("+")) if "+" in suite \
         else titles.get(suite, suite)

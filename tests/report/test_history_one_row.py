@@ -58,4 +58,6 @@ def test_the_runs_of_one_choice_become_one_row(tmp_path: Path) -> None:
     db = sqlite3.connect(path)
     assert db.execute("SELECT count(*) FROM runs").fetchone()[0] == 2
     db.close()
-    assert suite_title("gemm+bandwidth") == "GEMM (matrix multiply) + Memory bandwidth"
+    assert suite_title("gemm+bandwidth") == "Quick health check"  # the Benchmark page's card
+    assert suite_title("resnet50-train+sd15-infer") == \
+        "ResNet-50 training + Stable Diffusion 1.5 images"
