@@ -65,8 +65,7 @@ def run_page(choices: list[str], python: str, out: Path, *, cpu_tiny: bool = Fal
     session.report = check_machine(None, python=python)
     wizard = RocWizard(session)
     wizard.resize(900, 720)
-    wizard.setStartId(int(PageId.BENCHMARK))
-    wizard.restart()
+    wizard.open_at(PageId.BENCHMARK)
     wizard.show()
     page = wizard.pages[PageId.BENCHMARK]
     assert isinstance(page, BenchmarkPage)

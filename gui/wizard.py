@@ -142,6 +142,13 @@ class RocWizard(QWizard):
         self.history_window.reload()
         return self.history_window
 
+    def open_at(self, page_id: PageId) -> RocPage:
+        """Start over at ``page_id``, skipping the pages before it (as the screenshots, the
+        scripts that replay or time a run, and the tests open a page), and return that page."""
+        self.setStartId(int(page_id))
+        self.restart()
+        return self.pages[page_id]
+
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.pages[PageId.RUN_SETUP].busy and not self.confirm_close():
             event.ignore()

@@ -122,8 +122,7 @@ def grab_run(report: Report, out: Path, lang: str, at: float | None = None) -> l
                       history_path=Path(tempfile.gettempdir()) / "rocmate-replay-unused.sqlite")
     wizard = RocWizard(session)
     wizard.resize(900, 720)
-    wizard.setStartId(int(PageId.BENCHMARK))
-    wizard.restart()
+    wizard.open_at(PageId.BENCHMARK)
     wizard.show()
     page = wizard.pages[PageId.BENCHMARK]
     assert isinstance(page, BenchmarkPage)

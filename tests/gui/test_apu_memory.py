@@ -49,9 +49,7 @@ def _memory_cell(wizard: RocWizard) -> str:
 
 
 def _benchmark(wizard: RocWizard) -> Any:
-    wizard.setStartId(int(PageId.BENCHMARK))
-    wizard.restart()
-    return wizard.pages[PageId.BENCHMARK]
+    return wizard.open_at(PageId.BENCHMARK)
 
 
 def test_an_apu_without_a_gtt_record_is_shared_memory_never_0_gib(qtbot: Any) -> None:

@@ -202,8 +202,7 @@ def test_closing_the_window_mid_run_asks_then_cancels(qtbot: Any, aloop: Any,
 
     wizard = RocWizard(session)
     qtbot.addWidget(wizard)
-    wizard.setStartId(int(PageId.BENCHMARK))
-    wizard.restart()
+    wizard.open_at(PageId.BENCHMARK)
     wizard.show()
     page = wizard.pages[PageId.BENCHMARK]
     assert isinstance(page, BenchmarkPage)

@@ -49,8 +49,7 @@ def _benchmark(qtbot: Any, session: Session) -> tuple[RocWizard, Any]:
     """The wizard at its Benchmark page, a tiny CPU run of ``key`` chosen."""
     wizard = RocWizard(session)
     qtbot.addWidget(wizard)
-    wizard.setStartId(int(PageId.BENCHMARK))
-    wizard.restart()
+    wizard.open_at(PageId.BENCHMARK)
     wizard.show()
     page = wizard.pages[PageId.BENCHMARK]
     settings = page.advanced

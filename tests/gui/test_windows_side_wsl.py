@@ -53,8 +53,7 @@ def test_no_windows_pytorch_words_for_a_card_not_on_the_list(
     """Not supported: the System check leads no further, so the page is opened as the
     screenshots open it, on the doctor's answer."""
     wizard = open_wizard(qtbot, NOT_LISTED)
-    wizard.setStartId(int(PageId.WINDOWS_SIDE))
-    wizard.restart()
+    wizard.open_at(PageId.WINDOWS_SIDE)
     page = wizard.pages[PageId.WINDOWS_SIDE]
     assert page.shown
     assert not page.native_title.isVisible() and not page.copy_native.isVisible()

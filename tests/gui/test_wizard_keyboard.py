@@ -152,8 +152,7 @@ def test_no_two_things_on_a_page_share_a_mnemonic_in_chinese(qtbot: Any, chinese
 @pytest.mark.qt_log_ignore(r"^This plugin does not support raise\(\)")  # offscreen
 def test_alt_h_opens_the_history_on_the_benchmark_page(qtbot: Any, aloop: Any) -> None:
     wizard = open_wizard(qtbot, MACHINE)
-    wizard.setStartId(int(PageId.BENCHMARK))
-    wizard.restart()
+    wizard.open_at(PageId.BENCHMARK)
     _settle()
     page: Any = wizard.pages[PageId.BENCHMARK]
     page.show_choices(False)  # as after a run: "Choose again" is shown
