@@ -9,6 +9,7 @@ from core.diagnose.finding import Finding
 from core.diagnose.known_bad import known_bad_findings
 from core.diagnose.release_choice import (
     describe_distro,
+    planned_release,
     releases_for,
     serves,
     serving_releases,
@@ -413,8 +414,10 @@ def _or() -> str:
 
 def kernel(ctx: Context, rocm: str | None = None) -> list[Finding]:
     """kernel-old: only on Ubuntu and its derivatives, the only kernels rocm.toml has data for;
-    against ``rocm`` (a set-up plan's release, e.g. an older card's last route) where given,
-    else the release a set-up would pick.
+    against ``rocm`` (a set-up plan's release, e.g. an older card's last route) where given;
+    ``""`` for a plan that names none (TheRock's nightlies: the newest release serving this
+    system); None (the doctor): the release a plan with no choices installs
+    (release_choice.planned_release), so the doctor and that plan judge one release.
 
     AMD lists the other distributions (RHEL 8/9 with 4.18/5.14, SLES, Debian, ...) with their own
     vendor kernels, which carry backported amdgpu drivers; Ubuntu's GA kernel numbers say nothing
@@ -427,7 +430,7 @@ def kernel(ctx: Context, rocm: str | None = None) -> list[Finding]:
     chosen = _chosen(ctx, rocm)
     if chosen is None:
         return []
-    release, tested, ubuntu = chosen
+    release, tested, ubuntu, planned = chosen
     needed = tuple(int(p) for p in tested.split(".")[:2] if p.isdigit())
     if version[:2] >= needed:
         return []
@@ -442,13 +445,16 @@ def kernel(ctx: Context, rocm: str | None = None) -> list[Finding]:
         fix = t("doctor.kernel-old.fix",
                 "Install a newer kernel (Ubuntu: {command}) or upgrade the distribution, then "
                 "reboot.", command="sudo apt install linux-generic-hwe-$(lsb_release -rs)")
+    judged = t("doctor.kernel-old.judged-planned",
+               "Judged against ROCm {version}, the release {command} plans for this card. ",
+               version=release.version, command="rocmate install") if planned else ""
     return [
         Finding(
             "kernel-old",
             "warning",
             t("doctor.kernel-old.title", "Kernel {kernel} is older than ROCm {version} supports",
               kernel=facts.platform.kernel, version=release.version),
-            t("doctor.kernel-old.detail",
+            judged + t("doctor.kernel-old.detail",
               "ROCm {version} is tested on Ubuntu {ubuntu} with kernels {kernel} and newer; the "
               "amdgpu driver of older kernels lacks fixes and support for newer cards.",
               version=release.version, ubuntu=ubuntu, kernel=tested),
@@ -623,19 +629,27 @@ def _is_amd_name(text: str) -> bool:
     return any(word in lowered for word in ("advanced micro devices", "amd", "radeon", "ati "))
 
 
-def _chosen(ctx: Context, planned: str | None = None) -> tuple[RocmRelease, str, str] | None:
+def _chosen(
+    ctx: Context, planned: str | None = None
+) -> tuple[RocmRelease, str, str, bool] | None:
     """The release a set-up would pick on an Ubuntu-family system, the lowest kernel it is tested
-    with, and the Ubuntu version(s) that number belongs to ("22.04", or "24.04 and 26.04").
+    with, the Ubuntu version(s) that number belongs to ("22.04", or "24.04 and 26.04"), and
+    whether the release is a plan's (given, or the one a plan with no choices installs).
 
-    The release is the newest one serving this Ubuntu, else the newest one. Its kernels are those
-    listed for this Ubuntu version (ubuntu_kernels), else min_kernel (the GA kernel of its oldest
-    Ubuntu). None on any other distribution: rocm.toml has no kernel numbers for them.
+    The release is ``planned`` where given, else (None) the one a plan with no choices would
+    install here (release_choice.planned_release: the doctor and the plan judge one release);
+    where no plan names one ("" or no such release), the newest one serving this Ubuntu, else
+    the newest one. Its kernels are those listed for this Ubuntu version (ubuntu_kernels), else
+    min_kernel (the GA kernel of its oldest Ubuntu). None on any other distribution: rocm.toml
+    has no kernel numbers for them.
     """
     platform = ctx.facts.platform
     if not platform.is_ubuntu_family:
         return None
     rocm = ctx.primary[1].rocm if ctx.primary is not None else ()
-    row = ctx.kb.release(planned) if planned is not None else None
+    if planned is None:
+        planned = planned_release(ctx)  # the release `rocmate install` would plan here
+    row = ctx.kb.release(planned) if planned else None
     if row is not None:  # the plan's own release (an older card's route is not the newest)
         candidates = [row]
     else:
@@ -648,8 +662,9 @@ def _chosen(ctx: Context, planned: str | None = None) -> tuple[RocmRelease, str,
     ubuntu = ubuntu_version(ctx.kb, platform)
     listed = release.ubuntu_kernels.get(ubuntu, ()) if ubuntu in release.ubuntu else ()
     if listed:
-        return release, min(listed, key=_kernel_key), ubuntu
-    return release, release.min_kernel or "", _and().join(sorted(release.ubuntu, key=_kernel_key))
+        return release, min(listed, key=_kernel_key), ubuntu, row is not None
+    return (release, release.min_kernel or "",
+            _and().join(sorted(release.ubuntu, key=_kernel_key)), row is not None)
 
 
 def _kernel_key(text: str) -> tuple[int, ...]:

@@ -9,13 +9,13 @@ plan one at all.
 
 from __future__ import annotations
 
-from core.diagnose.release_choice import ubuntu_version
+from core.diagnose.release_choice import code_target, ubuntu_version
 from core.i18n import t
 
 # what the helper accepts is the authority for what a plan names
 from core.install.helper.policy import CORE_SDK_KEYRING, CORE_SDK_SOURCES
 from core.install.plan import FileSpec, Step
-from core.install.plan_builder import PlanBuilder, code_target
+from core.install.plan_builder import PlanBuilder
 from core.install.system_steps import apt_update
 from core.knowledge.loader import Knowledge
 from core.knowledge.releases import RocmRelease

@@ -12,12 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.diagnose.context import Context
+from core.diagnose.release_choice import PLANNED_KINDS, legacy_routes
 from core.i18n import local, t
-from core.knowledge.math_libraries import Route, load_math_libraries, routes_for, wheel_lacks
+from core.knowledge.math_libraries import Route, load_math_libraries, wheel_lacks
 from core.knowledge.retired import load_retired, retired_instinct
-from core.knowledge.wheels import TorchIndex, current_therock
+from core.knowledge.wheels import TorchIndex
 
-PLANNED_KINDS = {"wheel": "pip-only", "therock": "therock"}
+__all__ = ["PLANNED_KINDS", "LegacyChoice", "NoLegacyRoute", "choose", "routes"]
 
 
 class NoLegacyRoute(ValueError):
@@ -36,37 +37,10 @@ class LegacyChoice:
     notes: tuple[str, ...]
 
 
-def _planned(ctx: Context, route: Route) -> tuple[str, TorchIndex | None] | None:
-    """(strategy, index) for a route the planner can follow; None for one it cannot (a
-    per-processor list, an index rocmate does not know, a frozen TheRock index)."""
-    strategy = PLANNED_KINDS.get(route.kind)
-    if strategy == "pip-only":
-        index = next((i for i in ctx.kb.torch_indexes if i.name == route.index), None)
-        return (strategy, index) if index is not None and index.stable else None
-    if strategy == "therock":
-        named = ctx.kb.therock_for(route.gfx)  # as core.install.planner.therock_index
-        family = named if named is not None and not named.frozen else current_therock(
-            ctx.kb.therock, route.gfx)
-        return (strategy, None) if family and family.url == route.index else None
-    return None
-
-
 def routes(ctx: Context) -> list[tuple[Route, str, TorchIndex | None]]:
-    """The routes the planner can follow for the primary card, when it is past AMD's support
-    (no usable AMD GPU, not under WSL); wheels first, in the data's order."""
-    platform = ctx.facts.platform
-    if ctx.primary is None or ctx.usable_amd or platform.wsl in (1, 2):
-        return []
-    gpu, support = ctx.primary
-    if support.status != "unsupported" or not gpu.gfx:
-        return []
-    found = []
-    for route in routes_for(load_math_libraries(ctx.kb.data_dir).routes, gpu.gfx):
-        planned = _planned(ctx, route)
-        if planned is not None:
-            found.append((route, *planned))
-    found.sort(key=lambda item: item[1] != "pip-only")
-    return found
+    """The routes the planner can follow for the primary card (the doctor's release choice
+    reads the same: core.diagnose.release_choice.legacy_routes)."""
+    return legacy_routes(ctx)
 
 
 def choose(ctx: Context, strategy: str | None, rocm: str | None) -> LegacyChoice | None:

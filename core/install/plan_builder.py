@@ -10,13 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from core.diagnose.context import Context, Support
+from core.diagnose.context import Context
 from core.install.fix_steps import Fixes
 from core.install.plan import Step
 from core.knowledge.releases import RocmRelease
 from core.probe.facts import Facts
-from core.probe.gpus import Gpu
-from core.probe.parse.kfd import override_to_gfx
 
 
 class PlanError(ValueError):
@@ -68,10 +66,3 @@ class PlanBuilder:
 
     def add(self, step: Step) -> None:
         self.steps.append(step)
-
-
-def code_target(gpu: Gpu, support: Support) -> str | None:
-    """The target whose code will run: the card's own, or the one the override poses as."""
-    if support.status == "override" and support.override:
-        return override_to_gfx(support.override)
-    return gpu.gfx

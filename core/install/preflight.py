@@ -150,8 +150,9 @@ def checks(ctx: Context, strategy: str, choices: Choices, venv: str,
                                     finding="kfd-missing"),
             )
         )
-        old = kernel_rule(ctx, rocm)  # the doctor's kernel-old, in the same words, against the
-        #                               plan's own release (an older card's route is not 10.x)
+        # the doctor's kernel-old, in the same words, against the plan's own release (an older
+        # card's route is not 10.x); "" where the plan names none (TheRock's nightlies)
+        old = kernel_rule(ctx, rocm or "")
         if old:
             checks.append(Preflight("kernel-old", False, old[0].title, old[0].fix))
         if strategy == "rocm-apt":

@@ -9,9 +9,10 @@ it, and the last check that PyTorch sees the GPU.
 from __future__ import annotations
 
 from core.diagnose.context import Support
+from core.diagnose.release_choice import stable_indexes
 from core.i18n import t
 from core.install.plan import Step
-from core.install.plan_builder import PlanBuilder, PlanError, code_target
+from core.install.plan_builder import PlanBuilder, PlanError
 from core.knowledge.loader import Knowledge
 from core.knowledge.rows import gfx_base
 from core.knowledge.wheels import TheRockIndex, TorchIndex, current_therock
@@ -51,44 +52,6 @@ def therock_index(kb: Knowledge, gfx: str) -> TheRockIndex | None:
     if named is not None and not named.frozen:
         return named
     return current_therock(kb.therock, gfx)
-
-
-def stable_indexes(
-    kb: Knowledge, gpu: Gpu, support: Support, rocm: str | None = None
-) -> list[TorchIndex]:
-    """Stable wheel indexes with code for the card, best first (pytorch.org before AMD's).
-
-    Where an index's arch list is known, it decides: the index serves the card when one of its
-    torch versions carries the target (an RX 7600 or a Radeon 890M gets download.pytorch.org's
-    wheels, which carry gfx1102 and gfx1150, though AMD lists the cards only for ROCm 10.x).
-    Only current releases, unless the user asked for a release (``rocm``) by name.
-    """
-    target = code_target(gpu, support)
-    if target is None:
-        return []
-    target_support = kb.support_for(target)
-    releases = set(target_support.rocm) if target_support else set()
-    allowed = {rocm} if rocm else {r.version for r in kb.current_releases()}
-    found = []
-    for index in kb.torch_indexes:
-        if not index.stable or index.rocm not in allowed:
-            continue
-        if index.arch_list and index.torch_for(target) is None:
-            continue
-        if not index.arch_list and index.rocm not in releases:
-            continue
-        found.append(index)
-
-    def key(index: TorchIndex) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
-        vendor_rank = 0 if index.vendor == "pytorch" else 1
-        newest = index.newest_torch or "0"
-        return (
-            vendor_rank,
-            tuple(-int(p) for p in index.rocm.split(".") if p.isdigit()),
-            tuple(-int(p) for p in newest.split(".") if p.isdigit()),
-        )
-
-    return sorted(found, key=key)
 
 
 def pick_index(

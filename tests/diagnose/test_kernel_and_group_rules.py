@@ -139,8 +139,10 @@ def test_ubuntu_2204_with_an_old_kernel_still_gets_kernel_old(tmp_path: Path) ->
     old = ids(after)["kernel-old"]
     assert old["severity"] == "warning"
     assert "5.13.0-52-generic" in old["title"]
-    # ROCm 10.1 still serves 22.04 (os-support.yaml of 10.1); its 22.04 kernels start at 5.15
-    assert "ROCm 10.1" in old["title"]
+    # judged against ROCm 7.2, the release the plan installs here (pytorch.org's rocm7.2
+    # wheels; tests/diagnose/test_kernel_release_agrees.py), which serves 22.04 from 5.15
+    assert "ROCm 7.2" in old["title"]
+    assert "Judged against ROCm 7.2, the release rocmate install plans" in old["detail"]
     assert "Ubuntu 22.04 with kernels 5.15 and newer" in old["detail"]
     assert "linux-generic-hwe" in old["fix"]
     assert after["verdict"] == "Ready after these fixes"
@@ -155,13 +157,13 @@ def test_ubuntu_derivative_with_an_old_kernel_still_gets_kernel_old(tmp_path: Pa
 
 
 def test_unserved_ubuntu_quotes_the_releases_own_ubuntus() -> None:
-    """Ubuntu 20.04 (served by no current release) on 5.4: compared with the newest release's
-    min_kernel, naming the Ubuntu versions that number is for."""
+    """Ubuntu 20.04 (served by no current release) on 5.4: compared with the planned release's
+    (7.2, pytorch.org's wheels) min_kernel, naming the Ubuntu versions that number is for."""
     found = ids(answer(MACHINES / "ubuntu2004-kernel54-rx7900xtx"))
     old = found["kernel-old"]
     assert "5.4.0-150-generic" in old["title"]
-    assert "ROCm 10.1" in old["title"]
-    assert "Ubuntu 22.04 and 24.04 and 26.04 with kernels 5.15 and newer" in old["detail"]
+    assert "ROCm 7.2" in old["title"]
+    assert "Ubuntu 22.04 and 24.04 with kernels 5.15 and newer" in old["detail"]
 
 
 # --- not-in-render-group ------------------------------------------------------------------------
