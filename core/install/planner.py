@@ -142,7 +142,7 @@ def make_plan(facts: Facts, kb: Knowledge, choices: Choices | None = None) -> Pl
         torch_packages=tuple(builder.torch_packages),
         preview=strategy == "therock",
         preflight=tuple(preflight.checks(ctx, strategy, choices, venv, builder.torch_packages,
-                                         rocm)),
+                                         rocm, builder.torch_url)),
         notes=tuple(builder.notes),
         nothing_to_do=bool(working),
         env_unset=fixes.unset,

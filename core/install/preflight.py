@@ -17,7 +17,7 @@ from core.i18n import t
 from core.install.plan import Preflight
 from core.install.plan_builder import Choices, PlanError
 from core.install.system_steps import apt_family
-from core.knowledge.torch_python import load_torch_python, release_of
+from core.knowledge.torch_python import TorchPython, load_torch_python, release_of
 from core.probe.facts import Facts
 from core.probe.managed_env import managed_venv
 
@@ -90,15 +90,37 @@ def _venv_check(ctx: Context) -> Preflight | None:
     )
 
 
-def _python_check(ctx: Context, torch_packages: list[str] | tuple[str, ...]) -> Preflight | None:
-    """Whether the system's python3 (which makes the environment) has wheels of the torch
-    release the plan pins (torch_python.toml); None where the version or the release is not
-    known (nothing said)."""
+def _wheel_pythons(
+    ctx: Context, torch_packages: list[str] | tuple[str, ...], torch_url: str | None
+) -> TorchPython | None:
+    """The Python versions the plan's torch wheels exist for: the pinned torch release's
+    (torch_python.toml), else those of the TheRock index the plan installs from (torch.toml's
+    [[therock]] python_min/python_max: its torch is unpinned, a nightly); None where neither
+    is known."""
+    rows = load_torch_python(ctx.kb.data_dir)
+    release = next((r for r in (release_of(rows, p) for p in torch_packages) if r), None)
+    if release is not None:
+        return release
+    family = next((f for f in ctx.kb.therock if f.url == torch_url), None)
+    if family is None or not (family.python_min and family.python_max):
+        return None
+    return TorchPython(
+        torch=t("plan.preflight.python-version.therock", "of TheRock's {family} index",
+                family=family.family),
+        python_min=family.python_min, python_max=family.python_max, experimental=(),
+        source=family.python_source or family.source)
+
+
+def _python_check(
+    ctx: Context, torch_packages: list[str] | tuple[str, ...], torch_url: str | None = None
+) -> Preflight | None:
+    """Whether the system's python3 (which makes the environment) has the plan's torch wheels
+    (_wheel_pythons); None where the version or the wheels' Pythons are not known (nothing
+    said)."""
     have = ctx.facts.python3
     if not have:
         return None
-    rows = load_torch_python(ctx.kb.data_dir)
-    release = next((r for r in (release_of(rows, p) for p in torch_packages) if r), None)
+    release = _wheel_pythons(ctx, torch_packages, torch_url)
     if release is None:
         return None
     minor = ".".join(have.split(".")[:2])
@@ -122,16 +144,16 @@ def _python_check(ctx: Context, torch_packages: list[str] | tuple[str, ...]) -> 
 
 def checks(ctx: Context, strategy: str, choices: Choices, venv: str,
            torch_packages: list[str] | tuple[str, ...] = (),
-           rocm: str | None = None) -> list[Preflight]:
+           rocm: str | None = None, torch_url: str | None = None) -> list[Preflight]:
     """The plan's pre-flight list for ``strategy`` (``rocm``: the plan's own release, which the
-    kernel check is held against)."""
+    kernel check is held against; ``torch_url``: the index the wheels come from)."""
     facts = ctx.facts
     driver = facts.driver
     checks = []
     venv_check = _venv_check(ctx)
     if venv_check is not None:
         checks.append(venv_check)
-    python_check = _python_check(ctx, torch_packages)
+    python_check = _python_check(ctx, torch_packages, torch_url)
     if python_check is not None:
         checks.append(python_check)
     if strategy != "wsl":

@@ -89,6 +89,12 @@ class TheRockIndex:
     untested: tuple[str, ...] = ()
     """Targets of ``targets`` that AMD builds device packages for but no public output shows
     PyTorch working with: the plan says so."""
+    python_min: str | None = None
+    """The oldest CPython minor the index's torch wheels are built for (None: not recorded)."""
+    python_max: str | None = None
+    """The newest CPython minor the index's torch wheels are built for."""
+    python_source: str | None = None
+    """Where python_min and python_max were read (docs/knowledge.md's source rule)."""
 
 
 def current_therock(indexes: Iterable[TheRockIndex], gfx: str) -> TheRockIndex | None:
@@ -150,7 +156,15 @@ def parse_torch(
     therock: list[TheRockIndex] = []
     for r in rows(file, data, "therock"):
         r.check_keys(["family", "url", "targets", "preview", "source"],
-                     ["note", "device_extra", "frozen", "untested"])
+                     ["note", "device_extra", "frozen", "untested", "python_min", "python_max",
+                      "python_source"])
+        pythons = [k for k in ("python_min", "python_max", "python_source") if k in r.data]
+        if pythons and len(pythons) != 3:
+            raise r.fail("python_min, python_max and python_source come together")
+        python_min = r.version("python_min") if pythons else None
+        python_max = r.version("python_max") if pythons else None
+        if python_min and python_max and version_tuple(python_min) > version_tuple(python_max):
+            raise r.fail("python_min is newer than python_max")
         url = r.text("url")
         if not url.startswith("https://"):
             raise r.fail("url must start with https://")
@@ -169,6 +183,9 @@ def parse_torch(
             device_extra=r.flag("device_extra", default=False),
             frozen=r.flag("frozen", default=False),
             untested=untested,
+            python_min=python_min,
+            python_max=python_max,
+            python_source=r.text("python_source") if pythons else None,
         ))
     unique(file, "therock", (t.family for t in therock), "family")
     return tuple(indexes), tuple(therock)
