@@ -225,19 +225,38 @@ class Child:
         """Its exit status: waited for ``timeout`` seconds, then SIGKILL (to its group with
         ``group``) and waited for again. None when it outlived that and could not be killed (a
         root child that closed its output but does not end)."""
+        code = await self._exit_status(timeout)
+        if code is not None:
+            return code
+        if self._send(signals.SIGKILL, group) == "refused":
+            return None
+        return await self._exit_status(None)
+
+    async def _exit_status(self, timeout: float | None) -> int | None:
+        """The exit status once it has ended, within ``timeout`` seconds (None: however long it
+        takes), else None. Python 3.11's ``Process.wait()`` returns only after the child's
+        pipes have closed as well, so a grandchild holding them would keep a child that has
+        ended "running" for the whole timeout; the status itself is known as soon as the
+        child is reaped, so it is looked at every 20 ms beside the wait."""
+        loop = asyncio.get_running_loop()
+        deadline = None if timeout is None else loop.time() + timeout
+        waiting = asyncio.ensure_future(self.proc.wait())
         try:
-            return await asyncio.wait_for(self.proc.wait(), timeout=timeout)
-        except TimeoutError:
-            if self._send(signals.SIGKILL, group) == "refused":
-                return None
-            return await self.proc.wait()
+            while self.proc.returncode is None and not waiting.done():
+                left = 0.02 if deadline is None else min(0.02, deadline - loop.time())
+                if left <= 0:
+                    return None
+                await asyncio.wait({waiting}, timeout=left)
+        finally:
+            waiting.cancel()
+        return self.proc.returncode
 
     async def finish(self, *, group: bool = False) -> int:
         """End it now (SIGKILL while it runs) and reap it; with ``group`` whatever it started in
         its process group (compile workers, ranks) is killed too, even after it ended."""
         if self.proc.returncode is None:
             self.signal(signals.SIGKILL, group=group)
-            await self.proc.wait()
+            await self._exit_status(None)
         if group:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.proc.pid, signals.SIGKILL)

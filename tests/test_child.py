@@ -193,18 +193,23 @@ def test_a_signal_to_the_child_alone_leaves_its_grandchild_and_finish_ends_it() 
     why the benchmark runner kills the group); finish(group=True) ends it even after the
     child has gone."""
 
-    async def go() -> tuple[int, bool, int]:
+    async def go() -> tuple[int, bool, int, int | None, float]:
         child = await Child.start([PY, "-c", IGNORES_SIGINT_AND_SIGTERM], env=env(),
                                   new_session=True)
         grandchild = int((await child.line(10) or b"0").decode())
         assert child.signal(signal.SIGKILL)
-        await child.reap(10)
+        t0 = time.monotonic()
+        reaped = await child.reap(10)
+        took = time.monotonic() - t0
         alive = not gone(grandchild, within_s=0.3)
         status = await child.finish(group=True)
         await lines_until_end(child)  # the grandchild held the child's stdout until now
-        return grandchild, alive, status
+        return grandchild, alive, status, reaped, took
 
-    grandchild, alive_after_the_child, status = run(go())
+    grandchild, alive_after_the_child, status, reaped, took = run(go())
+    # reaped as soon as it ended, although the grandchild still holds its pipes (Python
+    # 3.11's Process.wait() alone waited for those too: the whole 10 s)
+    assert reaped == -signal.SIGKILL and took < 3, took
     assert alive_after_the_child
     assert status == -signal.SIGKILL
     assert gone(grandchild)
