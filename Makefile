@@ -43,8 +43,9 @@ test: $(STAMP_TEST) qm appimage
 	$(MAKE) --no-print-directory faults
 
 ## The fast lane while you work: lint, types, import contracts and the tests that need no root,
-## no GPU, no AppImage and no real benchmark worker (those marked slow, tests/bench, tests/faults,
-## tests/packaging: `make test` runs them all). About 4 minutes on 2 cores.
+## no GPU, no AppImage, no real benchmark worker and no real pip install (those marked slow,
+## tests/bench, tests/faults, tests/packaging: `make test` runs them all). Under 4 minutes on
+## 2 cores.
 check: $(STAMP_TEST) qm
 	$(BIN)/ruff check .
 	$(BIN)/mypy

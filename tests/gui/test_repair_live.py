@@ -140,6 +140,7 @@ def _history(dialog: RepairDialog) -> list[list[str]]:
             for i in range(dialog.history.topLevelItemCount())]
 
 
+@pytest.mark.slow  # real pip installs into a live venv
 @pytest.mark.qt_log_ignore(r"^This plugin does not support raise\(\)")  # offscreen
 def test_repair_and_roll_back_a_live_venv_in_the_window(qtbot: Any, aloop: Any, offline: Path,
                                                         tmp_path: Path) -> None:
@@ -216,6 +217,7 @@ def test_repair_and_roll_back_a_live_venv_in_the_window(qtbot: Any, aloop: Any, 
     assert repair_s < RUN_S and rollback_s < RUN_S
 
 
+@pytest.mark.slow  # real pip installs into a live venv
 @pytest.mark.qt_log_ignore(r"^This plugin does not support raise\(\)")  # offscreen
 def test_a_failed_install_in_the_window_rolls_back_by_itself(qtbot: Any, aloop: Any,
                                                              offline: Path,

@@ -37,6 +37,7 @@ def _dialog(qtbot: Any) -> TuneDialog:
     return dialog
 
 
+@pytest.mark.slow  # real tiny benchmark workers, one per setting (~23 s)
 def test_a_tiny_cpu_tune_from_the_results_page(qtbot: Any, aloop: Any) -> None:
     dialog = _dialog(qtbot)
     dialog.session.python = sys.executable  # the test set-up's .venv holds torch

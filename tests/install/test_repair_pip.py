@@ -94,6 +94,7 @@ def _versions(python: Path) -> dict[str, str]:
     return {m.name: m.version for m in env.family}
 
 
+@pytest.mark.slow  # real pip installs from a local index
 def test_repair_then_rollback(offline: Path, tmp_path: Path,
                               capsys: pytest.CaptureFixture[str]) -> None:
     wheels = _wheels(offline)
@@ -157,6 +158,7 @@ def test_repair_then_rollback(offline: Path, tmp_path: Path,
     assert record.state == "rolled-back"
 
 
+@pytest.mark.slow  # real pip installs from a local index
 def test_a_failed_install_rolls_back_by_itself(offline: Path, tmp_path: Path) -> None:
     """pytorch-triton-rocm is missing from the index: the family is replaced (--no-deps),
     then the step that adds torch's requirements fails, and the runner puts the record back."""
@@ -182,6 +184,7 @@ def test_a_failed_install_rolls_back_by_itself(offline: Path, tmp_path: Path) ->
     assert record.state == "failed-rolled-back"
 
 
+@pytest.mark.slow  # real pip installs from a local index
 def test_amd_device_wheels_for_real(offline: Path, tmp_path: Path) -> None:
     """--rocm 10.0: AMD's index, torch[device-gfx1100]==2.13.0+rocm10.0.0 (its extra requires
     amd-torch-device-gfx1100, as on https://stable.repo.amd.com/rocm/whl-next/). The family
