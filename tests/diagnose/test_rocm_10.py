@@ -104,13 +104,14 @@ def test_legacy_install_still_found() -> None:
 
 # -- item 3: Ryzen APUs and Radeon cards only on the systems AMD lists for them -----------------
 def test_ryzen_apu_on_an_unlisted_kernel() -> None:
-    """Ubuntu 24.04 with the 6.14 HWE kernel: ROCm 10.0 wants the OEM 6.17 kernel, 10.1 the HWE
-    7.0 kernel (os-support.yaml); the GPU still runs with this kernel's driver."""
+    """Ubuntu 24.04 with the 6.14 HWE kernel: ROCm 10.0 (and 7.14, whose systems 10.0 left
+    unchanged) wants the OEM 6.17 kernel, 10.1 the HWE 7.0 kernel (os-support.yaml); the GPU
+    still runs with this kernel's driver."""
     answer = _doctor(STRIX_HALO)
     finding = _finding(answer, "gpu-os-unsupported")
     assert finding is not None and finding["severity"] == "info"
     assert "HWE 7.0 (ROCm 10.1)" in finding["title"]
-    assert "OEM 6.17 (ROCm 10.0)" in finding["title"]
+    assert "OEM 6.17 (ROCm 10.0 and 7.14)" in finding["title"]
     assert "Ubuntu 26.04.1 with the GA 7.0 kernel" in finding["detail"]
     assert "Ubuntu 24.04.5 with the HWE 7.0 kernel" in finding["detail"]
     assert "6.14.0-29-generic" in finding["detail"]
@@ -145,8 +146,9 @@ def test_ryzen_apu_on_ubuntu_2204(tmp_path: Path) -> None:
     answer = _doctor(machine)
     finding = _finding(answer, "gpu-os-unsupported")
     assert finding is not None
+    # 7.14 too: its systems are 10.0's (the 10.0.0 release notes: unchanged), no 22.04 for Ryzen
     assert finding["title"] == ("AMD does not support the Radeon 8060S Graphics with ROCm 10.1 "
-                                "and 10.0 on Ubuntu 22.04")
+                                "and 10.0 and 7.14 on Ubuntu 22.04")
     assert _finding(answer, "distro-unsupported") is None  # AMD's packages are made for 22.04
 
 
