@@ -47,6 +47,10 @@ hsa-runtime-rocr4wsl-amdgpu (alone, in place of each command step's argv and as 
 own, and added to each real ``apt-get install`` step), the amdgpu.list / amdgpu.sources files
 (as a step of their own and in place of each source step), and AMD's amdgpu repository in
 rocmate's own rocm.list (in place of each source step): each refused for its own reason.
+And "allow-list: packages no plan installs": each name of test_helper_hostile.py's
+UNPLANNED_PACKAGES (amdgpu-dkms, kernel headers and modules, gnupg, ca-certificates, ROCm names
+no route asks for), added to each real ``apt-get install`` step and as a step of its own: each
+refused as off the allow-list (core.install.helper.policy.INSTALLABLE: only what plans install).
 
 Every mutation is checked in-process (``check_input`` on a fake system, no root needed); a
 sample, one mutation of each family for each kind of field, is also sent for real, as root,
@@ -84,6 +88,7 @@ from tests.install.support import (
     trusting_policy,
 )
 from tests.install.test_helper_hostile import (
+    UNPLANNED_PACKAGES,
     Case,
     _assert_runs_nothing,
     _prepared_root,
@@ -446,6 +451,37 @@ def route_mutants(plans: dict[str, list[dict[str, Any]]]) -> list[tuple[Mutant, 
     return found
 
 
+UNPLANNED = "allow-list: packages no plan installs"
+
+
+def unplanned_mutants(plans: dict[str, list[dict[str, Any]]]) -> list[tuple[Mutant, str]]:
+    """Each name of UNPLANNED_PACKAGES (tests/install/test_helper_hostile.py: amdgpu-dkms,
+    kernel headers and modules, gnupg, ca-certificates, ROCm names no route installs) in each
+    real plan: added to each ``apt-get install`` step, and as an install step of its own after
+    the plan's last one; with the reason each must be refused for; each distinct plan once."""
+    found: list[tuple[Mutant, str]] = []
+    seen: set[bytes] = set()
+    for steps in plans.values():
+        for name in UNPLANNED_PACKAGES:
+            reason = f"package {name!r} {NOT_ALLOWED}"
+            own = {"id": "apt-install-more", "privileged": True, "kind": "command",
+                   "title": "Install more", "explain": "",
+                   "argv": ["apt-get", "install", "-y", name]}
+            variants = [("own step", [*steps, own])]
+            variants += [(f"{step['id']} plus", [*steps[:i],
+                                                 {**step, "argv": [*step["argv"], name]},
+                                                 *steps[i + 1:]])
+                         for i, step in enumerate(steps)
+                         if step.get("argv", [])[:2] == ["apt-get", "install"]]
+            for where, mutated in variants:
+                payload = json.dumps({"schema": SCHEMA, "steps": mutated}).encode()
+                if payload not in seen:
+                    seen.add(payload)
+                    found.append((Mutant(UNPLANNED, f"{where} {name}", f"{UNPLANNED} / {name}",
+                                         payload, harmless=False), reason))
+    return found
+
+
 # --------------------------------------------------------------------------------------------
 # fixtures
 
@@ -619,4 +655,35 @@ def test_the_retired_verb_runs_nothing(plans: dict[str, list[dict[str, Any]]],
         ledger.tried(RETIRED, mutant.label + " (for real)")
         reason = _retired_reason(_reasons(mutant.payload, fake_target, policy))
         assert reason is not None
+        _assert_runs_nothing(Case(mutant.label, mutant.payload, reason), plan_root)
+
+
+def test_packages_no_plan_installs_are_refused(plans: dict[str, list[dict[str, Any]]],
+                                               fake_target: Target, policy: Policy,
+                                               ledger: Ledger) -> None:
+    """In-process: each name no plan installs (amdgpu-dkms, kernel headers and modules, gnupg,
+    ca-certificates, ROCm names no route asks for), in every real plan, is refused for itself
+    (core.install.helper.policy.INSTALLABLE holds only what plans install)."""
+    forms = unplanned_mutants(plans)
+    assert {m.sample_key for m, _ in forms} == {f"{UNPLANNED} / {n}" for n in UNPLANNED_PACKAGES}
+    assert len(forms) >= 10 * len(UNPLANNED_PACKAGES)
+    accepted = []
+    for mutant, reason in forms:
+        ledger.tried(UNPLANNED, mutant.label)
+        if not any(reason in r for r in _reasons(mutant.payload, fake_target, policy)):
+            accepted.append(mutant.label)
+    assert not accepted, f"{len(accepted)} plans not refused for the package: {accepted[:20]}"
+
+
+@pytest.mark.root
+def test_packages_no_plan_installs_run_nothing(plans: dict[str, list[dict[str, Any]]],
+                                               plan_root: Path, ledger: Ledger) -> None:
+    """For real, as root: one plan for each name; --check and an audited run refuse it having
+    started nothing and written nothing."""
+    chosen: dict[str, tuple[Mutant, str]] = {}
+    for mutant, reason in unplanned_mutants(plans):
+        chosen.setdefault(mutant.sample_key, (mutant, reason))
+    assert len(chosen) == len(UNPLANNED_PACKAGES)
+    for mutant, reason in chosen.values():
+        ledger.tried(UNPLANNED, mutant.label + " (for real)")
         _assert_runs_nothing(Case(mutant.label, mutant.payload, reason), plan_root)

@@ -70,6 +70,7 @@ from tests.faults.ledger import Ledger
 from tests.install.support import (
     CHROOT_ENV,
     REPO_ROOT,
+    STAND_IN,
     SUITE,
     TESTER,
     TRUSTED_FPR,
@@ -81,6 +82,7 @@ from tests.install.support import (
     copy_root,
     events,
     install_rocmate,
+    install_stand_in,
     keyring_step,
     pin_content,
     pin_step,
@@ -180,6 +182,7 @@ def prepared(debian_root: Path, repos: Repos,
         install_rocmate(root, fingerprints=[TRUSTED_FPR, repos.fingerprint],
                         uri_prefixes=[NOWHERE, repos.base])
         add_accounts_in_chroot(root)
+        install_stand_in(root)
         yield root
 
 
@@ -412,7 +415,7 @@ def _shorten_apt_wait(root: Path, seconds: int) -> None:
 
 
 APT_STEPS = {
-    "apt-install": ("apt-get", "install", "-y", "ca-certificates"),
+    "apt-install": ("apt-get", "install", "-y", STAND_IN),
     "apt-update": ("apt-get", "update"),
 }
 

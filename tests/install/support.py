@@ -308,6 +308,31 @@ def chroot(root: Path, *argv: str, check: bool = True) -> subprocess.CompletedPr
                           env=CHROOT_ENV, check=check, timeout=120)
 
 
+STAND_IN = "rocminfo"
+"""A name plans install, and so the root helper's allow-list (core.install.helper.policy
+.INSTALLABLE): what the apt lock tests install (:func:`install_stand_in`)."""
+
+
+def install_stand_in(root: Path, name: str = STAND_IN) -> None:
+    """An empty package called ``name``, installed in the throwaway root with dpkg, so that
+    ``apt-get install -y NAME`` there has nothing to do (no repository needed): the apt lock
+    tests' install step, which the helper's allow-list accepts."""
+    if chroot(root, "dpkg-query", "-W", name, check=False).returncode == 0:
+        return
+    pkg = root / "tmp/stand-in"
+    (pkg / "DEBIAN").mkdir(parents=True, exist_ok=True)
+    (pkg / "DEBIAN/control").write_text(
+        f"Package: {name}\nVersion: 0.0-rocmate-test\nArchitecture: all\n"
+        "Maintainer: rocmate tests <tests@example.invalid>\n"
+        f"Description: empty test stand-in for AMD's {name}\n"
+    )
+    chroot(root, "dpkg-deb", "--root-owner-group", "-Zgzip", "--build", "/tmp/stand-in",
+           "/tmp/stand-in.deb")
+    chroot(root, "dpkg", "-i", "/tmp/stand-in.deb")
+    shutil.rmtree(pkg)
+    (root / "tmp/stand-in.deb").unlink()
+
+
 def add_accounts_in_chroot(root: Path) -> None:
     """The user ``tester`` and the groups render and video, made with the system's own tools."""
     if "render:" not in (root / "etc/group").read_text():

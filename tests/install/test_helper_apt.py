@@ -35,6 +35,7 @@ from core.install.helper import main as helper
 from core.install.helper.exec import ChildResult
 from tests.install.support import (
     CHROOT_ENV,
+    STAND_IN,
     SUITE,
     TESTER,
     HelperRun,
@@ -44,6 +45,7 @@ from tests.install.support import (
     copy_root,
     events,
     install_rocmate,
+    install_stand_in,
     keyring_step,
     pin_content,
     pin_step,
@@ -57,9 +59,9 @@ from tests.install.support import (
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]
 
-PACKAGE = "rocm-core"
+PACKAGE = "rocm-hip-runtime"  # a name plans install (the helper's allow-list holds only those)
 VERSION = "6.2.0.60200-66~22.04"
-BREAKER = "rocm-breaker"  # on the install allow-list, and conflicts with an installed package
+BREAKER = "rocminfo"  # on the install allow-list, and (here) conflicts with an installed package
 BREAKER_CONFLICTS = "ca-certificates"
 VERSION_FILE = "opt/rocm-6.2.0/.info/version"
 KEYRING = "etc/apt/keyrings/rocm.gpg"
@@ -104,14 +106,14 @@ def _gen_key(home: Path, name: str) -> str:
 
 def _build_deb(work: Path, name: str = PACKAGE, version: str = VERSION,
                extra: str = "") -> Path:
-    """A tiny stand-in for AMD's rocm-core: one file under /opt/rocm-6.2.0 (``extra``: more
-    control fields)."""
+    """A tiny stand-in for one of AMD's packages (rocm-hip-runtime): one file under
+    /opt/rocm-6.2.0 (``extra``: more control fields)."""
     pkg = work / f"pkg-{name}"
     (pkg / "DEBIAN").mkdir(parents=True)
     (pkg / "DEBIAN/control").write_text(
         f"Package: {name}\nVersion: {version}\nArchitecture: amd64\n"
         f"Maintainer: rocmate tests <tests@example.invalid>\n{extra}"
-        "Description: test stand-in for AMD's rocm-core\n"
+        f"Description: test stand-in for AMD's {name}\n"
     )
     info = pkg / VERSION_FILE
     info.parent.mkdir(parents=True)
@@ -458,7 +460,8 @@ def _run_while_locked(
 
 def test_install_waits_for_the_dpkg_lock(root_copy: Path, tmp_path: Path) -> None:
     install_rocmate(root_copy)
-    payload = plan(command_step("apt-install", "apt-get", "install", "-y", "ca-certificates"))
+    install_stand_in(root_copy)
+    payload = plan(command_step("apt-install", "apt-get", "install", "-y", STAND_IN))
     run, waiting = _run_while_locked(root_copy, payload, "var/lib/dpkg/lock-frontend",
                                      "Waiting for cache lock", tmp_path / "stderr")
     assert waiting["id"] == "apt-install"

@@ -36,9 +36,11 @@ from core.install.helper import main as helper
 from core.install.privilege import CANCEL_ON_EOF
 from tests.install.support import (
     CHROOT_ENV,
+    STAND_IN,
     command_step,
     events,
     helper_root,
+    install_stand_in,
     pin_content,
     pin_step,
     plan,
@@ -115,6 +117,7 @@ def test_the_line_has_the_same_size_limit() -> None:
 @pytest.fixture(scope="module")
 def cancel_root(debian_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     with helper_root(debian_root, tmp_path_factory.mktemp("cancel") / "copy") as root:
+        install_stand_in(root)
         yield root
 
 
@@ -141,7 +144,7 @@ def _dpkg_lock_held(root: Path) -> Iterator[None]:
 def _slow_plan() -> bytes:
     """A file (to be rolled back), then an install that waits for dpkg's lock."""
     return plan(pin_step(),
-                command_step("apt-install", "apt-get", "install", "-y", "ca-certificates"))
+                command_step("apt-install", "apt-get", "install", "-y", STAND_IN))
 
 
 def _start(root: Path, *args: str) -> subprocess.Popen[bytes]:

@@ -176,6 +176,26 @@ DEB822_TRUSTED = (
     "Architectures: amd64\nSigned-By: /etc/apt/keyrings/rocm.gpg\nTrusted: yes\n"
 )
 
+UNPLANNED_PACKAGES = (
+    # the kernel driver and what builds it: no route installs a kernel module (ROCm without
+    # DKMS; the kernel's own amdgpu serves, in WSL the Windows driver)
+    "amdgpu-dkms", "amdgpu-dkms-firmware", "linux-headers-6.8.0-45-generic",
+    "linux-modules-extra-6.8.0-45-generic", "linux-headers-generic",
+    # key and certificate tools: the helper checks keys itself
+    "gnupg", "ca-certificates",
+    # ROCm names the planner never installs: the meta package, versioned names, the old DKMS
+    # package, libraries only ever purged
+    "rocm", "rocm6.2.0", "rocm-hip-runtime6.2.0", "rocm-dkms", "rocm-core", "rocminfo5.7.1",
+    "amd-smi-lib", "hsa-rocr-dev", "hip-runtime-amd",
+    # Core SDK look-alikes: the repository package, a series-less name, a gfx suffix where the
+    # route writes none, another family, three numbers
+    "amdrocm-repo", "amdrocm", "amdrocm-core-dev", "amdrocm-developer-tools10.1-gfx1151",
+    "amdrocm-core-sdk10.0-gfx942", "amdrocm-base10.0", "amdrocm10.1.0", "amdrocm10.1-gfx1151-dev",
+)
+"""Names the install allow-list once held or a loose pattern would take, that no plan installs:
+each refused (core.install.helper.policy.INSTALLABLE; ``make faults`` sends each into every real
+plan, tests/faults/test_hostile_plans.py)."""
+
 CASES = [
     # shell metacharacters where a name is expected
     Case("pkg-semicolon", _install("rocm;touch /tmp/PWNED"), "shell metacharacter ';'"),
@@ -195,7 +215,7 @@ CASES = [
          "option '-o' is not allowed"),
     Case("apt-allow-unauthenticated", _install("--allow-unauthenticated", "rocm"),
          "option '--allow-unauthenticated' is not allowed"),
-    Case("pkg-leading-dash", _install("rocm", "-oAPT::Get::AllowUnauthenticated=1"),
+    Case("pkg-leading-dash", _install("rocminfo", "-oAPT::Get::AllowUnauthenticated=1"),
          "option injection"),
     Case("pkg-not-allowed", _install("openssh-server"), "not on the allow-list"),
     Case("pkg-trailing-dash-removes", _install("rocm-"), "not on the allow-list"),
@@ -235,6 +255,12 @@ CASES = [
     Case("purge-amdrocm-glob", _purge("amdrocm*"), "shell metacharacter '*'"),
     Case("pkg-amdrocm-semicolon", _install("amdrocm10.1-gfx1151;id"), "shell metacharacter ';'"),
     Case("pkg-amdrocm-trailing-dash", _install("amdrocm10.1-"), "not on the allow-list"),
+    # packages no plan installs (UNPLANNED_PACKAGES): alone, and beside a planned one
+    *(Case(f"unplanned-{name}", _install(name), f"package {name!r} is not on the allow-list")
+      for name in UNPLANNED_PACKAGES),
+    *(Case(f"unplanned-{name}-beside-planned", _install("rocm-hip-runtime", name),
+           f"package {name!r} is not on the allow-list")
+      for name in UNPLANNED_PACKAGES),
     # verbs that are not in the table
     Case("verb-rm", _argv("rm", "-rf", "/"), "unknown verb 'rm'"),
     Case("verb-bash-c", _argv("bash", "-c", "touch /tmp/PWNED"), "unknown verb 'bash'"),
@@ -508,7 +534,8 @@ def test_a_good_plan_is_accepted(fake_target: Target, policy: Policy) -> None:
         _key(), source_step(source_line(AMD_URI)), pin_step(),
         command_step("update", "apt-get", "update"),
         command_step("install", "apt-get", "install", "-y", "--no-install-recommends",
-                     "rocm-hip-runtime", "rocminfo", "rocm6.2.0", "linux-headers-6.8.0-45-generic"),
+                     "rocm-hip-runtime", "rocminfo", "rocm-hip-sdk", "rocm-developer-tools"),
+        command_step("venv-package", "apt-get", "install", "-y", "python3-venv"),
         command_step("purge", "apt-get", "purge", "-y", "rocm-core5.7.1", consent=True),
         command_step("groups", "usermod", "-aG", "render,video", "tester", after="relogin"),
         {**command_step("venv", "python3", "-m", "venv", "/x;y"), "privileged": False},
@@ -516,8 +543,8 @@ def test_a_good_plan_is_accepted(fake_target: Target, policy: Policy) -> None:
     result = check_input(good, fake_target, policy)
     assert result.ok, _reasons(result.refused)
     assert [a.verb for a in result.actions] == [
-        "keyring", "apt-source", "apt-pin", "apt-update", "apt-install", "apt-purge",
-        "usermod",
+        "keyring", "apt-source", "apt-pin", "apt-update", "apt-install", "apt-install",
+        "apt-purge", "usermod",
     ]
 
 

@@ -70,9 +70,44 @@ Core SDK's versioned ones (amdrocm10.0, amdrocm10.0-gfx1151, amdrocm-core-sdk10.
 amdrocm-base10.0: the X.Y series is part of every name, so one series can go while another
 stays; AMD's uninstall page removes them with ``apt autoremove amdrocm10.0``). Never an
 amdrocm name without a series (amdrocm-repo, the repository package). The planner offers
-exactly these for removal. Everything else on the install allow-list
-(ca-certificates, gnupg, python3-venv, kernel headers and modules, amdgpu-dkms) may be
+exactly these for removal. Of the install allow-list (:data:`INSTALLABLE`), python3-venv may be
 installed, never purged."""
+
+_SERIES = r"[0-9]{1,2}\.[0-9]{1,2}"
+_GFX = r"-gfx[0-9a-f]{3,4}"
+INSTALLABLE: tuple[str, ...] = (
+    "rocm-hip-runtime",
+    "rocminfo",
+    "rocm-hip-sdk",
+    "rocm-developer-tools",
+    rf"amdrocm{_SERIES}{_GFX}",
+    rf"amdrocm{_SERIES}",
+    rf"amdrocm-core-dev{_SERIES}{_GFX}",
+    rf"amdrocm-core-dev{_SERIES}",
+    rf"amdrocm-developer-tools{_SERIES}",
+    "python3-venv",
+)
+"""The packages ``apt-get install`` may name, one pattern each (a plain name, or a Core SDK
+family with its X.Y series and gfx target): exactly what the planner's routes install, nothing
+more (tests/install/test_helper_allow_list.py fails on an entry no plan produces):
+
+* the legacy repository's package sets (core.install.apt_route.PACKAGE_SETS: rocm-hip-runtime
+  and rocminfo; rocm-hip-sdk, rocminfo and rocm-developer-tools), never versioned names;
+* the Core SDK's meta packages (core.install.core_sdk_route.CORE_SDK_PACKAGE_SETS):
+  amdrocmX.Y and amdrocm-core-devX.Y with the card's ``-gfxNNNN``, or without it where the
+  release does not list the card's target (the route's fallback, which no recorded machine
+  reaches), and amdrocm-developer-toolsX.Y; never amdrocm-repo (the repository package) or
+  another amdrocm name;
+* python3-venv (core.install.system_steps.venv_package), where python3 lacks ensurepip.
+
+No route installs a kernel module or what builds one: ROCm comes without DKMS (the kernel's own
+amdgpu driver serves, and in WSL the Windows driver), so amdgpu-dkms, amdgpu-dkms-firmware,
+linux-headers-* and linux-modules-extra-* left the list; so did gnupg and ca-certificates, which
+no plan asks for (the helper reads and checks AMD's keys itself, core.install.helper.openpgp),
+and the rocm, rocm-*, amd-smi-lib, hsa-rocr and hip-runtime-amd names beyond the sets above
+and any versioned name (purgeable, :data:`PURGEABLE`, never installed). The doctor may still
+tell the user to install kernel headers by hand; the helper never does."""
+INSTALLABLE_RE = re.compile("^(?:" + "|".join(INSTALLABLE) + ")$")
 
 USER_NAME = re.compile(r"^[a-z_][a-z0-9_-]{0,31}$")
 """A user name ``usermod -aG`` may be given (Debian's default NAME_REGEX, 32 characters)."""

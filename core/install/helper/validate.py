@@ -7,7 +7,8 @@ The verbs (each step maps to exactly one; anything else is refused):
 
 =================  ======================================================================
 apt-update         ``apt-get update``
-apt-install        ``apt-get install -y [--no-install-recommends] PKG...`` (allow-listed names)
+apt-install        ``apt-get install -y [--no-install-recommends] PKG...`` (only what plans
+                   install: :data:`INSTALLABLE`)
 apt-purge          ``apt-get purge -y PKG...`` (only ROCm's own packages, :data:`PURGEABLE`,
                    and only with ``"consent": true``)
 usermod            ``usermod -aG GROUPS USER`` or ``usermod -a -G GROUPS USER`` (GROUPS from
@@ -55,6 +56,7 @@ from typing import Any, ClassVar
 from core.install.helper.caller import Caller, UnknownCaller, process_caller
 from core.install.helper.openpgp import KeyFormatError, parse_key
 from core.install.helper.policy import (
+    INSTALLABLE_RE,
     KEYRING_DIR,
     MODPROBE_DIR,
     PREFERENCES_DIR,
@@ -131,31 +133,8 @@ SOURCE_LINE_RE = re.compile(
     r"(?P<component>\S+)$"
 )
 
-_V = r"(?:[0-9]+(?:\.[0-9]+){1,3})?"
-_KERNEL = r"[0-9]+\.[0-9]+(?:\.[0-9]+){0,2}(?:-[a-z0-9]+){1,4}"
-PACKAGE_RE = re.compile(
-    "^(?:"
-    + "|".join(
-        (
-            rf"rocm{_V}",
-            rf"rocm-[a-z0-9]+(?:-[a-z0-9]+)*{_V}",
-            rf"rocminfo{_V}",
-            rf"amd-smi-lib{_V}",
-            r"amdgpu-dkms",
-            r"amdgpu-dkms-firmware",
-            rf"hsa-rocr(?:-dev)?{_V}",
-            rf"hip-runtime-amd{_V}",
-            r"amdrocm-[a-z0-9]+(?:-[a-z0-9.]+)*",
-            r"amdrocm(?:-[a-z][a-z0-9]*)*[0-9]{1,2}\.[0-9]{1,2}(?:-gfx[0-9a-f]{3,4})?",
-            rf"linux-headers-{_KERNEL}",
-            rf"linux-modules-extra-{_KERNEL}",
-            r"python3-venv",
-            r"gnupg",
-            r"ca-certificates",
-        )
-    )
-    + ")$"
-)
+PACKAGE_RE = INSTALLABLE_RE
+"""The install allow-list (core.install.helper.policy.INSTALLABLE: exactly what plans install)."""
 SHELL_META = frozenset(";|&$()`<>*?[]{}~!#\\'\" \t\n\r^%")
 BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
