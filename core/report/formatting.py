@@ -13,7 +13,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from core.i18n import t
-from core.report.model import PEAK_SUFFIX, Driver, Figure, Reference, Report, SuiteRun
+from core.report.model import (
+    PEAK_SUFFIX,
+    Driver,
+    Figure,
+    Reference,
+    Report,
+    SuiteRun,
+    Warmup,
+)
 
 
 def suite_titles() -> dict[str, str]:
@@ -178,7 +186,8 @@ def attention_text(run: SuiteRun) -> str | None:
                     kernels=used["prefill"])
     else:
         kernels = t("doctor.list-separator", "; ").join(
-            t("report.label.attention.part", "{part}: {kernels}", kernels=k, part=part)
+            t("report.label.attention.part", "{part}: {kernels}", kernels=k,
+              part=part_label(part))
             for part, k in used.items())
     text = t("report.label.attention", "SDPA, {kernels}", kernels=kernels)
     experimental = details.get("aotriton_experimental")
@@ -402,9 +411,44 @@ def datasheet_parts(ref: Reference, sep: str = " ") -> list[str]:
 
 
 def warmup_text(run: SuiteRun) -> str:
+    """The warm-up in words; for a run of several parts each part's, ``; `` between them
+    (llm-infer's prefill settled in 1 s, its decode took 42 s: the result's is the decode's
+    alone)."""
+    return t("doctor.list-separator", "; ").join(warmup_lines(run))
+
+
+def warmup_lines(run: SuiteRun) -> list[str]:
+    """The warm-up in words, one line a part for a run of several parts
+    (``details.parts.<part>.warmup``, each named by :func:`part_label`), else the result's."""
     if run.result is None:
-        return "-"
-    w = run.result.warmup
+        return ["-"]
+    parts = run.result.details.get("parts")
+    each: dict[str, Warmup] = {}
+    for name, info in (parts.items() if isinstance(parts, dict) else ()):
+        raw = info.get("warmup") if isinstance(info, dict) else None
+        w = _warmup(raw) if isinstance(raw, dict) else None
+        if w is not None:
+            each[str(name)] = w
+    if len(each) < 2:
+        return [_warmup_words(run.result.warmup)]
+    return [t("report.format.warm-up.part", "{part}: {warm_up}", part=part_label(name),
+              warm_up=_warmup_words(w)) for name, w in each.items()]
+
+
+def _warmup(raw: Mapping[str, Any]) -> Warmup | None:
+    """A part's warm-up as the worker wrote it; None where its steps or seconds are not
+    numbers (a report from elsewhere)."""
+    steps, secs, first = raw.get("steps"), raw.get("seconds"), raw.get("first_step_s")
+    if not isinstance(steps, int) or isinstance(steps, bool) \
+            or not isinstance(secs, (int, float)) or isinstance(secs, bool):
+        return None
+    return Warmup(steps=steps, seconds=float(secs),
+                  first_step_s=float(first) if isinstance(first, (int, float))
+                  and not isinstance(first, bool) else None,
+                  settled=raw.get("settled") is True, forced=raw.get("forced") is True)
+
+
+def _warmup_words(w: Warmup) -> str:
     if w.forced:
         state = t("report.format.warm-up.fixed", "fixed length")
     elif w.settled:
@@ -417,6 +461,15 @@ def warmup_text(run: SuiteRun) -> str:
                  seconds=seconds(w.seconds), first=seconds(w.first_step_s), state=state)
     return t("report.format.warm-up", "{steps} steps in {seconds} ({state})", steps=w.steps,
              seconds=seconds(w.seconds), state=state)
+
+
+def part_label(part: str) -> str:
+    """A part of a run as a person reads it: llm-infer's ``prefill`` and ``decode`` in the
+    current language (the words of their throughput figures, "提示词处理" and "生成" in
+    Chinese); other parts (gemm's dtypes, bandwidth's directions) as the worker names them."""
+    words = {"prefill": t("report.part.prefill", "prefill"),
+             "decode": t("report.part.decode", "decode")}
+    return words.get(part, part)
 
 
 def measure_text(run: SuiteRun) -> str:

@@ -509,7 +509,8 @@ def _step_chart(run: SuiteRun, i: int) -> str:
         series.append(Series(t("report.md.warm-up", "warm-up"), warm, color=6, dots=True,
                              hollow=True, line=len(parts) == 1))
     for k, (part, pts) in enumerate(p for p in measured.items() if p[1]):
-        label = (t("report.html.chart.measured-part", "measured {part}", part=part) if part
+        label = (t("report.html.chart.measured-part", "measured {part}",
+                   part=fmt.part_label(part)) if part
                  else t("report.md.measured", "measured"))
         series.append(Series(label, pts, color=1 + k % 5, dots=len(pts) <= 150))
     rules: list[Rule] = []

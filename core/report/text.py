@@ -97,7 +97,8 @@ def efficiency_text(e: Efficiency, energy: bool = True) -> str:
     rate = t("report.label.per-watt", "{value} {unit} per W", value=fmt.num(e.per_watt),
              unit=e.unit.removesuffix("/W"))
     if e.part:
-        rate = t("report.label.per-watt.part", "{part}: {rate}", part=e.part, rate=rate)
+        rate = t("report.label.per-watt.part", "{part}: {rate}", part=fmt.part_label(e.part),
+                 rate=rate)
     if energy and e.per_item_j is not None and e.item_unit:
         return t("report.label.per-watt.energy", "{rate}, {energy} J/{unit} at {power} W",
                  rate=rate, energy=fmt.num(e.per_item_j), unit=e.item_unit,

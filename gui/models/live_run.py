@@ -149,7 +149,8 @@ class LiveRun:
         self.measured: dict[str | None, list[float]] = {}  # part -> [start, end]
         self.part_top: dict[str | None, float] = {}  # part -> its fastest step's throughput
         self.cold: tuple[float, float, float] | None = None  # t, seconds, throughput
-        self.rest_max = 0.0  # the slowest step after the first
+        self.firsts: dict[str | None, tuple[float, float, float]] = {}  # part -> its first step
+        self.later_max = 0.0  # the slowest step that is no part's first
         self.vram_total: float | None = None  # bytes, the latest
         self.median_lines: list[Median] = []
         self.samples = 0
@@ -216,6 +217,9 @@ class LiveRun:
             self.laid_out = False
         elif kind == "result":
             self.close_warmup()
+            warmup = event.get("warmup")
+            self.cold_as_result(_number(warmup.get("first_step_s"))
+                                if isinstance(warmup, dict) else None)
             self.set_medians(event.get("headline"), _figures(event.get("figures")))
         elif kind in ("error", "end"):
             if kind == "error":
@@ -248,8 +252,18 @@ class LiveRun:
                 run.error.kind if run.error else None)
         self.t_max = max(run.duration_s, self.t_data or 0.0)
         if run.result is not None:
+            self.cold_as_result(run.result.warmup.first_step_s)
             self.set_medians(run.result.headline, run.result.figures)
         self.finish()
+
+    def cold_as_result(self, first_step_s: float | None) -> None:
+        """The cold start the result names (its warm-up's first step: for llm-infer its
+        decode's, the part the headline measures), as core's ``cold_start()`` takes it; the
+        slowest part's first step stands where no part's first step is that one."""
+        chosen = next((f for f in self.firsts.values() if f[1] == first_step_s), None)
+        if chosen is not None and chosen != self.cold:
+            self.cold = chosen
+            self.decorated = True
 
     def finish(self) -> None:
         """The run ended: the whole run is to be laid out and drawn once more."""
@@ -330,10 +344,13 @@ class LiveRun:
         self._enter_part(part, start)
         self.steps_seen += 1
         value = throughput if throughput is not None else math.nan
-        if self.cold is None:
-            self.cold = (t, seconds, value)
-        elif seconds > self.rest_max:
-            self.rest_max = seconds
+        if part not in self.firsts:
+            self.firsts[part] = (t, seconds, value)
+            if self.cold is None or seconds > self.cold[1]:
+                self.cold = self.firsts[part]
+                self.decorated = True
+        elif seconds > self.later_max:
+            self.later_max = seconds
         if phase == "warmup":
             if not self.warm_open:
                 self.warm.append([start, t])
@@ -480,6 +497,12 @@ class LiveRun:
                 or self.steps.total > self.steps.capacity):
             return None
         return self.cold[1] if self.cold[1] > COLD_CAP * self.rest_max else None
+
+    @property
+    def rest_max(self) -> float:
+        """The slowest step but the cold start (the other parts' first steps included)."""
+        others = [f[1] for f in self.firsts.values() if f is not self.cold]
+        return max([self.later_max, *others])
 
     def undecided(self) -> bool:
         """A new run that has said nothing yet about its telemetry."""

@@ -670,7 +670,7 @@ class BenchmarkPage(RocPage):
 
                 def doing() -> str:
                     words = QCoreApplication.translate("BenchmarkPage", english)
-                    return f"{words} {part}" if part else words
+                    return f"{words} {self.plots.part_word(part)}" if part else words
 
                 self._doing = doing
         elif kind == "hello":

@@ -56,7 +56,7 @@ from gui.models.live_run import (
     Series,
 )
 from gui.widgets.findings import selectable_label
-from gui.widgets.plot_marks import Band, Rule, Tag
+from gui.widgets.plot_marks import PAD_PX, Band, Rule, Tag
 
 DASHES = (Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine,
           Qt.PenStyle.DashDotLine)  # the model's SOLID, DASH, DOT, DASH_DOT
@@ -552,8 +552,11 @@ class LivePlots(QWidget):
                 self._set(key, f"warm{n}", region.setRegion, (x0, max(x0, x1)))
         for n, (x, part) in enumerate(self.run.part_marks):
             for key in shown:
-                line = self._item(key, f"part{n}", partial(self._make_mark, key, part))
+                line = self._item(key, f"part{n}", partial(self._make_mark, key))
                 self._set(key, f"part{n}", line.setValue, x)
+                if line.label is not None:  # in the language now set
+                    self._set(key, f"part{n}", line.label.setText, self.part_word(part),
+                              part="text")
         for key in STEP_PLOTS:
             if key in shown:
                 self._stagger_parts(key)
@@ -574,10 +577,14 @@ class LivePlots(QWidget):
 
     def _stagger_parts(self, plot: str) -> None:
         """The parts' names at the foot of their lines, each a row higher where it would
-        overlap the name of a part begun just before (on this plot's scale now)."""
+        overlap the name of a part begun just before, or the cold start's star (llm-infer's
+        decode's first step, its slowest, at the foot of the throughput plot beside the
+        prefill's name), on this plot's scale now."""
         view = self._plots[plot].widget.getPlotItem().getViewBox()
-        lo, hi = view.viewRange()[0]
+        (lo, hi), (y_lo, y_hi) = view.viewRange()
         per_px = (hi - lo) / view.width() if view.width() > 0 else 0.0
+        per_px_y = (y_hi - y_lo) / view.height() if view.height() > 0 else 0.0
+        star = self._star_at(plot)
         ends: list[float] = []  # the right end of the last name in each row
         for n, (x, _) in enumerate(self.run.part_marks):
             rule = self._deco.get((plot, f"part{n}"))
@@ -585,11 +592,39 @@ class LivePlots(QWidget):
                 continue
             box = rule.label.size()
             left, right = x + box.left() * per_px, x + box.right() * per_px
-            row = next((i for i, end in enumerate(ends) if end <= left), len(ends))
-            if row == len(ends):
-                ends.append(right)
+            blocked = self._star_rows(star, left, right, box.height(), per_px,
+                                      (star[1] - y_lo) / per_px_y if star and per_px_y > 0
+                                      else None)
+            row = next(i for i in range(len(ends) + 3)
+                       if (i >= len(ends) or ends[i] <= left) and i not in blocked)
+            ends += [-math.inf] * (row + 1 - len(ends))
             ends[row] = right
             self._set(plot, f"part{n}", rule.label.set_row, row, part="row")
+
+    @staticmethod
+    def _star_rows(star: tuple[float, float] | None, left: float, right: float, height: float,
+                   per_px: float, up: float | None) -> set[int]:
+        """The rows at a rule's foot where a label from ``left`` to ``right`` (``height``
+        pixels high) would cover the star, whose centre is ``up`` pixels above the foot."""
+        half = STAR_PX / 2
+        if star is None or up is None or height <= 0 or not (
+                left - half * per_px < star[0] < right + half * per_px):
+            return set()
+        return {row for row in range(2)
+                if height * row + PAD_PX - half < up < height * (row + 1) + PAD_PX + half}
+
+    def _star_at(self, plot: str) -> tuple[float, float] | None:
+        """Where the cold start's star sits on ``plot`` (x, y in the plot's coordinates)."""
+        if self.run.cold is None:
+            return None
+        t, seconds, throughput = self.run.cold
+        if plot == "throughput":
+            y = self._y_of("throughput", throughput)
+        else:
+            y_range = self._plots["step_time"].y_range
+            capped = self.run.cold_capped() is not None
+            y = min(seconds, y_range[1] * 0.94) if capped and y_range else seconds
+        return (t, y) if math.isfinite(y) else None
 
     def _set(self, plot: str, name: str, setter: Callable[..., object], *value: Any,
              part: str = "") -> None:
@@ -622,12 +657,17 @@ class LivePlots(QWidget):
     def _make_region(self) -> Band:
         return Band(_alpha(self._fg, 28))
 
-    def _make_mark(self, key: str, part: str) -> Rule:
+    def _make_mark(self, key: str) -> Rule:
         label = None
-        if key in STEP_PLOTS:  # the part's name at the foot of the line
+        if key in STEP_PLOTS:  # the part's name at the foot of the line (set by _decorate)
             label = Tag(self._fg, _alpha(self._bg, 200), foot=True)
-            label.setText(part)
         return Rule(_alpha(self._fg, 140), label)
+
+    def part_word(self, part: str) -> str:
+        """A part of the run as the user reads it: llm-infer's prefill and decode in the
+        language now set (the words of core's reports: core.report.formatting.part_label),
+        gemm's dtypes and bandwidth's directions as the worker names them."""
+        return self._words.get(f"part:{part}", part)
 
     def _make_star(self) -> QGraphicsPathItem:
         """The cold start's mark: a star 13 px across, drawn by Qt itself (a scatter plot
@@ -673,18 +713,19 @@ class LivePlots(QWidget):
         return QPointF(left, top - row * box.height() * per_px_y)
 
     def _decorate_cold(self) -> None:
-        """A star at the first step on both step plots; in the step-time plot, where that step
-        is usually far above the rest, it sits at the top edge with its time written out."""
+        """A star at the cold start on both step plots (LiveRun.cold: for a run of several
+        parts, the slowest part's first step, and once the result is in, its warm-up's first
+        step, as core's cold_start() takes it); in the step-time plot, where that step is
+        usually far above the rest, it sits at the top edge with its time written out."""
         if self.run.cold is None:
             return
-        t, seconds, throughput = self.run.cold
+        t, seconds, _ = self.run.cold
         capped = self.run.cold_capped() is not None
-        y_range = self._plots["step_time"].y_range
-        at = min(seconds, y_range[1] * 0.94) if capped and y_range else seconds
-        for key, y in (("throughput", self._y_of("throughput", throughput)), ("step_time", at)):
-            if math.isfinite(y):
+        for key in STEP_PLOTS:
+            at = self._star_at(key)
+            if at is not None:
                 star = self._item(key, "cold", self._make_star)
-                self._set(key, "cold", star.setPos, QPointF(t, y))
+                self._set(key, "cold", star.setPos, QPointF(*at))
         text = self._words["cold"].replace("%1", num(seconds))
         label = self._item("step_time", "cold-label", self._make_label)
         # the arrow: off the scale, above
@@ -702,7 +743,7 @@ class LivePlots(QWidget):
         if m.part is None:
             text = self._words["median"].replace("%1", num(m.value)).replace("%2", self.run.unit)
         else:  # the unit is in the title; parts' labels stay short to fit side by side
-            text = f"{m.part} {num(m.value)}"
+            text = f"{self.part_word(m.part)} {num(m.value)}"
         label = self._item("throughput", f"median{n}-label", self._make_label)
         self._set("throughput", f"median{n}-label", label.setHtml,
                   f"<span style='color:{COLOURS[1]}'>\u254d\u254d</span> "
@@ -777,7 +818,10 @@ class LivePlots(QWidget):
             "Dashed: the median of the measured steps."))
         self._words = {"time": self.tr("seconds since the run started"),
                        "cold": self.tr("cold start %1 s"),
-                       "median": self.tr("median %1 %2")}
+                       "median": self.tr("median %1 %2"),
+                       # llm-infer's parts: a word each, as its figures are named
+                       "part:prefill": self.tr("prefill", "llm-infer's prompt pass"),
+                       "part:decode": self.tr("decode", "llm-infer's token generation")}
         if self._noted is not None:  # the note as it was, in the new words
             self._note.setText(self._note_text(self._noted))
             self._say_why_empty()

@@ -327,7 +327,9 @@ class RunCard(QFrame):
                           text.replace("%1", fmt.seconds(start.first_step_s))
                           .replace("%2", fmt.ratio(start.ratio))
                           .replace("%3", f"{fmt.num(start.steady_step_s)} s")))
-        facts.append(("warm-up", self.tr("Warm-up"), fmt.warmup_text(run)))
+        # a run of several parts: each part's warm-up on a line (llm-infer's prefill 1 s, its
+        # decode 42 s), as the figures per watt
+        facts.append(("warm-up", self.tr("Warm-up"), "\n".join(fmt.warmup_lines(run))))
         facts.append(("measured", self.tr("Measured"), fmt.measure_text(run)))
         ref = run.reference
         if ref is not None:

@@ -794,6 +794,16 @@ Run a benchmark on the Benchmark page (or rocmate bench in a terminal): each run
         <translation>中位数%1 %2</translation>
     </message>
     <message>
+        <source>prefill</source>
+        <comment>llm-infer&apos;s prompt pass</comment>
+        <translation>提示词处理</translation>
+    </message>
+    <message>
+        <source>decode</source>
+        <comment>llm-infer&apos;s token generation</comment>
+        <translation>生成</translation>
+    </message>
+    <message>
         <source>Nothing to show: the run was cancelled before its first step.</source>
         <translation>没有可显示的内容：这次运行在第一步之前就被取消了。</translation>
     </message>

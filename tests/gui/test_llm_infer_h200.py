@@ -14,12 +14,14 @@ import math
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from gui import i18n
 from gui.bridge import Bridge
 from gui.widgets.live_plots import LivePlots
 from gui.widgets.results_view import ResultsView
 from scripts.replay_run_screens import mid_run, run_events
-from tests.gui.test_live_plots import _plots
+from tests.gui.test_live_plots import _plots, assert_star_inside
 from tests.gui.test_live_plots_painted import painted_share
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,6 +43,10 @@ def _stream(qtbot: Any, plots: LivePlots, events: list[dict[str, Any]]) -> None:
         if i % 7 == 0:
             qtbot.wait(5)  # the timer ticks between events, as in a live run
     plots.finish()
+    qtbot.waitUntil(lambda: plots.settled, timeout=5000)
+    # a resize of a plot the layout posted (it marks the labels to be placed anew) may come
+    # after the timer rested: its redraw is waited for too
+    qtbot.wait(100)
     qtbot.waitUntil(lambda: plots.settled, timeout=5000)
 
 
@@ -136,6 +142,10 @@ def test_the_results_card(qtbot: Any, bridge: Bridge) -> None:
     lines = card.facts["per-watt"].text().split("\n")
     assert lines[0].startswith("decode: 0.1966 tokens/s per W, 5.38 J/token at 181 W (NVML")
     assert lines[1].startswith("prefill: 44.3 tokens/s per W")
+    # each part's warm-up, a line each: the result's is the decode's alone
+    assert card.facts["warm-up"].text().split("\n") == [
+        "prefill: 29 steps in 1.04 s, first step 0.0267 s (settled)",
+        "decode: 11 steps in 42.0 s, first step 9.3 s (settled)"]
 
 
 def test_the_results_card_in_chinese(qtbot: Any, bridge: Bridge) -> None:
@@ -143,8 +153,94 @@ def test_the_results_card_in_chinese(qtbot: Any, bridge: Bridge) -> None:
     view = _view(qtbot, bridge)
     card = view.cards[0]
     assert card.facts["cold-start"].text() == "第一步用了9.3 s，是一个稳态步（3.587 s）的2.59×"
-    assert card.facts["attention"].text() == "SDPA，prefill 和 decode：cudnn"
+    # the parts by the words of their figures in the table below (提示词处理, 生成)
+    assert card.facts["attention"].text() == "SDPA，提示词处理和生成：cudnn"
+    lines = card.facts["per-watt"].text().split("\n")
+    assert lines[0].startswith("生成：每瓦 0.1966 tokens/s") and lines[1].startswith("提示词处理：")
+    assert card.facts["warm-up"].text().split("\n") == [
+        "提示词处理：29步，用时1.04 s，第一步0.0267 s（已稳定）",
+        "生成：11步，用时42.0 s，第一步9.3 s（已稳定）"]
     assert "不可比" in card.facts["note"].text()
     keys = {label.text() for label in card.findChildren(type(card.facts["note"]))}
     assert {"注意力内核", "注"} <= keys
     assert "Attention" not in keys and "Note" not in keys
+
+
+def _decode_first(run: Any) -> Any:
+    return next(s for s in run.steps if s.part == "decode")
+
+
+def test_the_cold_start_star_is_the_decodes_first_step(qtbot: Any) -> None:
+    """The star marked the prefill's first step (0.0267 s, no slower than its other steps)
+    while the run's cold start, the one the Results card and ``report show`` name, is the
+    decode's (9.3 s): for a run of several parts it is the slowest part's first step, and once
+    the result is in its warm-up's first step, as core's cold_start() takes it."""
+    from core.operations.reports import cold_start
+
+    run = _load(LLM).runs[0]
+    first = _decode_first(run)
+    start = cold_start(run)
+    assert start is not None and first.seconds == start.first_step_s
+    plots = _plots(qtbot, fps=25.0)
+    events = run_events(run)
+    # live, before the result: the decode's first step is already the cold start
+    upto = [e for e in events if e["rx_t"] <= first.t + 1.0]
+    plots.reset()
+    for event in upto:
+        plots.add_event(event)
+    assert plots.run.cold is not None and plots.run.cold[1] == first.seconds
+    for streamed in (True, False):
+        if streamed:
+            _stream(qtbot, plots, events)
+        else:
+            plots.show_run(run)
+        assert plots.run.cold is not None
+        t, seconds, throughput = plots.run.cold
+        assert (t, seconds) == (first.t, first.seconds)
+        assert throughput == pytest.approx(first.items / first.seconds)
+        assert plots._deco[("step_time", "cold")].pos().x() == first.t
+        assert plots._deco[("throughput", "cold")].pos().y() == pytest.approx(
+            math.log10(first.items / first.seconds))
+        label = plots._deco[("step_time", "cold-label")].toPlainText()
+        assert label.startswith("cold start 9.301 s")
+        # off the scale above the decode's later steps (3-4.5 s): drawn at the top edge
+        assert plots.run.cold_capped() == first.seconds
+        _, top = _y_range(plots, "step_time")
+        assert max(s.seconds for s in run.steps if s is not first) < top < first.seconds
+        for key in ("throughput", "step_time"):
+            assert_star_inside(plots, key)
+
+
+def test_no_parts_name_covers_the_star(qtbot: Any) -> None:
+    """On the throughput plot the decode's first step (13.8 tokens/s) is the lowest point,
+    just right of the prefill's line: its name at the foot of that line covered the star (the
+    longer Chinese name more so); the name goes a row up instead."""
+    run = _load(LLM).runs[0]
+    for lang in ("en", "zh_CN"):
+        assert i18n.switch(lang)
+        plots = _plots(qtbot, fps=25.0)
+        _stream(qtbot, plots, run_events(run))
+        screen = plots.plot("throughput").viewportTransform()
+        star = plots._deco[("throughput", "cold")]
+        drawn = star.deviceTransform(screen).mapRect(star.boundingRect())
+        for n in range(2):
+            label = plots._deco[("throughput", f"part{n}")].label
+            box = label.deviceTransform(screen).mapRect(label.rect())
+            assert not box.intersects(drawn), (lang, n, box, drawn)
+
+
+def test_the_parts_names_on_the_plots_in_chinese(qtbot: Any) -> None:
+    assert i18n.switch("zh_CN")
+    run = _load(LLM).runs[0]
+    plots = _plots(qtbot, fps=25.0)
+    _stream(qtbot, plots, run_events(run))
+    for key in ("throughput", "step_time"):
+        names = [plots._deco[(key, f"part{n}")].label.toPlainText() for n in range(2)]
+        assert names == ["提示词处理", "生成"], key
+    medians = [plots._deco[("throughput", f"median{n}-label")].toPlainText()
+               for n in range(2)]
+    assert [m.split()[-2] for m in medians] == ["提示词处理", "生成"]
+    # and back in English once the language changes again
+    assert i18n.switch("en")
+    qtbot.waitUntil(lambda: plots._deco[("throughput", "part0")].label.toPlainText()
+                    == "prefill", timeout=5000)

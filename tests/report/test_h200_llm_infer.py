@@ -87,11 +87,19 @@ def test_report_show_in_chinese(chinese: None) -> None:
     assert "NVIDIA H200 (cuda, sm_90)上的LLM推理" in text
     assert re.search(r"prefill_throughput +20,609 ", text)
     assert re.search(r"\*decode_throughput +35\.68 ", text)
-    decode = _line(text, "每瓦性能：decode：")
-    assert decode.startswith("每瓦性能：decode：每瓦 0.1966 tokens/s，5.38 J/token，功率 181 W")
+    # the parts by the words of their figures (提示词处理, 生成), not the worker's ids
+    decode = _line(text, "每瓦性能：生成：")
+    assert decode.startswith("每瓦性能：生成：每瓦 0.1966 tokens/s，5.38 J/token，功率 181 W")
     assert "NVML (nvmlDeviceGetTotalEnergyConsumption)，能量计数器" in decode
-    assert _line(text, "每瓦性能：prefill：").startswith("每瓦性能：prefill：每瓦 44.3 tokens/s")
-    assert _line(text, "注意力内核：") == "注意力内核：SDPA，prefill 和 decode：cudnn"
+    assert _line(text, "每瓦性能：提示词处理：").startswith(
+        "每瓦性能：提示词处理：每瓦 44.3 tokens/s")
+    assert _line(text, "注意力内核：") == "注意力内核：SDPA，提示词处理和生成：cudnn"
+    assert _line(text, "预热：") == (
+        "预热：提示词处理：29步，用时1.04 s，第一步0.0267 s（已稳定）；"
+        "生成：11步，用时42.0 s，第一步9.3 s（已稳定）")
+    # the ids stay only in the figures' own names (prefill_throughput, decode_token_time)
+    words = re.sub(r"\b(prefill|decode)_\w+", "", text)
+    assert "prefill" not in words and "decode" not in words
     note = _line(text, "注：")
     assert "llama.cpp" in note and "不可比" in note
     # every line rocmate writes itself is in Chinese: none of the English labels is left
@@ -116,8 +124,9 @@ def test_the_html_page_shows_them_too() -> None:
 
 def test_the_html_page_in_chinese(chinese: None) -> None:
     plain = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", render_html(load())))
-    assert "注意力内核 SDPA，prefill 和 decode：cudnn" in plain
-    assert "decode：每瓦 0.1966 tokens/s" in plain and "prefill：每瓦 44.3 tokens/s" in plain
+    assert "注意力内核 SDPA，提示词处理和生成：cudnn" in plain
+    assert "生成：每瓦 0.1966 tokens/s" in plain and "提示词处理：每瓦 44.3 tokens/s" in plain
+    assert "预热 提示词处理：29步" in plain
     assert "不可比" in plain
 
 
@@ -161,3 +170,28 @@ def test_the_cold_start_is_the_decode_parts_first_step_against_its_own_steps() -
     decode = sorted(s.seconds for s in run.steps if s.phase == "measure" and s.part == "decode")
     assert start.steady_step_s == decode[len(decode) // 2]
     assert start.ratio == pytest.approx(2.59, abs=0.01)
+
+
+def test_report_show_says_each_parts_warm_up() -> None:
+    """The result's warm-up is the decode's alone (11 steps in 42 s): the prefill's (29 steps in
+    1 s) was not said. Each part's, from ``details.parts.<part>.warmup``."""
+    text = report_text(load())
+    assert _line(text, "warm-up:") == (
+        "warm-up: prefill: 29 steps in 1.04 s, first step 0.0267 s (settled); "
+        "decode: 11 steps in 42.0 s, first step 9.3 s (settled)")
+    assert fmt.warmup_lines(load().runs[0]) == [
+        "prefill: 29 steps in 1.04 s, first step 0.0267 s (settled)",
+        "decode: 11 steps in 42.0 s, first step 9.3 s (settled)"]
+    assert ("| warm-up | prefill: 29 steps in 1.04 s, first step 0.0267 s (settled); decode: 11 "
+            "steps in 42.0 s") in render_markdown(load())
+
+
+def test_a_run_of_one_part_or_with_odd_parts_says_the_results_warm_up() -> None:
+    run = load().runs[0]
+    assert run.result is not None
+    del run.result.details["parts"]["prefill"]
+    assert fmt.warmup_lines(run) == ["11 steps in 42.0 s, first step 9.3 s (settled)"]
+    run.result.details["parts"]["prefill"] = {"warmup": {"steps": "29", "seconds": None}}
+    assert fmt.warmup_lines(run) == ["11 steps in 42.0 s, first step 9.3 s (settled)"]
+    run.result.details["parts"] = ["not", "a", "mapping"]
+    assert fmt.warmup_text(run) == "11 steps in 42.0 s, first step 9.3 s (settled)"
