@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from core.diagnose.context import Context
@@ -30,6 +31,15 @@ _DISTRO_NAMES = {"rhel": "RHEL", "sles": "SLES", "ol": "Oracle Linux", "debian":
 def _and() -> str:
     """What joins the last two of a short list ("render and video")."""
     return t("doctor.list-and-separator", " and ")
+
+
+def _listed(items: Iterable[str], last: str | None = None) -> str:
+    """A short list as a sentence says it: "10.1, 10.0 and 7.14" (in Chinese "10.1、10.0和
+    7.14"); ``last`` joins the last two (default: :func:`_and`)."""
+    words = list(items)
+    if len(words) < 3:
+        return (last or _and()).join(words)
+    return t("doctor.list-comma", ", ").join(words[:-1]) + (last or _and()) + words[-1]
 
 
 def wsl1(ctx: Context) -> list[Finding]:
@@ -201,7 +211,7 @@ def access(ctx: Context) -> list[Finding]:
                 "error" if blocked else "warning",
                 t("doctor.not-in-render-group.title.stale-login",
                   "{user} was added to {groups}, but this login is older",
-                  user=perms.user.name, groups=_and().join(missing)),
+                  user=perms.user.name, groups=_listed(missing)),
                 t("doctor.not-in-render-group.detail.stale-login",
                   "Group changes reach only sessions started after them: this one still runs "
                   "without the new groups."),
@@ -216,7 +226,7 @@ def access(ctx: Context) -> list[Finding]:
                 "not-in-render-group",
                 "error" if blocked else "warning",
                 t("doctor.not-in-render-group.title", "{user} is not in the {groups} group",
-                  user=perms.user.name, groups=_and().join(missing)),
+                  user=perms.user.name, groups=_listed(missing)),
                 t("doctor.not-in-render-group.detail",
                   "AMD's instructions add every ROCm user to render and video; without them the "
                   "GPU is usable only while a desktop session grants access, and not over ssh, "
@@ -345,12 +355,12 @@ def _gpu_os(ctx: Context, candidates: list[RocmRelease]) -> list[Finding]:
             by_kernel.setdefault((line.flavour, line.kernel), []).append(version)
         kernels = [
             t("doctor.gpu-os-unsupported.kernel-in", "{flavour} {kernel} (ROCm {versions})",
-              flavour=flavour, kernel=number, versions=_and().join(versions))
+              flavour=flavour, kernel=number, versions=_listed(versions))
             for (flavour, number), versions in by_kernel.items()
         ]
         title = t("doctor.gpu-os-unsupported.title.kernel",
                   "AMD supports the {gpu} on Ubuntu {ubuntu} only with the {kernels} kernel",
-                  gpu=gpu.name, ubuntu=ubuntu, kernels=_or().join(kernels))
+                  gpu=gpu.name, ubuntu=ubuntu, kernels=_listed(kernels, _or()))
         system = t("doctor.gpu-os-unsupported.system.ubuntu", "Ubuntu {ubuntu} with kernel "
                    "{kernel}", ubuntu=ubuntu, kernel=kernel)
         route = _kernel_route(same_ubuntu[0][1])
@@ -358,7 +368,7 @@ def _gpu_os(ctx: Context, candidates: list[RocmRelease]) -> list[Finding]:
         shown = describe_distro(platform, ubuntu)
         title = t("doctor.gpu-os-unsupported.title",
                   "AMD does not support the {gpu} with ROCm {versions} on {distro}",
-                  gpu=gpu.name, versions=_and().join(r.version for _, r, _ in limited),
+                  gpu=gpu.name, versions=_listed(r.version for _, r, _ in limited),
                   distro=shown)
         system = t("doctor.gpu-os-unsupported.system", "{distro} with kernel {kernel}",
                    distro=shown, kernel=kernel)
@@ -664,7 +674,7 @@ def _chosen(
     if listed:
         return release, min(listed, key=_kernel_key), ubuntu, row is not None
     return (release, release.min_kernel or "",
-            _and().join(sorted(release.ubuntu, key=_kernel_key)), row is not None)
+            _listed(sorted(release.ubuntu, key=_kernel_key)), row is not None)
 
 
 def _kernel_key(text: str) -> tuple[int, ...]:

@@ -147,8 +147,8 @@ def test_ryzen_apu_on_ubuntu_2204(tmp_path: Path) -> None:
     finding = _finding(answer, "gpu-os-unsupported")
     assert finding is not None
     # 7.14 too: its systems are 10.0's (the 10.0.0 release notes: unchanged), no 22.04 for Ryzen
-    assert finding["title"] == ("AMD does not support the Radeon 8060S Graphics with ROCm 10.1 "
-                                "and 10.0 and 7.14 on Ubuntu 22.04")
+    assert finding["title"] == ("AMD does not support the Radeon 8060S Graphics with ROCm 10.1, "
+                                "10.0 and 7.14 on Ubuntu 22.04")
     assert _finding(answer, "distro-unsupported") is None  # AMD's packages are made for 22.04
 
 
@@ -252,3 +252,17 @@ def test_bad_platform_rows_are_refused(edit: Any, message: str) -> None:
     with pytest.raises(KnowledgeError, match=message):
         parse_rocm(tomllib.loads(changed))
     assert read_table(data_dir, "rocm.toml")  # the shipped file itself loads
+
+
+def test_a_list_of_three_reads_as_a_sentence_in_both_languages() -> None:
+    """"10.1 and 10.0 and 7.14" read as one "and" too many; Chinese lists take 、."""
+    from core import i18n
+    from core.diagnose.rules_system import _listed
+    assert _listed(["10.1"]) == "10.1"
+    assert _listed(["10.1", "10.0"]) == "10.1 and 10.0"
+    assert _listed(["10.1", "10.0", "7.14"]) == "10.1, 10.0 and 7.14"
+    i18n.set_language("zh_CN")
+    try:
+        assert _listed(["10.1", "10.0", "7.14"]) == "10.1、10.0和7.14"
+    finally:
+        i18n.set_language(None)
