@@ -25,6 +25,18 @@ def fixtures() -> Path:
     return FIXTURES
 
 
+@pytest.fixture
+def chinese() -> Iterator[None]:
+    """The test's texts in Simplified Chinese, English again after it."""
+    from core.i18n import set_language
+
+    set_language("zh_CN")
+    try:
+        yield
+    finally:
+        set_language(None)
+
+
 def machine_dirs() -> list[Path]:
     if not MACHINES.is_dir():
         return []

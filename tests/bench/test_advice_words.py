@@ -5,13 +5,11 @@ were; anything else as written; the report itself (and its JSON) unchanged."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from core import i18n
 from core.bench import runner
 from core.bench.advice import advice_text, message_text, reworded
 from core.bench.worker import errors
@@ -24,12 +22,6 @@ REPORTS = Path(__file__).resolve().parents[1] / "fixtures" / "reports"
 def _cjk(text: str) -> bool:
     return any("\u4e00" <= c <= "\u9fff" for c in text)
 
-
-@pytest.fixture
-def chinese() -> Iterator[None]:
-    i18n.set_language("zh_CN")
-    yield
-    i18n.set_language("en")
 
 
 def _run(kind: str, message: str, advice: str, batch: int = 64) -> SuiteRun:

@@ -4,13 +4,11 @@ suite's option before it starts anything, as it refuses ``--gpus``, and the app 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator
 from dataclasses import fields
 from pathlib import Path
 
 import pytest
 
-from core import i18n
 from core.bench.worker.options import BenchOptions, flag_of, takes
 from core.bench.worker.protocol import SUITES
 from core.cli import bench as cli
@@ -24,12 +22,6 @@ def bench(*words: str) -> int:
     args = parser.parse_args(["bench", *words])
     return int(args.func(args))
 
-
-@pytest.fixture
-def chinese() -> Iterator[None]:
-    i18n.set_language("zh_CN")
-    yield
-    i18n.set_language("en")
 
 
 @pytest.mark.parametrize(("suite", "words", "flag"), [

@@ -9,12 +9,10 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from core import i18n
 from core.diagnose.doctor import run_doctor
 from core.i18n_catalogue import collect, problems
 from core.system import SnapshotSystem
@@ -26,12 +24,6 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 # texts that are a command alone: nothing to translate
 COMMAND_ONLY = {("dkms-leftovers", "fix"), ("distro-unsupported", "fix")}
 
-
-@pytest.fixture
-def chinese() -> Iterator[None]:
-    i18n.set_language("zh_CN")
-    yield
-    i18n.set_language(None)
 
 
 def test_every_text_of_the_code_is_translated() -> None:

@@ -3,25 +3,11 @@ in English and Chinese; a CPU run's peak memory is the machine's (内存), not t
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-
-from core.i18n import set_language
 from core.report import formatting as fmt
 from core.report.html import render_html
 from core.report.markdown import render_markdown
 from core.report.text import report_text
 from tests.report.support import CPU, load
-
-
-@pytest.fixture
-def chinese() -> Iterator[None]:
-    set_language("zh_CN")
-    try:
-        yield
-    finally:
-        set_language(None)
 
 
 def test_the_figures_read_as_words() -> None:

@@ -8,12 +8,10 @@ the decode part's first step against the decode part's own steps."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from core.i18n import set_language
 from core.operations.reports import cold_start
 from core.report import formatting as fmt
 from core.report.efficiency import of_run
@@ -30,14 +28,6 @@ CPU_TINY = ROOT / "tests" / "fixtures" / "reports" / "llm" / "cpu-tiny-llm-infer
 def load(path: Path = REPORT) -> Report:
     return from_json(path.read_text(encoding="utf-8"))
 
-
-@pytest.fixture
-def chinese() -> Iterator[None]:
-    set_language("zh_CN")
-    try:
-        yield
-    finally:
-        set_language(None)
 
 
 def _line(text: str, start: str) -> str:
