@@ -34,7 +34,7 @@ def test_bench_writes_the_report_and_the_history(
     cap = capsys.readouterr()
     assert rc == 0, cap.err
     assert "GEMM (matrix multiply) on " in cap.out and "*tflops_bf16" in cap.out
-    assert "warm-up: 1 steps" in cap.out
+    assert "warm-up: bf16: 1 steps" in cap.out  # each dtype's warm-up (279c536)
     assert "measure" in cap.err  # progress goes to stderr
     report = from_json(out.read_text())
     assert report.runs[0].status == "ok"
