@@ -621,12 +621,33 @@ def test_what_only_the_retired_route_needed_is_refused(
     names = {*ROUTE_PACKAGES, *ROUTE_FILES, "amdgpu repository"}
     assert {m.sample_key for m, _ in forms} == {f"{RETIRED_ROUTE} / {n}" for n in names}
     assert len(forms) >= 10 * len(names)
+    accepted = _not_refused_for_their_reason(RETIRED_ROUTE, forms, fake_target, policy, ledger)
+    assert not accepted, f"{len(accepted)} plans not refused for the route: {accepted[:20]}"
+
+
+def _not_refused_for_their_reason(family: str, forms: list[tuple[Mutant, str]],
+                                  fake_target: Target, policy: Policy,
+                                  ledger: Ledger) -> list[str]:
+    """Each form counted as tried; the labels of those not refused for their own reason."""
     accepted = []
     for mutant, reason in forms:
-        ledger.tried(RETIRED_ROUTE, mutant.label)
+        ledger.tried(family, mutant.label)
         if not any(reason in r for r in _reasons(mutant.payload, fake_target, policy)):
             accepted.append(mutant.label)
-    assert not accepted, f"{len(accepted)} plans not refused for the route: {accepted[:20]}"
+    return accepted
+
+
+def _one_of_each_runs_nothing(family: str, forms: list[tuple[Mutant, str]], plan_root: Path,
+                              ledger: Ledger) -> int:
+    """For real: the first form of each sample key through --check and an audited run, which
+    must refuse it having started and written nothing; how many were run."""
+    chosen: dict[str, tuple[Mutant, str]] = {}
+    for mutant, reason in forms:
+        chosen.setdefault(mutant.sample_key, (mutant, reason))
+    for mutant, reason in chosen.values():
+        ledger.tried(family, mutant.label + " (for real)")
+        _assert_runs_nothing(Case(mutant.label, mutant.payload, reason), plan_root)
+    return len(chosen)
 
 
 @pytest.mark.root
@@ -634,13 +655,8 @@ def test_the_retired_route_runs_nothing(plans: dict[str, list[dict[str, Any]]],
                                         plan_root: Path, ledger: Ledger) -> None:
     """For real, as root: one plan of each form; --check and an audited run refuse it having
     started nothing and written nothing."""
-    chosen: dict[str, tuple[Mutant, str]] = {}
-    for mutant, reason in route_mutants(plans):
-        chosen.setdefault(mutant.sample_key, (mutant, reason))
-    assert len(chosen) == len(ROUTE_PACKAGES) + len(ROUTE_FILES) + 1
-    for mutant, reason in chosen.values():
-        ledger.tried(RETIRED_ROUTE, mutant.label + " (for real)")
-        _assert_runs_nothing(Case(mutant.label, mutant.payload, reason), plan_root)
+    ran = _one_of_each_runs_nothing(RETIRED_ROUTE, route_mutants(plans), plan_root, ledger)
+    assert ran == len(ROUTE_PACKAGES) + len(ROUTE_FILES) + 1
 
 
 @pytest.mark.root
@@ -667,11 +683,7 @@ def test_packages_no_plan_installs_are_refused(plans: dict[str, list[dict[str, A
     forms = unplanned_mutants(plans)
     assert {m.sample_key for m, _ in forms} == {f"{UNPLANNED} / {n}" for n in UNPLANNED_PACKAGES}
     assert len(forms) >= 10 * len(UNPLANNED_PACKAGES)
-    accepted = []
-    for mutant, reason in forms:
-        ledger.tried(UNPLANNED, mutant.label)
-        if not any(reason in r for r in _reasons(mutant.payload, fake_target, policy)):
-            accepted.append(mutant.label)
+    accepted = _not_refused_for_their_reason(UNPLANNED, forms, fake_target, policy, ledger)
     assert not accepted, f"{len(accepted)} plans not refused for the package: {accepted[:20]}"
 
 
@@ -680,10 +692,5 @@ def test_packages_no_plan_installs_run_nothing(plans: dict[str, list[dict[str, A
                                                plan_root: Path, ledger: Ledger) -> None:
     """For real, as root: one plan for each name; --check and an audited run refuse it having
     started nothing and written nothing."""
-    chosen: dict[str, tuple[Mutant, str]] = {}
-    for mutant, reason in unplanned_mutants(plans):
-        chosen.setdefault(mutant.sample_key, (mutant, reason))
-    assert len(chosen) == len(UNPLANNED_PACKAGES)
-    for mutant, reason in chosen.values():
-        ledger.tried(UNPLANNED, mutant.label + " (for real)")
-        _assert_runs_nothing(Case(mutant.label, mutant.payload, reason), plan_root)
+    ran = _one_of_each_runs_nothing(UNPLANNED, unplanned_mutants(plans), plan_root, ledger)
+    assert ran == len(UNPLANNED_PACKAGES)
