@@ -20,7 +20,7 @@ from core.install import core_sdk_route
 from core.install.helper.policy import KEYRING, PIN, SOURCES
 from core.install.plan import FileSpec, Step
 from core.install.plan_builder import PlanBuilder, PlanError
-from core.install.system_steps import apt_update, remove_old
+from core.install.system_steps import apt_update, remove_old, signing_key
 from core.knowledge.loader import Knowledge
 from core.knowledge.releases import RocmRelease
 from core.probe.facts import Facts
@@ -118,20 +118,7 @@ def _add_radeon_source(builder: PlanBuilder, release: RocmRelease, codename: str
     """repo.radeon.com's repository for ``release``: the pinned keyring, one ``signed-by``
     source line and an apt pin, then its package lists."""
     repo = builder.ctx.kb.repository
-    builder.add(
-        Step(
-            "apt-keyring",
-            t("plan.apt-keyring.title", "Add AMD's signing key"),
-            t("plan.apt-keyring.explain",
-              "Downloads {url} and writes it to {path} only if its fingerprint is "
-              "{fingerprint} (never {command}).", url=repo.key_url, path=KEYRING,
-              fingerprint=repo.key_fingerprint, command="apt-key"),
-            privileged=True,
-            file=FileSpec(KEYRING, source_url=repo.key_url),
-            key_fingerprint=repo.key_fingerprint,
-            kind="file",
-        )
-    )
+    signing_key(builder, repo.key_url, KEYRING, repo.key_fingerprint)
     line = (
         f"deb [arch=amd64 signed-by={KEYRING}] https://repo.radeon.com/rocm/apt/"
         f"{release.repo_dir} {codename} main\n"

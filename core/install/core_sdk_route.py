@@ -16,7 +16,7 @@ from core.i18n import t
 from core.install.helper.policy import CORE_SDK_KEYRING, CORE_SDK_SOURCES
 from core.install.plan import FileSpec, Step
 from core.install.plan_builder import PlanBuilder
-from core.install.system_steps import apt_update
+from core.install.system_steps import apt_update, signing_key
 from core.knowledge.loader import Knowledge
 from core.knowledge.releases import RocmRelease
 from core.knowledge.rows import gfx_base
@@ -56,20 +56,7 @@ def add_source(builder: PlanBuilder, release: RocmRelease, codename: str) -> Non
     kb = builder.ctx.kb
     ubuntu = ubuntu_version(kb, builder.facts.platform) or (kb.ubuntu_version_for(codename) or "")
     uri = release.apt_uri_template.format(version_nodot=ubuntu.replace(".", ""))
-    builder.add(
-        Step(
-            "apt-keyring",
-            t("plan.apt-keyring.title", "Add AMD's signing key"),
-            t("plan.apt-keyring.explain",
-              "Downloads {url} and writes it to {path} only if its fingerprint is "
-              "{fingerprint} (never {command}).", url=release.key_url,
-              path=CORE_SDK_KEYRING, fingerprint=release.key_fingerprint, command="apt-key"),
-            privileged=True,
-            file=FileSpec(CORE_SDK_KEYRING, source_url=release.key_url),
-            key_fingerprint=release.key_fingerprint,
-            kind="file",
-        )
-    )
+    signing_key(builder, release.key_url, CORE_SDK_KEYRING, release.key_fingerprint)
     content = (
         "Types: deb\n"
         f"URIs: {uri}\n"

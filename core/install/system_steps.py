@@ -12,7 +12,7 @@ import re
 from core.diagnose.context import Context
 from core.i18n import t
 from core.install.helper.policy import PURGEABLE, USER_NAME
-from core.install.plan import Step
+from core.install.plan import FileSpec, Step
 from core.install.plan_builder import PlanBuilder
 
 MAX_PACKAGES_PER_STEP = 32
@@ -95,6 +95,25 @@ def remove_old(builder: PlanBuilder) -> None:
                 consent=builder.choices.remove_old,
             )
         )
+
+
+def signing_key(builder: PlanBuilder, url: str, path: str, fingerprint: str) -> None:
+    """An apt repository's key: downloaded from ``url`` and written to ``path`` by the root
+    helper only if its fingerprint is ``fingerprint`` (both AMD repositories' first step)."""
+    builder.add(
+        Step(
+            "apt-keyring",
+            t("plan.apt-keyring.title", "Add AMD's signing key"),
+            t("plan.apt-keyring.explain",
+              "Downloads {url} and writes it to {path} only if its fingerprint is "
+              "{fingerprint} (never {command}).", url=url, path=path,
+              fingerprint=fingerprint, command="apt-key"),
+            privileged=True,
+            file=FileSpec(path, source_url=url),
+            key_fingerprint=fingerprint,
+            kind="file",
+        )
+    )
 
 
 def apt_update(builder: PlanBuilder) -> None:
