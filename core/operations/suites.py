@@ -10,15 +10,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from functools import lru_cache
-from pathlib import Path
-
-import tomllib
 
 from core.bench.runner import EventCallback
 from core.bench.worker.options import PARALLEL_SUITES, BenchOptions
 from core.i18n import t
-from core.knowledge.rows import Row
+from core.knowledge.bench_choices import SuiteChoice, Table, load_table
 from core.operations.benchmark import (
     BenchmarkRequest,
     BenchmarkResult,
@@ -29,28 +25,10 @@ from core.operations.errors import OperationError
 from core.probe.facts import Facts
 from core.report.history import History, HistoryError, default_path
 from core.report.model import Report
-from core.resources import data_dir
 from core.system import System
 
 GB = 1e9  # the memory estimates' unit (PyTorch's peaks, measured)
 GIB = 1 << 30  # a card's memory as its box says it ("24 GB")
-
-
-@dataclass(frozen=True)
-class SuiteChoice:
-    key: str
-    suites: tuple[str, ...]
-    title: str  # Localized: core.i18n.local() gives it in the current language
-    what: str  # Localized, as title
-    needs: tuple[str, ...]
-    seconds_gpu: float
-    seconds_first: float
-    seconds_tiny: float
-    source: str
-    batch: int | None = None
-    fixed_gb: float | None = None
-    per_item_gb: float | None = None
-    min_gb: float | None = None
 
 
 @dataclass(frozen=True)
@@ -82,35 +60,6 @@ class Settings:
     model: str | None = None
     gpus: str | None = None
     """Data-parallel on this many GPUs (``all``) for the suites that have the mode; None: one."""
-
-
-@dataclass(frozen=True)
-class Table:
-    fit_fraction: float
-    ladder: tuple[int, ...]
-    choices: tuple[SuiteChoice, ...]
-
-
-def load_table(path: Path | None = None) -> Table:
-    return _load(str(path or data_dir() / "bench.toml"))
-
-
-@lru_cache(maxsize=4)
-def _load(path: str) -> Table:
-    with open(path, "rb") as f:
-        data = tomllib.load(f)
-    choices = []
-    for index, row in enumerate(data["choice"]):
-        memory = row.get("memory", {})
-        words = Row(Path(path).name, "choice", index, row)  # title_zh_CN beside title
-        choices.append(SuiteChoice(
-            key=row["key"], suites=tuple(row["suites"]), title=words.words("title"),
-            what=words.words("what"),
-            needs=tuple(row.get("needs", ())), seconds_gpu=float(row["seconds_gpu"]),
-            seconds_first=float(row["seconds_first"]), seconds_tiny=float(row["seconds_tiny"]),
-            source=row["source"], batch=row.get("batch"), fixed_gb=memory.get("fixed_gb"),
-            per_item_gb=memory.get("per_item_gb"), min_gb=row.get("min_gb")))
-    return Table(float(data["fit_fraction"]), tuple(data["batch_ladder"]), tuple(choices))
 
 
 def size_choice(choice: SuiteChoice, memory_bytes: int | None, *, gpu: bool = True,

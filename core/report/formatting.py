@@ -12,7 +12,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from core.i18n import t
+from core.i18n import local, t
+from core.knowledge.bench_choices import choice_running
 from core.report.model import (
     PEAK_SUFFIX,
     Driver,
@@ -147,11 +148,11 @@ def value(v: Any) -> str:
 
 
 def suite_title(suite: str) -> str:
-    """A suite's title; a history row of several runs names each, and the Benchmark page's
-    quick health check (``gemm+bandwidth``) goes by the card's name, short enough for a
-    column."""
-    if suite == "gemm+bandwidth":
-        return t("report.format.suite.health", "Quick health check")
+    """A suite's title; a history row of several runs goes by the name of the Benchmark page's
+    card that runs them (``gemm+bandwidth``: the quick health check), else names each."""
+    choice = choice_running(suite) if "+" in suite else None
+    if choice is not None:
+        return local(choice.title)
     titles = suite_titles()
     return " + ".join(titles.get(part, part) for part in suite.split("+")) if "+" in suite \
         else titles.get(suite, suite)
