@@ -17,9 +17,12 @@ on). The ratios rocmate / plain of the medians are printed; the goal is within 3
 bench_sd15_overhead.py does for SD): one process, one model (rocmate's own build), and N blocks
 in which the hand-written prefill and decode alternate with rocmate's timed steps through its
 harness (the worker's own step functions, timed and streamed as in a run), the order swapped
-every block. Each block gives a pair of adjacent steps per part, so a host that drifts between
-fast and slow stretches over seconds cancels out of the paired ratios; the median of the ratios
-and its sign-test interval are printed.
+every block (ABBA: plain, rocmate, rocmate, plain, then the mirror). Each block gives one ratio
+per part from adjacent steps, so a host that drifts between fast and slow stretches over seconds
+cancels out of it; the median of the ratios and its sign-test interval are printed. Python's
+garbage is collected before every timed step, outside its timing, on both sides alike. Then the
+harness's own cost per step is timed directly: an empty step through ``Harness.measure`` against
+the same empty step timed by hand, as a share of the hand-written decode step.
 """
 
 from __future__ import annotations
@@ -167,33 +170,75 @@ def in_process(args: argparse.Namespace, blocks: int, prompt_len: int,
         for _ in range(warm):
             plain_fn[part]()
             harness.measure(ours[part])
-    out: dict[str, Any] = {"preset": preset, "blocks": blocks}
+    out: dict[str, Any] = {"preset": preset, "blocks": blocks, "order": "ABBA"}
     times: dict[str, dict[str, list[float]]] = {p: {"plain": [], "rocmate": []} for p in ours}
     ratios: dict[str, list[float]] = {p: [] for p in ours}
+
+    def one(part: str, side: str) -> float:
+        gc.collect()
+        return plain_fn[part]() if side == "plain" else harness.measure(ours[part])[0][0]
+
     for b in range(blocks):
+        order = ("plain", "rocmate") if b % 2 == 0 else ("rocmate", "plain")
         for part in ("prefill", "decode"):
-            got: dict[str, float] = {}
-            for side in (("plain", "rocmate") if b % 2 == 0 else ("rocmate", "plain")):
-                got[side] = (plain_fn[part]() if side == "plain"
-                             else harness.measure(ours[part])[0][0])
-                times[part][side].append(got[side])
+            got: dict[str, float] = {"plain": 0.0, "rocmate": 0.0}
+            for side in (*order, *reversed(order)):
+                dt = one(part, side)
+                got[side] += dt
+                times[part][side].append(dt)
             ratios[part].append(got["rocmate"] / got["plain"])  # seconds: > 1 is slower
         print(f"block {b}: " + ", ".join(
-            f"{p} plain {times[p]['plain'][-1]:.4g} s, rocmate {times[p]['rocmate'][-1]:.4g} s"
+            f"{p} plain {times[p]['plain'][-2]:.4g}+{times[p]['plain'][-1]:.4g} s, rocmate "
+            f"{times[p]['rocmate'][-2]:.4g}+{times[p]['rocmate'][-1]:.4g} s"
             for p in ours), flush=True)
+        out["times"], out["ratios"] = times, ratios
+        if args.out:  # as it goes: a call cut short keeps its blocks
+            (args.out / "llm-infer-in-process.json").write_text(json.dumps(out) + "\n")
     for part in ours:
         p = statistics.median(times[part]["plain"])
         o = statistics.median(times[part]["rocmate"])
         lo, hi, coverage = median_ci(ratios[part])
         paired = statistics.median(ratios[part])
-        print(f"RESULT llm-infer {part} in one process ({blocks} alternating pairs, preset "
+        print(f"RESULT llm-infer {part} in one process ({blocks} ABBA blocks, preset "
               f"{preset}): plain {p:.4g} s, rocmate's step {o:.4g} s ({o / p - 1:+.2%}); median "
               f"of the pair ratios {paired - 1:+.2%} ({coverage:.1%} CI {lo - 1:+.2%} .. "
               f"{hi - 1:+.2%}) in seconds per step (+ is rocmate slower)", flush=True)
         out[part] = {"plain_s": p, "rocmate_s": o, "median_pair_ratio": paired,
                      "pair_ratio_ci": [lo, hi, coverage], "plain": times[part]["plain"],
                      "rocmate": times[part]["rocmate"]}
+    out["harness_cost"] = harness_cost(harness, dev, statistics.median(times["decode"]["plain"]))
     return out
+
+
+def harness_cost(harness: Harness, dev: Any, decode_s: float, n: int = 2000) -> dict[str, Any]:
+    """The harness's own seconds per step: an empty step (a device synchronisation only)
+    through ``Harness.measure`` one step at a time, as a run's steps are, against the same
+    step timed by hand, alternating in batches; and that cost as a share of ``decode_s``."""
+    empty = Workload(step=lambda: None, items=1, unit="steps/s", part="decode")
+
+    def by_hand() -> float:
+        t0 = time.perf_counter()
+        dev.sync()
+        return time.perf_counter() - t0
+
+    plain_s: list[float] = []
+    ours_s: list[float] = []
+    for _ in range(10):
+        t0 = time.perf_counter()
+        for _ in range(n // 10):
+            by_hand()
+        plain_s.append((time.perf_counter() - t0) / (n // 10))
+        t0 = time.perf_counter()
+        for _ in range(n // 10):
+            harness.measure(empty)
+        ours_s.append((time.perf_counter() - t0) / (n // 10))
+    cost = statistics.median(ours_s) - statistics.median(plain_s)
+    print(f"RESULT harness cost per step: {cost * 1e6:.1f} us (an empty step: by hand "
+          f"{statistics.median(plain_s) * 1e6:.1f} us, through the harness "
+          f"{statistics.median(ours_s) * 1e6:.1f} us), {cost / decode_s:.5%} of the "
+          f"hand-written decode step ({decode_s:.4g} s)", flush=True)
+    return {"per_step_s": cost, "by_hand_s": statistics.median(plain_s),
+            "harness_s": statistics.median(ours_s), "share_of_decode_step": cost / decode_s}
 
 
 def rocmate_figures(args: argparse.Namespace, name: str) -> dict[str, Any]:
@@ -233,8 +278,7 @@ def main() -> int:
     if args.in_process_blocks:
         paired = in_process(args, args.in_process_blocks, prompt_len, new)
         if args.out:
-            (args.out / "llm-infer-in-process.json").write_text(json.dumps(paired, indent=1)
-                                                                + "\n")
+            (args.out / "llm-infer-in-process.json").write_text(json.dumps(paired) + "\n")
         gc.collect()
         if args.device.startswith("cuda"):
             torch.cuda.empty_cache()
