@@ -18,6 +18,7 @@ from core.report.model import (
     PEAK_SUFFIX,
     Driver,
     Figure,
+    Measure,
     Reference,
     Report,
     SuiteRun,
@@ -474,9 +475,41 @@ def part_label(part: str) -> str:
 
 
 def measure_text(run: SuiteRun) -> str:
+    """The measured phase in words; for a run of several parts each part's, ``; `` between
+    them (the result's own is its headline part's alone)."""
+    return t("doctor.list-separator", "; ").join(measure_lines(run))
+
+
+def measure_lines(run: SuiteRun) -> list[str]:
+    """The measured phase in words, one line a part for a run of several parts
+    (``details.parts.<part>.measure``, each named by :func:`part_label`), else the result's."""
     if run.result is None:
-        return "-"
-    m = run.result.measure
+        return ["-"]
+    parts = run.result.details.get("parts")
+    each: dict[str, Measure] = {}
+    for name, info in (parts.items() if isinstance(parts, dict) else ()):
+        raw = info.get("measure") if isinstance(info, dict) else None
+        m = _measure(raw) if isinstance(raw, dict) else None
+        if m is not None:
+            each[str(name)] = m
+    if len(each) < 2:
+        return [_measure_words(run.result.measure)]
+    return [t("report.format.measured.part", "{part}: {measured}", part=part_label(name),
+              measured=_measure_words(m)) for name, m in each.items()]
+
+
+def _measure(raw: Mapping[str, Any]) -> Measure | None:
+    """A part's measured phase as the worker wrote it; None where a value is not a number of
+    the right kind (a report from elsewhere)."""
+    steps, secs, items = raw.get("steps"), raw.get("seconds"), raw.get("items")
+    if not isinstance(steps, int) or isinstance(steps, bool) \
+            or not isinstance(items, int) or isinstance(items, bool) \
+            or not isinstance(secs, (int, float)) or isinstance(secs, bool):
+        return None
+    return Measure(steps=steps, seconds=float(secs), items=items)
+
+
+def _measure_words(m: Measure) -> str:
     return t("report.format.measured", "{steps} steps in {seconds}, {items} items",
              steps=m.steps, seconds=seconds(m.seconds), items=f"{m.items:,}")
 

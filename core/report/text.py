@@ -203,13 +203,15 @@ def run_text(run: SuiteRun) -> list[str]:
     if r.peak_of(r.headline) is not None:
         out.append(f"  {fmt.figure_label(r.headline)}: {fmt.headline(run)}")
     out += ["  " + line for line in window_lines(run)]
-    out.append(f"  {pad_left(t('report.label.figure', 'figure'), 20)}"
+    labels = {name: fmt.figure_label(name) for name in r.figures}
+    width = max([20] + [display_width(label) + 1 for label in labels.values()])
+    out.append(f"  {pad_left(t('report.label.figure', 'figure'), width)}"
                f"{pad_right(t('report.label.median', 'median'), 12)}  {'p10–p90':>21}  {'cv':>7}  "
                f"{t('report.label.unit', 'unit')}")
     for name, f in r.figures.items():
         mark = "*" if name == r.headline else " "
-        out.append(f" {mark}{name:<20}{fmt.num(f.median):>12}  {fmt.spread(f):>21}  "
-                   f"{fmt.cv(f):>7}  {f.unit}")
+        out.append(f" {mark}{pad_left(labels[name], width)}{fmt.num(f.median):>12}  "
+                   f"{fmt.spread(f):>21}  {fmt.cv(f):>7}  {f.unit}")
     out.append("  " + t("report.text.warm-up", "warm-up: {warm_up}",
                         warm_up=fmt.warmup_text(run)))
     out.append("  " + t("report.text.measured", "measured: {measured}",

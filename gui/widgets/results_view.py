@@ -330,7 +330,7 @@ class RunCard(QFrame):
         # a run of several parts: each part's warm-up on a line (llm-infer's prefill 1 s, its
         # decode 42 s), as the figures per watt
         facts.append(("warm-up", self.tr("Warm-up"), "\n".join(fmt.warmup_lines(run))))
-        facts.append(("measured", self.tr("Measured"), fmt.measure_text(run)))
+        facts.append(("measured", self.tr("Measured"), "\n".join(fmt.measure_lines(run))))
         ref = run.reference
         if ref is not None:
             text = "\n".join(self._datasheet(r, ref)) or (

@@ -146,6 +146,9 @@ def test_the_results_card(qtbot: Any, bridge: Bridge) -> None:
     assert card.facts["warm-up"].text().split("\n") == [
         "prefill: 29 steps in 1.04 s, first step 0.0267 s (settled)",
         "decode: 11 steps in 42.0 s, first step 9.3 s (settled)"]
+    # and each part's measured phase (it said decode's alone)
+    assert card.facts["measured"].text().split("\n") == [
+        "prefill: 105 steps in 3 s, 53,760 items", "decode: 5 steps in 19.0 s, 640 items"]
 
 
 def test_the_results_card_in_chinese(qtbot: Any, bridge: Bridge) -> None:
@@ -160,6 +163,8 @@ def test_the_results_card_in_chinese(qtbot: Any, bridge: Bridge) -> None:
     assert card.facts["warm-up"].text().split("\n") == [
         "提示词处理：29步，用时1.04 s，第一步0.0267 s（已稳定）",
         "生成：11步，用时42.0 s，第一步9.3 s（已稳定）"]
+    assert card.facts["measured"].text().split("\n") == [
+        "提示词处理：105步，用时3 s，共53,760项", "生成：5步，用时19.0 s，共640项"]
     assert "不可比" in card.facts["note"].text()
     keys = {label.text() for label in card.findChildren(type(card.facts["note"]))}
     assert {"注意力内核", "注"} <= keys

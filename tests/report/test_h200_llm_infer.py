@@ -57,9 +57,15 @@ def test_the_recorded_run_is_what_the_h200_measured() -> None:
 
 def test_report_show_holds_both_parts_their_per_watt_and_the_kernel() -> None:
     text = report_text(load())
-    assert re.search(r"prefill_throughput +20,609 +12,538–21,658 +19\.0 % +tokens/s", text)
-    assert re.search(r"ttft +0\.02484 ", text)
-    assert re.search(r"\*decode_throughput +35\.68 +29\.47–38\.11 +12\.6 % +tokens/s", text)
+    # the figures by their words, as the HTML and the app name them
+    assert re.search(r"prompt processing +20,609 +12,538–21,658 +19\.0 % +tokens/s", text)
+    assert re.search(r"time to first token +0\.02484 ", text)
+    assert re.search(r"\*generation +35\.68 +29\.47–38\.11 +12\.6 % +tokens/s", text)
+    assert re.search(r"time per generated token +0\.02803 ", text)
+    assert "prefill_throughput" not in text
+    # each part's measured phase, not the headline part's alone
+    assert _line(text, "measured:") == ("measured: prefill: 105 steps in 3 s, 53,760 items; "
+                                        "decode: 5 steps in 19.0 s, 640 items")
     decode = _line(text, "per watt: decode:")
     assert decode.startswith("per watt: decode: 0.1966 tokens/s per W, 5.38 J/token at 181 W")
     assert "NVML (nvmlDeviceGetTotalEnergyConsumption), energy counter" in decode
@@ -75,8 +81,8 @@ def test_report_show_holds_both_parts_their_per_watt_and_the_kernel() -> None:
 def test_report_show_in_chinese(chinese: None) -> None:
     text = report_text(load())
     assert "NVIDIA H200 (cuda, sm_90)上的LLM推理" in text
-    assert re.search(r"prefill_throughput +20,609 ", text)
-    assert re.search(r"\*decode_throughput +35\.68 ", text)
+    assert re.search(r"提示词处理 +20,609 ", text)
+    assert re.search(r"\*生成 +35\.68 ", text)
     # the parts by the words of their figures (提示词处理, 生成), not the worker's ids
     decode = _line(text, "每瓦性能：生成：")
     assert decode.startswith("每瓦性能：生成：每瓦 0.1966 tokens/s，5.38 J/token，功率 181 W")
