@@ -26,8 +26,7 @@ def render_text(report: DoctorReport, style: Style, verbose: bool = False) -> st
     lines.append("")
     caused_by = t("doctor.text.caused-by", "Caused by:")
     fix = t("doctor.text.fix", "Fix:")
-    gap = _gap_after(fix)
-    fix_indent = " " * (4 + display_width(fix) + len(gap))  # further lines under the first
+    steps = t("doctor.text.steps", "Steps:")  # steps to copy where nothing is wrong
     for finding in report.findings:
         if finding.severity == "ok" and not verbose and finding.id not in _ALWAYS_SHOWN:
             continue
@@ -41,9 +40,12 @@ def render_text(report: DoctorReport, style: Style, verbose: bool = False) -> st
             lines.append(f"    {style(caused_by, 'cyan')}{_gap_after(caused_by)}"
                          f"{separator.join(causes)}")
         if finding.fix and (finding.needs_action or finding.id in _STEPS_SHOWN):
-            fix_lines = wrap_block(finding.fix, WIDTH - len(fix_indent)) or [""]
-            lines.append(f"    {style(fix, 'cyan')}{gap}{fix_lines[0]}")
-            lines += [f"{fix_indent}{line}" for line in fix_lines[1:]]
+            label = fix if finding.needs_action else steps
+            gap = _gap_after(label)
+            indent = " " * (4 + display_width(label) + len(gap))  # further lines under the first
+            fix_lines = wrap_block(finding.fix, WIDTH - len(indent)) or [""]
+            lines.append(f"    {style(label, 'cyan')}{gap}{fix_lines[0]}")
+            lines += [f"{indent}{line}" for line in fix_lines[1:]]
         if verbose:
             lines.append(style(f"    [{finding.id}]", "dim"))
     lines.append("")

@@ -124,3 +124,20 @@ def test_every_route_names_a_release_rocm_toml_knows() -> None:
     assert table.route("7.2") is not None and table.route("7.2").runtime_swap  # type: ignore
     assert not any(r.runtime_swap for r in table.routes if r.method == "core-sdk")
     assert {"26.04", "24.04", "22.04"} <= set(table.route("10.1").ubuntu)  # type: ignore
+
+
+def test_the_windows_steps_are_labelled_steps_not_fix(chinese: None) -> None:
+    """Nothing is wrong where PyTorch also runs on Windows: its PowerShell steps read "Steps:",
+    while the findings that need action keep "Fix:" (English, then Chinese)."""
+    from core.diagnose.doctor_text import render_text
+    from core.i18n import set_language
+    from core.termstyle import Style
+
+    for lang, steps, fix in (("en", "Steps:", "Fix:"), ("zh_CN", "操作步骤：", "解决办法：")):
+        set_language(lang)  # the fixture sets English again after the test
+        lines = render_text(_doctor(STRIX_HALO), Style(False)).splitlines()
+        at = next(i for i, line in enumerate(lines) if "Windows" in line and line[:1] == "i")
+        below = next(line.strip() for line in lines[at + 1:] if line.startswith("    ")
+                     and line.strip().startswith((steps, fix)))
+        assert below.startswith(steps)
+        assert any(line.strip().startswith(fix) for line in lines)  # WSL's ROCm still to fix
