@@ -239,7 +239,7 @@ class BenchRunner:
         startup_timeout_s: float = 900.0,
         telemetry: bool = True,
         telemetry_interval_s: float = 0.5,
-        env: Mapping[str, str] | None = None,
+        env: Mapping[str, str | None] | None = None,
         memory_limit_bytes: int | None = None,
         kill_grace_s: float = 10.0,
         interrupt_grace_s: float = 3.0,

@@ -284,8 +284,9 @@ def run(args: argparse.Namespace) -> int:
             return 130 if first.status == "cancelled" else 1
         bench_run = BenchmarkRun(request, Progress(sys.stderr, options),
                                  baseline=first.outcome, facts=facts)
-    if bench_run.variables:  # e.g. HSA_OVERRIDE_GFX_VERSION from rocmate install
-        shown = " ".join(f"{k}={v}" for k, v in sorted(bench_run.variables.items()))
+    if bench_run.variables or bench_run.removed:  # e.g. HSA_OVERRIDE_GFX_VERSION
+        shown = " ".join([f"{k}={v}" for k, v in sorted(bench_run.variables.items())]
+                         + [f"unset {k}" for k in bench_run.removed])
         print("rocmate: " + t("cli.bench.variables", "with {variables} (from {file})",
                               variables=shown, file=bench_run.variables_file), file=sys.stderr)
     try:

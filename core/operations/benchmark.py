@@ -32,7 +32,7 @@ from core.bench.runner import (
 from core.bench.worker.options import BenchOptions
 from core.i18n import t
 from core.operations.errors import OperationError
-from core.probe.environment import applied_env
+from core.probe.environment import applied
 from core.probe.facts import Facts
 from core.probe.managed_env import default_python
 from core.report.history import History, HistoryError, default_path
@@ -120,15 +120,20 @@ class BenchmarkRun:
         self.system = system or LiveSystem()
         env = self.system.env()
         self.python = request.python or default_python(self.system)
-        script, extra = applied_env(self.system, self.python)
-        self.variables: dict[str, str] = dict(extra)
+        card = applied(self.system, self.python)
+        self.variables: dict[str, str] = dict(card.variables)
         """The variables rocmate wrote for the card (e.g. HSA_OVERRIDE_GFX_VERSION), which the
-        worker gets; a value the user's own environment has wins and is not listed."""
-        self.variables_file = script
+        worker gets; a value the user's own environment has wins and is not listed, unless
+        the file forces its own."""
+        self.removed: tuple[str, ...] = card.removed
+        """The user's exported variables the file unsets (a stale HIP_VISIBLE_DEVICES the plan
+        commented out of ~/.bashrc, still in this shell until a new login): not the worker's."""
+        self.variables_file = card.script
+        seen = {k: v for k, v in {**env, **card.variables}.items() if k not in card.removed}
         self.facts = facts
         if facts is None and takes_rank_gpus(request.options):
             self.facts = machine_facts(self.system, self.python)
-        self.ranks = (rank_gpus(request.options, self.facts, {**env, **extra})
+        self.ranks = (rank_gpus(request.options, self.facts, seen)
                       if self.facts is not None else RankGpus())
         """Where a data-parallel run's ranks go: HIP_VISIBLE_DEVICES for the worker when
         rocmate chose the GPUs (:attr:`RankGpus.said` tells the user)."""
@@ -136,7 +141,7 @@ class BenchmarkRun:
             raise OperationError(self.ranks.problem, status=2)
         self.run_file = request.run_file or default_run_file(env, request.options.suite)
         self.runner = BenchRunner(
-            request.options, python=self.python, env={**extra, **self.ranks.variables},
+            request.options, python=self.python, env={**card.for_run(), **self.ranks.variables},
             run_file=self.run_file,
             watchdog_s=request.watchdog_s, startup_timeout_s=request.startup_timeout_s,
             telemetry=request.telemetry, on_event=on_event, system=self.system,

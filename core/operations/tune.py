@@ -45,7 +45,7 @@ from core.install.planner import Choices
 from core.install.runner import Emit, Runner
 from core.operations.errors import OperationError
 from core.operations.setup import ENV_STEPS, plan_facts, plan_setup
-from core.probe.environment import ENV_SCRIPT, TUNED, applied_env, parse_env_script
+from core.probe.environment import ENV_SCRIPT, TUNED, applied, parse_env_script
 from core.probe.managed_env import default_python
 from core.report.history import default_path
 from core.system import LiveSystem, System
@@ -218,8 +218,9 @@ class TuneRun:
         self.on_event = on_event
         self.system = system or LiveSystem()
         self.python = request.python or default_python(self.system)
-        _script, extra = applied_env(self.system, self.python)
-        self.card_variables = dict(extra)
+        card = applied(self.system, self.python)
+        self.card_variables = dict(card.variables)
+        self.card_removed = card.removed  # a stale export rocmate-env.sh unsets
         variants = request.variants if request.variants is not None else load_variants()
         if request.only is not None:
             unknown = sorted(set(request.only) - {v.id for v in variants})
@@ -259,11 +260,12 @@ class TuneRun:
             self.on_event(TuneEvent(kind, variant, index, total, self._elapsed(),
                                     self._left(runs_left), measured, plans))
 
-    def worker_env(self, variant: Variant | None, folder: Path) -> dict[str, str]:
+    def worker_env(self, variant: Variant | None, folder: Path) -> dict[str, str | None]:
         """The variables a run gets on top of this process's: the card's (rocmate-env.sh),
         then the variant's; TunableOp's results file goes into the tune's own ``folder``,
         which is removed when the tune ends (nothing of it is left behind)."""
-        env = dict(self.card_variables)
+        env: dict[str, str | None] = {**self.card_variables,
+                                      **dict.fromkeys(self.card_removed)}
         if variant is not None:
             env.update(variant.env)
             if variant.tuning_file:
@@ -337,6 +339,8 @@ class TuneRun:
             return tuple(VariantPlan(v, Applicability(False, why, "platform"))
                          for v in self.variants)
         now = {**self.system.env(), **self.card_variables}  # what the defaults' worker had
+        for name in self.card_removed:
+            now.pop(name, None)
         plans = []
         for v in self.variants:
             found = applicability(v, self.request.suite, platform, gfx, self.base)

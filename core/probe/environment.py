@@ -6,8 +6,9 @@ usual shell start-up files are searched for lines that set them.
 
 ``rocmate install`` writes the variables a card needs into its environment's own
 ``bin/rocmate-env.sh`` (loaded by ``bin/activate``), not into the user's start-up files. Whatever
-rocmate runs in that environment's Python (the torch probe, a benchmark) gets them too, unless
-this process already has the variable: :func:`applied_env` reads that file for a Python.
+rocmate runs in that environment's Python (the torch probe, a benchmark) gets them too, as
+sourcing the file would give them: a value this process has wins unless the file forces its own,
+and its ``unset`` lines remove a stale export. :func:`applied` reads that file for a Python.
 """
 
 from __future__ import annotations
@@ -86,8 +87,13 @@ class Setting:
 
 ENV_SCRIPT = "rocmate-env.sh"
 """The file ``rocmate install`` writes next to its environment's ``python``."""
-APPLIED = ("HSA_OVERRIDE_GFX_VERSION", "HIP_VISIBLE_DEVICES", "PYTORCH_HIP_ALLOC_CONF", *TUNED)
+APPLIED = ("HSA_OVERRIDE_GFX_VERSION", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
+           "PYTORCH_HIP_ALLOC_CONF", *TUNED)
 """The variables taken from it: those the planner writes (and the per-node overrides)."""
+REMOVABLE = ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES")
+"""The variables its ``unset`` lines may remove: those the plan unsets where the doctor found
+an exported value wrong (core.install.fix_steps)."""
+_UNSET = re.compile(r"^unset\s+(?P<name>[A-Z_]+)\s*$")
 _PLAIN_VALUE = re.compile(r"^[A-Za-z0-9_.,:=+/-]{1,200}$", re.ASCII)
 """What a value in it may look like (10.3.0, expandable_segments:True, 0,1): no expansion, no
 quoting games, nothing that could reach a terminal as a control sequence."""
@@ -100,24 +106,25 @@ class EnvironmentFacts:
     settings: tuple[Setting, ...]
     """Where start-up files (and the environment's rocmate-env.sh) set them."""
     applied: dict[str, str] = field(default_factory=dict)
-    """What the chosen Python's rocmate-env.sh sets and this process does not: what rocmate's
-    own runs in that Python get on top of :attr:`values`."""
+    """What the chosen Python's rocmate-env.sh sets for rocmate's own runs in that Python: the
+    values this process does not have, and those its lines force over this process's."""
     applied_from: str | None = None
     """That file, when it exists."""
 
     def get(self, name: str) -> str | None:
-        """The value a run in the chosen Python sees: this process's, else the environment's."""
-        value = self.values.get(name)
-        return value if value is not None else self.applied.get(name)
+        """The value a run in the chosen Python sees: the environment's where it sets one for
+        the run, else this process's."""
+        value = self.applied.get(name)
+        return value if value is not None else self.values.get(name)
 
     def source(self, name: str) -> str | None:
         """Where :meth:`get`'s value comes from: None for this process, else the file."""
-        return self.applied_from if name not in self.values and name in self.applied else None
+        return self.applied_from if name in self.applied else None
 
     def per_node_overrides(self) -> dict[int, str]:
         """HSA_OVERRIDE_GFX_VERSION_<node> values, by KFD node id."""
         found = {}
-        for name, value in {**self.applied, **self.values}.items():
+        for name, value in {**self.values, **self.applied}.items():
             match = _PER_NODE_OVERRIDE.match(name)
             if match:
                 found[int(match.group(1))] = value
@@ -148,10 +155,10 @@ def probe_environment(system: System, user: UserInfo, python: str | None = None
     settings: list[Setting] = []
     for path in startup_files(system, user.home):
         settings.extend(scan_file(path, system.read_text(path, limit=256 * 1024) or ""))
-    script, applied = applied_env(system, python)
+    script, variables = applied_env(system, python)
     if script is not None:
         settings.extend(scan_file(script, system.read_text(script, limit=64 * 1024) or ""))
-    return EnvironmentFacts(values=values, settings=tuple(settings), applied=applied,
+    return EnvironmentFacts(values=values, settings=tuple(settings), applied=variables,
                             applied_from=script)
 
 
@@ -166,26 +173,65 @@ def parse_env_script(text: str) -> dict[str, str]:
     """The variables of :data:`APPLIED` a rocmate-env.sh sets (``export NAME="${NAME-value}"``
     or ``export NAME="value"`` lines; the last assignment wins). Anything else in it is
     ignored: it is a shell file, not ours to run."""
-    found: dict[str, str] = {}
+    return {name: value for name, (value, _forced) in _script_settings(text).items()}
+
+
+def _script_settings(text: str) -> dict[str, tuple[str, bool]]:
+    """:func:`parse_env_script`'s variables, each with whether its line sets it over a value
+    the shell has (``export NAME="value"``, which the plan writes where the doctor found the
+    exported value wrong) rather than only where the shell has none (``${NAME-value}``)."""
+    found: dict[str, tuple[str, bool]] = {}
     for setting in scan_file(ENV_SCRIPT, text, _SCRIPT_ASSIGNMENT):
         name = setting.name
         ours = name in APPLIED or bool(_PER_NODE_OVERRIDE.match(name))
         if ours and _PLAIN_VALUE.match(setting.value):
-            found[name] = setting.value
+            defaulted = f"${{{name}-" in setting.text or f"${{{name}:-" in setting.text
+            found[name] = (setting.value, not defaulted)
     return found
 
 
-def applied_env(system: System, python: str | None) -> tuple[str | None, dict[str, str]]:
-    """(the env script, the variables it adds to what this process has) for a run in
-    ``python``; (None, {}) when there is no such file."""
+def script_unsets(text: str) -> list[str]:
+    """The variables of :data:`REMOVABLE` a rocmate-env.sh removes (``unset NAME`` lines)."""
+    names = (_UNSET.match(line.strip()) for line in shell_lines(text))
+    return [m.group("name") for m in names if m and m.group("name") in REMOVABLE]
+
+
+@dataclass(frozen=True)
+class AppliedEnv:
+    """What an environment's rocmate-env.sh changes for a run in its Python, as sourcing it
+    after this process's environment would: the values it sets where this process has none
+    (or over this process's, for a line that forces it), and the variables it unsets that
+    this process has."""
+
+    script: str | None = None
+    variables: dict[str, str] = field(default_factory=dict)
+    removed: tuple[str, ...] = ()
+
+    def for_run(self) -> dict[str, str | None]:
+        """The changes as a child's ``extra_env`` (None: removed)."""
+        return {**self.variables, **dict.fromkeys(self.removed)}
+
+
+def applied(system: System, python: str | None) -> AppliedEnv:
+    """:class:`AppliedEnv` for a run in ``python``; empty when there is no such file."""
     script = env_script_for(python or default_python(system))
     if script is None or not system.exists(script):
-        return None, {}
+        return AppliedEnv()
     text = system.read_text(script, limit=64 * 1024)
     if text is None:
-        return None, {}
+        return AppliedEnv()
     present: Mapping[str, str] = system.env()
-    return script, {k: v for k, v in parse_env_script(text).items() if k not in present}
+    variables = {k: v for k, (v, forced) in _script_settings(text).items()
+                 if forced or k not in present}
+    removed = tuple(k for k in script_unsets(text) if k in present and k not in variables)
+    return AppliedEnv(script, variables, removed)
+
+
+def applied_env(system: System, python: str | None) -> tuple[str | None, dict[str, str]]:
+    """(the env script, the variables it sets for a run in ``python``: :func:`applied`'s,
+    without what it removes); (None, {}) when there is no such file."""
+    found = applied(system, python)
+    return found.script, found.variables
 
 
 def startup_files(system: System, home: str) -> list[str]:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.i18n import t
-from core.probe.environment import applied_env
+from core.probe.environment import applied
 from core.probe.managed_env import default_python
 from core.probe.parse._text import last_json_object
 from core.system import System
@@ -438,7 +438,7 @@ def run_kernel_check(system: System, python: str | None, devices: list[str],
                      op_timeout: float = OP_TIMEOUT) -> dict[str, Any]:
     """Run the check in ``python`` on ``devices`` (torch indexes as text, or ``"cpu"``)."""
     exe = python or default_python(system)
-    _, extra = applied_env(system, exe)
+    extra = applied(system, exe).for_run()
     config = {"devices": devices, "ops": list(OPS), "worker": WORKER,
               "start_timeout": start_timeout, "op_timeout": op_timeout}
     limit = overall_timeout(len(devices), start=start_timeout, op=op_timeout)

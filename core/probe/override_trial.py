@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from core.i18n import t
-from core.probe.environment import applied_env
+from core.probe.environment import applied
 from core.probe.parse._text import last_json_object
 from core.system import System
 
@@ -89,8 +89,8 @@ def outcome_text(outcome: str) -> str:
 
 def run_trial(system: System, python: str, value: str | None, timeout: float) -> Trial:
     """One value, one fresh process (never two at once: the caller waits for each)."""
-    _, extra = applied_env(system, python)  # the other variables rocmate wrote for the card
-    env: dict[str, str | None] = {**extra, OVERRIDE: value}
+    # the other variables rocmate wrote for the card
+    env: dict[str, str | None] = {**applied(system, python).for_run(), OVERRIDE: value}
     result = system.run([python, "-I", "-c", TRIAL_SCRIPT], timeout=timeout, extra_env=env)
     if not result.found:
         return _trial(value, "failed", lambda: t("probe.no-python", "no Python at {python}",

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.i18n import t
-from core.probe.environment import applied_env
+from core.probe.environment import applied
 from core.probe.managed_env import default_python
 from core.probe.parse._text import last_json_object
 from core.system import System
@@ -247,7 +247,7 @@ def run_torch_probe(system: System, python: str | None, timeout: float) -> dict[
     """Run the probe script in ``python``; the answer, or an answer that carries the problem
     (``problem``: see :attr:`TorchFacts.problem`) and the error in words."""
     exe = python or default_python(system)
-    _, extra = applied_env(system, exe)  # as a run in that environment gets them
+    extra = applied(system, exe).for_run()  # as a run in that environment gets them
     result = system.run([exe, "-I", "-c", PROBE_SCRIPT], timeout=timeout, extra_env=extra)
     base: dict[str, Any] = {"python": exe, "version": None, "available": False}
     output = result.output.strip()

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from core.i18n import t
-from core.probe.environment import applied_env
+from core.probe.environment import applied
 from core.probe.kernel_check import (
     OpResult,
     kernel_answer,
@@ -131,7 +131,7 @@ def _with_kernels(system: System, exe: str, answer: dict[str, Any],
 
 
 def _run(system: System, exe: str, timeout: float) -> dict[str, Any]:
-    _, extra = applied_env(system, exe)
+    extra = applied(system, exe).for_run()
     result = system.run([exe, "-I", "-c", CHECK_SCRIPT], timeout=timeout, extra_env=extra)
     if not result.found:
         return {"python": exe, "import_error": f"no Python at {exe}"}

@@ -16,7 +16,7 @@ from core.diagnose.doctor import run_doctor
 from core.install.planner import Choices, make_plan
 from core.knowledge.loader import load_knowledge
 from core.operations.machine import take_snapshot
-from core.probe.environment import applied_env, parse_env_script
+from core.probe.environment import applied, applied_env, parse_env_script, script_unsets
 from core.probe.torch import run_torch_probe
 from core.report.model import from_json
 from core.system import LiveSystem, SnapshotSystem
@@ -186,3 +186,92 @@ def test_a_benchmark_runs_with_the_environments_variables(
     assert "with HSA_OVERRIDE_GFX_VERSION=10.3.0" in cap.err and "rocmate-env.sh" in cap.err
     report = from_json(out.read_text())
     assert report.software.env["HSA_OVERRIDE_GFX_VERSION"] == "10.3.0"  # what the worker saw
+
+
+# --- as sourcing the file would: forced lines, unset lines, every variable the plan writes ----
+
+RX580_BESIDE = MACHINES / "rx7800xt-rx580-debian13-rocm72"  # ROCm/legacy-rocm-build#5942
+HIDDEN_BY_EXPORT = MACHINES / "hip-visible-devices-hides-qemu-vm"
+
+
+def _planned(machine: Path) -> str:
+    facts = run_doctor(SnapshotSystem(machine), probe_torch=False).facts
+    plan = make_plan(facts, load_knowledge(), Choices())
+    spec = next(s.file for s in plan.steps if s.id == "env-file")
+    assert spec is not None
+    return spec.content
+
+
+def test_every_variable_the_plan_writes_is_applied() -> None:
+    """The RX 580 beside an RX 7800 XT: the plan writes ROCR_VISIBLE_DEVICES=1 so that ROCm
+    starts at all; rocmate's own runs (the kernel check, a benchmark) must get it too."""
+    text = _planned(RX580_BESIDE)
+    assert 'ROCR_VISIBLE_DEVICES="${ROCR_VISIBLE_DEVICES-1}"' in text
+    assert parse_env_script(text)["ROCR_VISIBLE_DEVICES"] == "1"
+
+
+def test_the_plan_unsets_a_stale_export_and_runs_follow(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plan's `unset HIP_VISIBLE_DEVICES` (the doctor found the exported value hides the
+    GPU) reaches rocmate's runs in the shell that still has the export until a new login."""
+    text = _planned(HIDDEN_BY_EXPORT)
+    assert "unset HIP_VISIBLE_DEVICES" in text.splitlines()
+    assert script_unsets(text) == ["HIP_VISIBLE_DEVICES"]
+    exe = fake_venv(tmp_path)
+    exe.write_text('#!/bin/sh\nprintf \'{"python": "fake", "version": "%s", '
+                   '"available": false}\\n\' "${HIP_VISIBLE_DEVICES:-unset}"\n')
+    (exe.parent / "rocmate-env.sh").write_text(text)
+    monkeypatch.setenv("HIP_VISIBLE_DEVICES", "1")  # the stale export, still in this shell
+    found = applied(LiveSystem(), str(exe))
+    assert found.removed == ("HIP_VISIBLE_DEVICES",)
+    assert found.for_run()["HIP_VISIBLE_DEVICES"] is None
+    answer = run_torch_probe(LiveSystem(), str(exe), timeout=20)  # a real child process
+    assert answer is not None and answer["version"] == "unset"
+    monkeypatch.delenv("HIP_VISIBLE_DEVICES")
+    assert applied(LiveSystem(), str(exe)).removed == ()  # nothing to remove
+
+
+def test_a_forced_line_wins_over_the_users_value(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`export NAME="value"` (written where the doctor found the exported value wrong) sets it
+    over this process's value, as sourcing the file does; `${NAME-value}` does not."""
+    monkeypatch.setenv("HSA_OVERRIDE_GFX_VERSION", "11.0.0")
+    exe = fake_venv(tmp_path)
+    script = exe.parent / "rocmate-env.sh"
+    script.write_text('export HSA_OVERRIDE_GFX_VERSION="10.3.0"\n')
+    assert applied_env(LiveSystem(), str(exe))[1] == {"HSA_OVERRIDE_GFX_VERSION": "10.3.0"}
+    answer = run_torch_probe(LiveSystem(), str(exe), timeout=20)
+    assert answer is not None and answer["version"] == "10.3.0"
+    script.write_text('export HSA_OVERRIDE_GFX_VERSION="${HSA_OVERRIDE_GFX_VERSION-10.3.0}"\n')
+    assert applied_env(LiveSystem(), str(exe))[1] == {}
+    answer = run_torch_probe(LiveSystem(), str(exe), timeout=20)
+    assert answer is not None and answer["version"] == "11.0.0"
+
+
+def test_the_doctor_reads_a_forced_value_as_the_runs(tmp_path: Path) -> None:
+    root = _with_script(installed(tmp_path, {"HSA_OVERRIDE_GFX_VERSION": "11.0.0"}),
+                        'export HSA_OVERRIDE_GFX_VERSION="10.3.0"\n')
+    found = findings(root)
+    assert "override-wrong" not in found
+    assert found["override-ok"]["title"].startswith("HSA_OVERRIDE_GFX_VERSION=10.3.0 is set")
+
+
+def test_a_benchmark_runs_without_the_stale_export(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    monkeypatch.setenv("HIP_VISIBLE_DEVICES", "1")
+    exe = fake_venv(tmp_path, PYTHON)
+    (exe.parent / "rocmate-env.sh").write_text(
+        "unset HIP_VISIBLE_DEVICES\n"
+        'export ROCR_VISIBLE_DEVICES="${ROCR_VISIBLE_DEVICES-0}"\n')
+    monkeypatch.delenv("ROCR_VISIBLE_DEVICES", raising=False)
+    out = tmp_path / "r.json"
+    rc = bench("gemm", "--python", str(exe), "--device", "cpu", "--size", "tiny", "--steps", "1",
+               "--warmup-steps", "1", "--no-telemetry", "--out", str(out))
+    cap = capsys.readouterr()
+    assert rc == 0, cap.out + cap.err
+    assert "with ROCR_VISIBLE_DEVICES=0 unset HIP_VISIBLE_DEVICES" in cap.err
+    env = from_json(out.read_text()).software.env  # what the worker saw
+    assert env.get("ROCR_VISIBLE_DEVICES") == "0" and "HIP_VISIBLE_DEVICES" not in env
