@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from core.diagnose.context import Context
 from core.diagnose.engine import NOT_PROVED, READY, diagnose, verdict
+from core.diagnose.finding import Finding
 from core.i18n import local, t
 from core.install import (
     apt_route,
@@ -128,7 +129,9 @@ def make_plan(facts: Facts, kb: Knowledge, choices: Choices | None = None) -> Pl
         builder.notes.append(t("plan.note.override-caveat", "With the override, still: {caveat}",
                                caveat=local(support.caveat)))
     builder.notes += fixes.notes
-    working = _already_working(ctx)
+    findings = diagnose(ctx)
+    builder.notes[:0] = _still_after(findings)  # first: they matter before anything runs
+    working = _already_working(ctx, findings)
     if working:
         builder.notes.insert(0, working)
     return Plan(
@@ -150,14 +153,27 @@ def make_plan(facts: Facts, kb: Knowledge, choices: Choices | None = None) -> Pl
     )
 
 
-def _already_working(ctx: Context) -> str | None:
+UNCHANGED_BY_A_PLAN = ("runtime-fails", "amd-smi-disagrees")
+"""Findings of the doctor that no set-up step changes, so they still hold after the plan and
+its notes say so before several GB are downloaded: ROCm's runtime failing on a supported card
+(ROCm/TheRock#7952: another kernel, not another PyTorch) and amd-smi failing while the driver
+and KFD list the GPU (amdsmi#170/#172: amd-smi is wrong, PyTorch is not blocked)."""
+
+
+def _still_after(findings: list[Finding]) -> list[str]:
+    """The plan's notes for the :data:`UNCHANGED_BY_A_PLAN` findings the doctor shows here."""
+    return [t("plan.note.unchanged", "Not changed by this plan: {title}. {fix}",
+              title=f.title.rstrip("."), fix=f.fix).strip()
+            for f in findings if f.id in UNCHANGED_BY_A_PLAN]
+
+
+def _already_working(ctx: Context, findings: list[Finding]) -> str | None:
     """What the doctor says when PyTorch already works here (its verdict Ready, or Not yet
     proved because no kernel check was recorded, and PyTorch sees the GPU); None otherwise.
     The plan then has nothing to do: its steps are what a fresh environment would add."""
     torch = ctx.facts.torch
     if torch is None or not torch.available:
         return None
-    findings = diagnose(ctx)
     if verdict(findings) not in (READY, NOT_PROVED):
         return None
     if not any(f.id == "torch-ok" for f in findings):
