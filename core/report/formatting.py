@@ -9,8 +9,8 @@ from __future__ import annotations
 import datetime as _dt
 import math
 import re
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 from core.i18n import local, t
 from core.knowledge.bench_choices import choice_running
@@ -24,6 +24,8 @@ from core.report.model import (
     SuiteRun,
     Warmup,
 )
+
+_Phase = TypeVar("_Phase", Warmup, Measure)
 
 
 def suite_titles() -> dict[str, str]:
@@ -424,17 +426,25 @@ def warmup_lines(run: SuiteRun) -> list[str]:
     (``details.parts.<part>.warmup``, each named by :func:`part_label`), else the result's."""
     if run.result is None:
         return ["-"]
-    parts = run.result.details.get("parts")
-    each: dict[str, Warmup] = {}
-    for name, info in (parts.items() if isinstance(parts, dict) else ()):
-        raw = info.get("warmup") if isinstance(info, dict) else None
-        w = _warmup(raw) if isinstance(raw, dict) else None
-        if w is not None:
-            each[str(name)] = w
+    each = _each_part(run.result.details, "warmup", _warmup)
     if len(each) < 2:
         return [_warmup_words(run.result.warmup)]
     return [t("report.format.warm-up.part", "{part}: {warm_up}", part=part_label(name),
               warm_up=_warmup_words(w)) for name, w in each.items()]
+
+
+def _each_part(details: Mapping[str, Any], key: str,
+               read: Callable[[Mapping[str, Any]], _Phase | None]) -> dict[str, _Phase]:
+    """``details.parts.<part>.<key>`` of each part as ``read`` makes it; a part whose entry
+    is missing or unreadable (a report from elsewhere) is left out."""
+    parts = details.get("parts")
+    each: dict[str, _Phase] = {}
+    for name, info in (parts.items() if isinstance(parts, dict) else ()):
+        raw = info.get(key) if isinstance(info, dict) else None
+        phase = read(raw) if isinstance(raw, dict) else None
+        if phase is not None:
+            each[str(name)] = phase
+    return each
 
 
 def _warmup(raw: Mapping[str, Any]) -> Warmup | None:
@@ -485,13 +495,7 @@ def measure_lines(run: SuiteRun) -> list[str]:
     (``details.parts.<part>.measure``, each named by :func:`part_label`), else the result's."""
     if run.result is None:
         return ["-"]
-    parts = run.result.details.get("parts")
-    each: dict[str, Measure] = {}
-    for name, info in (parts.items() if isinstance(parts, dict) else ()):
-        raw = info.get("measure") if isinstance(info, dict) else None
-        m = _measure(raw) if isinstance(raw, dict) else None
-        if m is not None:
-            each[str(name)] = m
+    each = _each_part(run.result.details, "measure", _measure)
     if len(each) < 2:
         return [_measure_words(run.result.measure)]
     return [t("report.format.measured.part", "{part}: {measured}", part=part_label(name),
