@@ -68,7 +68,7 @@ def test_ctrl_c_keeps_a_result_of_the_measured_steps(tmp_path: Path) -> None:
     assert n >= 20
     # the terminal
     assert f"interrupted after {n:,} of 100,000 steps" in stdout, stdout
-    assert "*tflops_bf16" in stdout, stdout
+    assert "\n *bf16 " in stdout, stdout  # the headline figure, tflops_bf16
     # the report
     report = from_json(out.read_text())
     run = report.runs[0]
