@@ -79,6 +79,9 @@ class SystemCheckPage(RocPage):
         self.apps_box.setVisible(False)
         self.apps = facts_table(["", "", "", "", ""])
         self.apps.setObjectName("apps")
+        # a long folder gives way in its middle (the whole path is its tooltip), not the
+        # column that says whether the app reaches the GPU
+        self.apps.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         QVBoxLayout(self.apps_box).addWidget(self.apps)
         self.repair_dialogs: dict[str, RepairDialog] = {}
         self.findings = FindingsView()
@@ -313,7 +316,7 @@ class SystemCheckPage(RocPage):
                 self.apps.setItem(row, column, item)
             self.apps.setCellWidget(row, 4, self.app_buttons(check, first=row == 0))
         self.apps.resizeRowsToContents()
-        fit_rows(self.apps, stretch_column=3)
+        fit_rows(self.apps, stretch_column=1)
 
     def app_buttons(self, check: AppCheck, *, first: bool) -> QWidget:
         cell = QWidget()
@@ -375,6 +378,10 @@ class SystemCheckPage(RocPage):
                      for a in report.apps)
         self.session.report = replace(report, apps=apps)
         self.show_apps(self.session.report)
+        name = after.app.env.name  # the findings are the check's from before: say so
+        self.say(self.message, lambda: self.tr(
+            "%1's PyTorch changed: its row shows it now. The findings above are from the check "
+            "before; Re-check to see them anew.").replace("%1", name))
 
     def show_memory(self) -> None:
         """The GPU memory window for the machine checked last (one window, brought forward)."""

@@ -2268,6 +2268,10 @@ PyTorch：%4</translation>
         <translation>在这个Python里运行检查：它的PyTorch能否在显卡上运行</translation>
     </message>
     <message>
+        <source>%1&apos;s PyTorch changed: its row shows it now. The findings above are from the check before; Re-check to see them anew.</source>
+        <translation>%1 的 PyTorch 已经变了：它那一行显示的是现在的样子。上面的检查结果还是之前那次检查的，点“重新检查”即可看到最新结果。</translation>
+    </message>
+    <message>
         <source>No public output shows this route working on this card: the Set-up plan lists its known problems, and its last step shows whether it works here. Going on is your choice.</source>
         <translation>没有公开的输出显示这条路线能在这块显卡上工作：安装计划会列出它的已知问题，计划的最后一步会检验它在这里能否工作。是否继续由你决定。</translation>
     </message>

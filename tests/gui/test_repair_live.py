@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QPushButton
+from PySide6.QtWidgets import QApplication, QPushButton, QWidget
 
 from core.install.repair_record import list_records
 from core.operations.machine import check_machine
@@ -124,7 +124,7 @@ def _click_and_wait(qtbot: Any, dialog: RepairDialog, button: QPushButton) -> fl
     return time.perf_counter() - start
 
 
-def _shots(dialog: RepairDialog, name: str) -> None:
+def _shots(dialog: QWidget, name: str) -> None:
     folder = os.environ.get("ROCMATE_REPAIR_SHOTS")
     if not folder:
         return
@@ -186,6 +186,9 @@ def test_repair_and_roll_back_a_live_venv_in_the_window(qtbot: Any, aloop: Any, 
     assert row[1:] == [f"2.5.1+cpu → {ROCM['torch']}", "repaired; the check on the card failed"]
     assert dialog.rollback_button.isEnabled()
     assert _row(page)[2] == ROCM["torch"]
+    # the findings above the list are the check's from before the repair: the page says so
+    assert page.message.text().startswith("ComfyUI's PyTorch changed: its row shows it now. "
+                                          "The findings above are from the check before")
     reach_after = _row(page)[3]
     assert reach_after == "not checked"  # a ROCm build now; no kernel has run in it here
     after = freeze(python, wheels)
@@ -202,6 +205,7 @@ def test_repair_and_roll_back_a_live_venv_in_the_window(qtbot: Any, aloop: Any, 
     QApplication.processEvents()
     assert dialog.state.text() == state
     _shots(dialog, "after-repair")
+    _shots(page.window(), "system-check-after-repair")
 
     rollback_s = _click_and_wait(qtbot, dialog, dialog.rollback_button)
     assert dialog.ended is not None and dialog.ended["state"] == "rolled-back", dialog.ended
