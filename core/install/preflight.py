@@ -90,6 +90,29 @@ def _venv_check(ctx: Context) -> Preflight | None:
     )
 
 
+NIXOS_ERROR = "libstdc++.so.6: cannot open shared object file"
+"""The error pip's PyTorch gives on NixOS (explain.toml's libstdcxx-not-found, with its fix and
+sources: kavehtehrani/speech2text-extension#20)."""
+
+
+def _nixos_check(ctx: Context, torch_packages: list[str] | tuple[str, ...]) -> Preflight | None:
+    """On NixOS, where a plan installs PyTorch's pip wheels: they look for the C++ runtime
+    where other distributions keep it, so ``import torch`` fails until the environment is
+    given it (a warning that points to explain's fix; the plan can still run)."""
+    if ctx.facts.platform.distro_id != "nixos" or not torch_packages:
+        return None
+    return Preflight(
+        "nixos-libraries", False,
+        t("plan.preflight.nixos-libraries.title",
+          "On NixOS, the pip wheels of PyTorch do not find the C++ runtime ({library}) by "
+          "themselves: 'import torch' fails until the environment is given it",
+          library="libstdc++.so.6"),
+        t("plan.preflight.nixos-libraries.detail",
+          "Before the last step, put the C++ runtime of your system on the loader path of the "
+          "environment, or use python3Packages.torchWithRocm of nixpkgs instead: {command} "
+          "shows how", command=f'rocmate explain "{NIXOS_ERROR}"'))
+
+
 def _wheel_pythons(
     ctx: Context, torch_packages: list[str] | tuple[str, ...], torch_url: str | None
 ) -> TorchPython | None:
@@ -156,6 +179,9 @@ def checks(ctx: Context, strategy: str, choices: Choices, venv: str,
     python_check = _python_check(ctx, torch_packages, torch_url)
     if python_check is not None:
         checks.append(python_check)
+    nixos = _nixos_check(ctx, torch_packages)
+    if nixos is not None:
+        checks.append(nixos)
     if strategy != "wsl":
         loaded = driver.amdgpu_loaded or facts.permissions.kfd.exists
         checks.append(

@@ -56,6 +56,7 @@ FIRST_MATCH = {
     "wsl-no-wddm-adapters-ryzen-ai-max-rocm72.txt": "wsl-no-wddm-adapters",
     "libmiopen-so-cannot-open-therock-gfx1151-wheel.txt": "rocm-library-not-found",
     "libtorch-cuda-so-with-rocm-wheel-780m.txt": "libtorch-cuda-in-rocm-torch",
+    "libstdcxx-so-6-nixos-pip-torch-speech2text.txt": "libstdcxx-not-found",
     "segfault-after-first-gpu-call-torch-exit.txt": "segfault-torch",
     "miopen-incorrect-params-forward-convolution-dcu.txt": "miopen-incorrect-params",
     "miopen-code-object-build-failed-comgr-vega-gfx900.txt": "miopen-code-object-build-failed",
