@@ -189,7 +189,6 @@ class RepairDialog(OwnCalls, QDialog):
                                       self.tr("What happens")])
         self.history_box.setTitle(self.tr("Earlier repairs of this Python"))
         self.history.setHeaderLabels([self.tr("When"), self.tr("PyTorch"), self.tr("State")])
-        self.start_button.setText(self.tr("&Start the repair"))
         self.rollback_button.setText(self.tr("Roll &back"))
         self.close_button.setText(self.tr("&Close"))
         self.show_plan()
@@ -291,6 +290,10 @@ class RepairDialog(OwnCalls, QDialog):
         self.notes.setText("\n".join(f"• {note}" for note in plan.notes) if plan is not None
                            else "")
         refusal = replay_refusal(plan) if plan is not None else None
+        # the family holds these builds already (after a repair): Start would only reinstall
+        self.start_button.setText(self.tr("Re&install these builds")
+                                  if plan is not None and plan.nothing_to_do
+                                  else self.tr("&Start the repair"))
         self.replay_note.setText(refusal or "")
         self.replay_note.setVisible(refusal is not None)
         self.start_button.setEnabled(plan is not None and refusal is None and not self.running

@@ -1227,6 +1227,10 @@ A repair replaces this environment&apos;s PyTorch family (torch, torchvision, to
         <translation>在任何改动之前保留：这个环境的 pip freeze 和PyTorch一系的版本，存放在rocmate的数据文件夹（repairs/）里。修复失败时会自动回退。</translation>
     </message>
     <message>
+        <source>Re&amp;install these builds</source>
+        <translation>重新安装这些版本(&amp;I)</translation>
+    </message>
+    <message>
         <source>A replayed machine&apos;s plan is only shown</source>
         <translation>回放的机器的计划只作展示</translation>
     </message>

@@ -185,6 +185,9 @@ def test_repair_and_roll_back_a_live_venv_in_the_window(qtbot: Any, aloop: Any, 
     [row] = _history(dialog)
     assert row[1:] == [f"2.5.1+cpu → {ROCM['torch']}", "repaired; the check on the card failed"]
     assert dialog.rollback_button.isEnabled()
+    # the family holds the new builds: Start would only reinstall them, and says so
+    assert dialog.plan is not None and dialog.plan.nothing_to_do
+    assert dialog.start_button.text() == "Re&install these builds"
     assert _row(page)[2] == ROCM["torch"]
     # the findings above the list are the check's from before the repair: the page says so
     assert page.message.text().startswith("ComfyUI's PyTorch changed: its row shows it now. "
