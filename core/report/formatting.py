@@ -394,8 +394,9 @@ def status_text(run: SuiteRun) -> str:
 
 
 def datasheet_parts(ref: Reference, sep: str = " ") -> list[str]:
-    """How close each figure came to the datasheet: ``tflops_fp32 76 % of 66.9``; a figure with
-    its peak beside it (gemm) as ``tflops_bf16 peak 78 %, sustained 68 % of 989.4``."""
+    """How close each figure came to the datasheet, the figure by its words
+    (:func:`figure_label`): ``fp32 76 % of 66.9``; a figure with its peak beside it (gemm) as
+    ``bf16 peak 78 %, sustained 68 % of 989.4``."""
     out: list[str] = []
     for name, fraction in ref.fractions.items():
         base = name.removesuffix(PEAK_SUFFIX)
@@ -405,12 +406,13 @@ def datasheet_parts(ref: Reference, sep: str = " ") -> list[str]:
         peak = ref.fractions.get(name + PEAK_SUFFIX)
         if peak is None:
             out.append(t("report.format.datasheet", "{figure}{sep}{fraction} of {datasheet}",
-                         figure=name, sep=sep, fraction=pct(fraction, 0), datasheet=datasheet))
+                         figure=figure_label(name), sep=sep, fraction=pct(fraction, 0),
+                         datasheet=datasheet))
         else:
             out.append(t("report.format.datasheet.peak",
                          "{figure}{sep}peak {peak}, sustained {fraction} of {datasheet}",
-                         figure=name, sep=sep, peak=pct(peak, 0), fraction=pct(fraction, 0),
-                         datasheet=datasheet))
+                         figure=figure_label(name), sep=sep, peak=pct(peak, 0),
+                         fraction=pct(fraction, 0), datasheet=datasheet))
     return out
 
 

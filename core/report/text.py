@@ -7,7 +7,7 @@ the screen or fake a colour), and a newline inside a value cannot start a line o
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from core.i18n import t
 from core.report import formatting as fmt
@@ -174,6 +174,14 @@ def window_lines(run: SuiteRun) -> list[str]:
     return out
 
 
+def _per_part(labelled: Callable[[str], str], lines: list[str]) -> list[str]:
+    """``labelled(words)`` on one line; for a run of several parts (gemm's three dtypes) the
+    label alone, then a line a part under it, not one line of 200 characters."""
+    if len(lines) < 2:
+        return ["  " + labelled(lines[0] if lines else "-")]
+    return ["  " + labelled("").rstrip()] + ["    " + line for line in lines]
+
+
 def run_text(run: SuiteRun) -> list[str]:
     flags = fmt.settings_flags(run.settings)
     if flags:
@@ -212,10 +220,10 @@ def run_text(run: SuiteRun) -> list[str]:
         mark = "*" if name == r.headline else " "
         out.append(f" {mark}{pad_left(labels[name], width)}{fmt.num(f.median):>12}  "
                    f"{fmt.spread(f):>21}  {fmt.cv(f):>7}  {f.unit}")
-    out.append("  " + t("report.text.warm-up", "warm-up: {warm_up}",
-                        warm_up=fmt.warmup_text(run)))
-    out.append("  " + t("report.text.measured", "measured: {measured}",
-                        measured=fmt.measure_text(run)))
+    out += _per_part(lambda words: t("report.text.warm-up", "warm-up: {warm_up}",
+                                     warm_up=words), fmt.warmup_lines(run))
+    out += _per_part(lambda words: t("report.text.measured", "measured: {measured}",
+                                     measured=words), fmt.measure_lines(run))
     reserved = fmt.gib(r.peak_memory_reserved_bytes) if r.peak_memory_reserved_bytes else None
     memory = memory_text(fmt.gib(r.peak_memory_bytes), reserved)
     if run.device is not None and run.device.backend == "cpu":  # the machine's memory

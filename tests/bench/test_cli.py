@@ -35,7 +35,7 @@ def test_bench_writes_the_report_and_the_history(
     assert rc == 0, cap.err
     assert "GEMM (matrix multiply) on " in cap.out
     assert "\n *bf16 " in cap.out  # the headline figure (tflops_bf16) by its words
-    assert "warm-up: bf16: 1 steps" in cap.out  # each dtype's warm-up (279c536)
+    assert "  warm-up:\n    bf16: 1 steps" in cap.out  # each dtype's warm-up, a line each
     assert "measure" in cap.err  # progress goes to stderr
     report = from_json(out.read_text())
     assert report.runs[0].status == "ok"

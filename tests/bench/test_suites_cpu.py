@@ -250,7 +250,7 @@ def test_gemm_peak_is_the_datasheet_comparison_and_the_headline(tmp_path: Path) 
     assert fmt.headline(run) == both
     text = "\n".join(run_text(run))
     assert f"bf16: {both}" in text  # the figure's name in words (issue 31/16)
-    share = (f"tflops_bf16 peak {fmt.pct(peak / 989.4, 0)}, sustained "
+    share = (f"bf16 peak {fmt.pct(peak / 989.4, 0)}, sustained "
              f"{fmt.pct(sustained / 989.4, 0)} of 989.4")
     assert share in text and "tflops_bf16_peak " not in text.split("vs datasheet")[1]
     report = Report(tool_version="t", created="2026-12-01T00:00:00+00:00", machine=MACHINE,

@@ -30,6 +30,19 @@ def load(path: Path = REPORT) -> Report:
 
 
 
+def _block(text: str, label: str) -> list[str]:
+    """The lines under ``label`` (a line of its own) that are indented deeper than it."""
+    lines = text.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.strip() == label)
+    indent = len(lines[at]) - len(lines[at].lstrip())
+    below = []
+    for line in lines[at + 1:]:
+        if len(line) - len(line.lstrip()) <= indent:
+            break
+        below.append(line.strip())
+    return below
+
+
 def _line(text: str, start: str) -> str:
     """The one line of ``text`` that starts (after its indent) with ``start``."""
     found = [line.strip() for line in text.splitlines() if line.strip().startswith(start)]
@@ -64,8 +77,8 @@ def test_report_show_holds_both_parts_their_per_watt_and_the_kernel() -> None:
     assert re.search(r"time per generated token +0\.02803 ", text)
     assert "prefill_throughput" not in text
     # each part's measured phase, not the headline part's alone
-    assert _line(text, "measured:") == ("measured: prefill: 105 steps in 3 s, 53,760 items; "
-                                        "decode: 5 steps in 19.0 s, 640 items")
+    assert _block(text, "measured:") == ["prefill: 105 steps in 3 s, 53,760 items",
+                                         "decode: 5 steps in 19.0 s, 640 items"]
     decode = _line(text, "per watt: decode:")
     assert decode.startswith("per watt: decode: 0.1966 tokens/s per W, 5.38 J/token at 181 W")
     assert "NVML (nvmlDeviceGetTotalEnergyConsumption), energy counter" in decode
@@ -90,9 +103,8 @@ def test_report_show_in_chinese(chinese: None) -> None:
     assert _line(text, "每瓦性能：提示词处理：").startswith(
         "每瓦性能：提示词处理：每瓦 44.3 tokens/s")
     assert _line(text, "注意力内核：") == "注意力内核：SDPA，提示词处理和生成：cudnn"
-    assert _line(text, "预热：") == (
-        "预热：提示词处理：29步，用时1.04 s，第一步0.0267 s（已稳定）；"
-        "生成：11步，用时42.0 s，第一步9.3 s（已稳定）")
+    assert _block(text, "预热：") == ["提示词处理：29步，用时1.04 s，第一步0.0267 s（已稳定）",
+                                    "生成：11步，用时42.0 s，第一步9.3 s（已稳定）"]
     # the ids stay only in the figures' own names (prefill_throughput, decode_token_time)
     words = re.sub(r"\b(prefill|decode)_\w+", "", text)
     assert "prefill" not in words and "decode" not in words
@@ -172,9 +184,10 @@ def test_report_show_says_each_parts_warm_up() -> None:
     """The result's warm-up is the decode's alone (11 steps in 42 s): the prefill's (29 steps in
     1 s) was not said. Each part's, from ``details.parts.<part>.warmup``."""
     text = report_text(load())
-    assert _line(text, "warm-up:") == (
-        "warm-up: prefill: 29 steps in 1.04 s, first step 0.0267 s (settled); "
-        "decode: 11 steps in 42.0 s, first step 9.3 s (settled)")
+    # a line a part under the label, in the terminal (not one line of 130 characters)
+    assert _block(text, "warm-up:") == [
+        "prefill: 29 steps in 1.04 s, first step 0.0267 s (settled)",
+        "decode: 11 steps in 42.0 s, first step 9.3 s (settled)"]
     assert fmt.warmup_lines(load().runs[0]) == [
         "prefill: 29 steps in 1.04 s, first step 0.0267 s (settled)",
         "decode: 11 steps in 42.0 s, first step 9.3 s (settled)"]
