@@ -221,9 +221,10 @@ def applied(system: System, python: str | None) -> AppliedEnv:
     if text is None:
         return AppliedEnv()
     present: Mapping[str, str] = system.env()
+    unset = script_unsets(text)  # the plan writes them first: a default after one applies
     variables = {k: v for k, (v, forced) in _script_settings(text).items()
-                 if forced or k not in present}
-    removed = tuple(k for k in script_unsets(text) if k in present and k not in variables)
+                 if forced or k not in present or k in unset}
+    removed = tuple(k for k in unset if k in present and k not in variables)
     return AppliedEnv(script, variables, removed)
 
 

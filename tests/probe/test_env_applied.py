@@ -275,3 +275,21 @@ def test_a_benchmark_runs_without_the_stale_export(
     assert "with ROCR_VISIBLE_DEVICES=0 unset HIP_VISIBLE_DEVICES" in cap.err
     env = from_json(out.read_text()).software.env  # what the worker saw
     assert env.get("ROCR_VISIBLE_DEVICES") == "0" and "HIP_VISIBLE_DEVICES" not in env
+
+
+def test_an_unset_then_a_default_gives_the_files_value(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plan writes its unset lines first: a stale export removed, then the card's own value
+    where the shell has none, so sourcing the file ends with the file's value, and so does a
+    run (an iGPU before the card, with a wrong HIP_VISIBLE_DEVICES exported)."""
+    exe = fake_venv(tmp_path)
+    exe.write_text('#!/bin/sh\nprintf \'{"python": "fake", "version": "%s", '
+                   '"available": false}\\n\' "${HIP_VISIBLE_DEVICES:-unset}"\n')
+    (exe.parent / "rocmate-env.sh").write_text(
+        "unset HIP_VISIBLE_DEVICES\n"
+        'export HIP_VISIBLE_DEVICES="${HIP_VISIBLE_DEVICES-1}"\n')
+    monkeypatch.setenv("HIP_VISIBLE_DEVICES", "5")  # the stale export
+    found = applied(LiveSystem(), str(exe))
+    assert found.variables == {"HIP_VISIBLE_DEVICES": "1"} and found.removed == ()
+    answer = run_torch_probe(LiveSystem(), str(exe), timeout=20)
+    assert answer is not None and answer["version"] == "1"
