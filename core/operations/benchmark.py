@@ -129,11 +129,10 @@ class BenchmarkRun:
         """The user's exported variables the file unsets (a stale HIP_VISIBLE_DEVICES the plan
         commented out of ~/.bashrc, still in this shell until a new login): not the worker's."""
         self.variables_file = card.script
-        seen = {k: v for k, v in {**env, **card.variables}.items() if k not in card.removed}
         self.facts = facts
         if facts is None and takes_rank_gpus(request.options):
             self.facts = machine_facts(self.system, self.python)
-        self.ranks = (rank_gpus(request.options, self.facts, seen)
+        self.ranks = (rank_gpus(request.options, self.facts, card.over(env))
                       if self.facts is not None else RankGpus())
         """Where a data-parallel run's ranks go: HIP_VISIBLE_DEVICES for the worker when
         rocmate chose the GPUs (:attr:`RankGpus.said` tells the user)."""

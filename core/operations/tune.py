@@ -219,8 +219,8 @@ class TuneRun:
         self.system = system or LiveSystem()
         self.python = request.python or default_python(self.system)
         card = applied(self.system, self.python)
+        self.card = card  # what rocmate-env.sh changes for a run (a stale export it unsets)
         self.card_variables = dict(card.variables)
-        self.card_removed = card.removed  # a stale export rocmate-env.sh unsets
         variants = request.variants if request.variants is not None else load_variants()
         if request.only is not None:
             unknown = sorted(set(request.only) - {v.id for v in variants})
@@ -264,8 +264,7 @@ class TuneRun:
         """The variables a run gets on top of this process's: the card's (rocmate-env.sh),
         then the variant's; TunableOp's results file goes into the tune's own ``folder``,
         which is removed when the tune ends (nothing of it is left behind)."""
-        env: dict[str, str | None] = {**self.card_variables,
-                                      **dict.fromkeys(self.card_removed)}
+        env = self.card.for_run()
         if variant is not None:
             env.update(variant.env)
             if variant.tuning_file:
@@ -338,9 +337,7 @@ class TuneRun:
             why = t("tune.na.no-device", "the defaults' run did not start")
             return tuple(VariantPlan(v, Applicability(False, why, "platform"))
                          for v in self.variants)
-        now = {**self.system.env(), **self.card_variables}  # what the defaults' worker had
-        for name in self.card_removed:
-            now.pop(name, None)
+        now = self.card.over(self.system.env())  # what the defaults' worker had
         plans = []
         for v in self.variants:
             found = applicability(v, self.request.suite, platform, gfx, self.base)

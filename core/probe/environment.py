@@ -211,6 +211,10 @@ class AppliedEnv:
         """The changes as a child's ``extra_env`` (None: removed)."""
         return {**self.variables, **dict.fromkeys(self.removed)}
 
+    def over(self, env: Mapping[str, str]) -> dict[str, str]:
+        """``env`` (this process's) as the run sees it, with the changes made."""
+        return {k: v for k, v in {**env, **self.variables}.items() if k not in self.removed}
+
 
 def applied(system: System, python: str | None) -> AppliedEnv:
     """:class:`AppliedEnv` for a run in ``python``; empty when there is no such file."""
